@@ -1,0 +1,85 @@
+import { InvalidArgumentError } from 'commander';
+import { Migrator } from 'kysely';
+import { type Config, loadConfig } from '../config.ts';
+import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
+import { migrateToLatest, migrationProvider } from '../db/migrate.ts';
+
+/** A failure the CLI reports as one line on stderr with a non-zero exit code. */
+export class CliError extends Error {}
+
+export interface CommandContext {
+  config: Config;
+  handle: DatabaseHandle;
+}
+
+/**
+ * Opens the configured database for one command. The embedded SQLite default migrates itself;
+ * PostgreSQL is only changed by an explicit `cdapi migrate`, so a stale schema is an error.
+ */
+export async function withDatabase<T>(
+  run: (context: CommandContext) => Promise<T>,
+  options: { migrate?: boolean } = {},
+): Promise<T> {
+  const config = loadConfig();
+  const handle = openDatabase(config.database);
+  try {
+    if (options.migrate !== false) await ensureSchema(handle);
+    return await run({ config, handle });
+  } finally {
+    await handle.close();
+  }
+}
+
+async function ensureSchema(handle: DatabaseHandle): Promise<void> {
+  if (handle.dialect === 'sqlite') {
+    await migrateToLatest(handle.db);
+    return;
+  }
+  const migrations = await new Migrator({
+    db: handle.db,
+    provider: migrationProvider,
+  }).getMigrations();
+  const pending = migrations.filter((m) => m.executedAt === undefined);
+  if (pending.length > 0) {
+    throw new CliError(
+      `the database schema is not up to date (${pending.length} pending): run cdapi migrate`,
+    );
+  }
+}
+
+export function parseId(label: string) {
+  return (value: string): number => {
+    if (!/^[1-9]\d{0,15}$/.test(value) || Number(value) > Number.MAX_SAFE_INTEGER) {
+      throw new InvalidArgumentError(`${label} must be a positive integer.`);
+    }
+    return Number(value);
+  };
+}
+
+export function parseCount(min: number, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}.`);
+    }
+    return Number(value);
+  };
+}
+
+/** Prints the machine-readable value with --json, otherwise the human-readable lines. */
+export function print(json: boolean | undefined, value: unknown, human: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+/** Lays rows out as aligned columns under a header. */
+export function table(header: string[], rows: Array<Array<string | number | null>>): string {
+  const cells = [header, ...rows.map((r) => r.map((c) => (c === null ? '-' : String(c))))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}

@@ -1,0 +1,43 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.ts';
+import { ImportError } from '../import/importer.ts';
+import { registerCompanyCommands } from './companies.command.ts';
+import { CliError } from './context.ts';
+import { registerDemoCommand } from './demo.command.ts';
+import { registerImportCommand } from './import.command.ts';
+import { registerKeyCommands } from './keys.command.ts';
+import { registerMigrateCommand } from './migrate.command.ts';
+
+const program = new Command('cdapi')
+  .description('Company Data API: the read-only HR data service and its administration.')
+  .showSuggestionAfterError()
+  .exitOverride();
+
+registerMigrateCommand(program);
+registerImportCommand(program);
+registerDemoCommand(program);
+registerCompanyCommands(program);
+registerKeyCommands(program);
+
+/** Every failure ends as one line on stderr and a non-zero exit code. */
+function reason(error: unknown): string {
+  if (error instanceof ConfigError) return `configuration: ${error.message}`;
+  if (error instanceof ImportError || error instanceof CliError) return error.message;
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '3D000' || code === '28P01') {
+    return `cannot connect to the database: ${(error as Error).message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+try {
+  await program.parseAsync();
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Commander has printed its own message (or the help/version text) already.
+    process.exitCode = error.exitCode;
+  } else {
+    process.stderr.write(`cdapi: ${reason(error).split('\n')[0]}\n`);
+    process.exitCode = 1;
+  }
+}

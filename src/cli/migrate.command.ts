@@ -1,0 +1,20 @@
+import type { Command } from 'commander';
+import { migrateToLatest } from '../db/migrate.ts';
+import { print, withDatabase } from './context.ts';
+
+export function registerMigrateCommand(program: Command): void {
+  program
+    .command('migrate')
+    .description('apply pending database migrations (safe to run again)')
+    .option('--json', 'machine-readable output')
+    .action(async (options: { json?: boolean }) => {
+      const outcome = await withDatabase(({ handle }) => migrateToLatest(handle.db), {
+        migrate: false,
+      });
+      print(options.json, outcome, () =>
+        outcome.applied.length === 0
+          ? 'Database is up to date.'
+          : `Applied ${outcome.applied.length} migration(s): ${outcome.applied.join(', ')}`,
+      );
+    });
+}

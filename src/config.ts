@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/** The only module that reads process.env. Every value is validated once and frozen. */
+
+export type DatabaseTarget =
+  | { dialect: 'sqlite'; path: string }
+  | { dialect: 'postgres'; url: string };
+
+/** What every command needs: where the data and the receipt files live. */
+export interface Config {
+  readonly database: DatabaseTarget;
+  readonly receiptsDir: string;
+  readonly logLevel: string;
+}
+
+/** What `cdapi serve` needs on top. */
+export interface ServerConfig extends Config {
+  readonly redisUrl: string | null;
+  readonly host: string;
+  readonly port: number;
+  readonly publicBaseUrl: string | null;
+  readonly signingSecret: string;
+  readonly signedUrlTtlSeconds: number;
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/company-data.db';
+const DATA_DIR = './data';
+const SIGNING_SECRET_FILE = 'signing-secret';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function parseDatabaseUrl(value: string, variable = 'DATABASE_URL'): DatabaseTarget {
+  if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length);
+    if (path === '')
+      throw new ConfigError(
+        variable,
+        'sqlite: needs a file path, e.g. sqlite:./data/company-data.db',
+      );
+    return { dialect: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
+  }
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError(variable, 'is not a valid postgres:// URL');
+    }
+    return { dialect: 'postgres', url: value };
+  }
+  throw new ConfigError(variable, 'must start with sqlite: or postgres://');
+}
+
+function parseInteger(variable: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw)) throw new ConfigError(variable, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(variable, `must be between ${min} and ${max}`);
+  return value;
+}
+
+function parseBoolean(variable: string, raw: string): boolean {
+  const value = raw.toLowerCase();
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new ConfigError(variable, `must be true or false, got "${raw}"`);
+}
+
+function parsePublicBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_BASE_URL', 'is not an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_BASE_URL', 'must be an http:// or https:// URL');
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * The embedded default keeps a generated secret in ./data/ so signed URLs survive restarts.
+ * With PostgreSQL several instances must share one secret, so it has to be given.
+ */
+function resolveSigningSecret(raw: string | undefined, database: DatabaseTarget): string {
+  if (raw !== undefined && raw !== '') {
+    if (raw.length < 32) throw new ConfigError('SIGNING_SECRET', 'must be at least 32 characters');
+    return raw;
+  }
+  if (database.dialect === 'postgres') {
+    throw new ConfigError('SIGNING_SECRET', 'is required when DATABASE_URL is PostgreSQL');
+  }
+  const file = resolve(DATA_DIR, SIGNING_SECRET_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return Object.freeze({
+    database: parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL),
+    receiptsDir: resolve(env.RECEIPTS_DIR || `${DATA_DIR}/receipts`),
+    logLevel,
+  });
+}
+
+export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const base = loadConfig(env);
+  const redisUrl = env.REDIS_URL || null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
+  }
+  return Object.freeze({
+    ...base,
+    redisUrl,
+    host: env.HOST || '127.0.0.1',
+    port: parseInteger('PORT', env.PORT || '8080', 0, 65535),
+    publicBaseUrl: env.PUBLIC_BASE_URL ? parsePublicBaseUrl(env.PUBLIC_BASE_URL) : null,
+    signingSecret: resolveSigningSecret(env.SIGNING_SECRET, base.database),
+    signedUrlTtlSeconds: parseInteger(
+      'SIGNED_URL_TTL_SECONDS',
+      env.SIGNED_URL_TTL_SECONDS || '300',
+      1,
+      7 * 24 * 3600,
+    ),
+    trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY || 'false'),
+  });
+}

@@ -1,0 +1,47 @@
+import type { Db } from './database.ts';
+
+export interface CompanySummary {
+  id: number;
+  name: string;
+  timezone: string;
+  active: boolean;
+}
+
+const COLUMNS = ['id', 'name', 'timezone', 'active'] as const;
+const toSummary = (row: {
+  id: number;
+  name: string;
+  timezone: string;
+  active: boolean | 0 | 1;
+}) => ({
+  ...row,
+  active: Boolean(row.active),
+});
+
+export async function listCompanies(db: Db): Promise<CompanySummary[]> {
+  const rows = await db.selectFrom('companies').select(COLUMNS).orderBy('id').execute();
+  return rows.map(toSummary);
+}
+
+export async function findCompany(db: Db, id: number): Promise<CompanySummary | null> {
+  const row = await db
+    .selectFrom('companies')
+    .select(COLUMNS)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toSummary(row) : null;
+}
+
+/** Returns the company after the change, or null when no company has that id. */
+export async function setCompanyActive(
+  db: Db,
+  id: number,
+  active: boolean,
+): Promise<CompanySummary | null> {
+  await db
+    .updateTable('companies')
+    .set({ active: active ? 1 : 0 })
+    .where('id', '=', id)
+    .execute();
+  return findCompany(db, id);
+}

@@ -1,0 +1,72 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseTarget } from '../config.ts';
+import { formatTimestamp } from '../time.ts';
+import type { Database, Db } from './database.ts';
+
+export type Dialect = DatabaseTarget['dialect'];
+
+export interface DatabaseHandle {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  close(): Promise<void>;
+}
+
+const PG_INT8 = 20;
+const PG_DATE = 1082;
+const PG_TIMESTAMPTZ = 1184;
+
+/** `2026-02-20 08:00:00+00` (a UTC session's text form) → `2026-02-20T08:00:00Z`. */
+function timestampFromPostgres(text: string): string {
+  const iso = text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
+  return formatTimestamp(new Date(iso));
+}
+
+/**
+ * Values come back from PostgreSQL in the same form SQLite stores them: ids and counts as
+ * numbers (every stored id is within Number.MAX_SAFE_INTEGER, the importer checks it), dates
+ * as `YYYY-MM-DD` strings and timestamps as UTC ISO strings.
+ */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === PG_INT8) return Number;
+    if (oid === PG_DATE) return (text: string) => text;
+    if (oid === PG_TIMESTAMPTZ) return timestampFromPostgres;
+    // biome-ignore lint/suspicious/noExplicitAny: pg's own overloads do not accept a union format.
+    return pg.types.getTypeParser(oid, format as any);
+  },
+};
+
+export interface PostgresPoolOptions {
+  max?: number;
+}
+
+export function openDatabase(
+  target: DatabaseTarget,
+  options: PostgresPoolOptions = {},
+): DatabaseHandle {
+  if (target.dialect === 'sqlite') {
+    if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true });
+    const sqlite = new SqliteDatabase(target.path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: options.max ?? 10,
+    types: pgTypes,
+    options: '-c TimeZone=UTC',
+  });
+  // An idle client losing its connection (server restart) must not crash the process;
+  // the pool drops it and the next query opens a fresh one.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}

@@ -1,0 +1,185 @@
+import type { ColumnType, Generated, Insertable, Kysely, Selectable } from 'kysely';
+
+/**
+ * Table types, one interface per table, collected in `Database`.
+ *
+ * Storage conventions shared by SQLite and PostgreSQL:
+ * - Money columns end in `_e4` and hold the amount in ten-thousandths as an integer
+ *   (19.99 is 199900), so no value ever passes through a binary float.
+ * - Dates are `YYYY-MM-DD` strings, timestamps `YYYY-MM-DDTHH:MM:SSZ` strings (UTC); the
+ *   PostgreSQL driver is set up to hand native date/timestamptz values back in that form.
+ * - Flags are written as 0/1 (PostgreSQL accepts those for boolean) and read as boolean or 0/1.
+ * - `*_folded` columns hold the case- and accent-folded text that search and text sorting use.
+ */
+
+export type Flag = ColumnType<boolean | 0 | 1, 0 | 1, 0 | 1>;
+export type DateString = string;
+export type Timestamp = string;
+
+export interface CompaniesTable {
+  id: number;
+  name: string;
+  timezone: string;
+  active: Flag;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  company_id: number;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scopes: string;
+  per_minute: number;
+  per_hour: number;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface EmployeesTable {
+  id: number;
+  company_id: number;
+  employee_number: string;
+  first_name: string;
+  last_name: string;
+  full_name: string;
+  email: string;
+  department: string;
+  position: string;
+  status: string;
+  hire_date: DateString;
+  national_id: string | null;
+  salary_e4: number | null;
+  iban: string | null;
+  address: string | null;
+  name_folded: string;
+  number_folded: string;
+}
+
+export interface LeaveTypesTable {
+  id: number;
+  company_id: number;
+  name: string;
+  type_key: string;
+  description: string | null;
+  max_days_per_year: number;
+  quota_type: string;
+  requires_document: Flag;
+  affects_annual_balance: Flag;
+  active: Flag;
+}
+
+export interface LeavesTable {
+  id: number;
+  company_id: number;
+  employee_id: number;
+  leave_type_id: number;
+  status: string;
+  start_date: DateString;
+  end_date: DateString;
+  days: number;
+  duration_type: string;
+  start_time: string | null;
+  end_time: string | null;
+  hours: number | null;
+  reason: string | null;
+  rejection_reason: string | null;
+  substitute_employee_id: number | null;
+  approved_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  document_deadline: DateString | null;
+  document_obligation_status: string | null;
+}
+
+export interface LeaveAttachmentsTable {
+  id: Generated<number>;
+  company_id: number;
+  leave_id: number;
+  file_name: string;
+}
+
+export interface ExpenseCategoriesTable {
+  id: number;
+  company_id: number;
+  name: string;
+  description: string | null;
+  requires_receipt: Flag;
+  max_amount_e4: number | null;
+  active: Flag;
+}
+
+export interface ExpensesTable {
+  id: number;
+  company_id: number;
+  employee_id: number;
+  category_id: number;
+  status: string;
+  title: string;
+  description: string | null;
+  amount_e4: number;
+  currency: string;
+  tax_amount_e4: number;
+  expense_date: DateString;
+  merchant_name: string;
+  payment_method: string;
+  approved_at: Timestamp | null;
+  paid_at: Timestamp | null;
+  rejected_reason: string | null;
+  submitted_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  title_folded: string;
+  merchant_folded: string;
+}
+
+export interface ExpenseItemsTable {
+  id: Generated<number>;
+  company_id: number;
+  expense_id: number;
+  position: number;
+  name: string;
+  quantity: number;
+  price_e4: number;
+}
+
+/** One row per expense that has a receipt; the files themselves live in the receipt store. */
+export interface ReceiptsTable {
+  expense_id: number;
+  company_id: number;
+  original_key: string;
+  original_content_type: string;
+  original_size: number;
+  original_sha256: string;
+  processed_key: string | null;
+  processed_size: number | null;
+}
+
+export interface Database {
+  companies: CompaniesTable;
+  api_keys: ApiKeysTable;
+  employees: EmployeesTable;
+  leave_types: LeaveTypesTable;
+  leaves: LeavesTable;
+  leave_attachments: LeaveAttachmentsTable;
+  expense_categories: ExpenseCategoriesTable;
+  expenses: ExpensesTable;
+  expense_items: ExpenseItemsTable;
+  receipts: ReceiptsTable;
+}
+
+export type Db = Kysely<Database>;
+
+export type Company = Selectable<CompaniesTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type NewCompany = Insertable<CompaniesTable>;
+export type NewApiKey = Insertable<ApiKeysTable>;
+export type NewEmployee = Insertable<EmployeesTable>;
+export type NewLeaveType = Insertable<LeaveTypesTable>;
+export type NewLeave = Insertable<LeavesTable>;
+export type NewLeaveAttachment = Insertable<LeaveAttachmentsTable>;
+export type NewExpenseCategory = Insertable<ExpenseCategoriesTable>;
+export type NewExpense = Insertable<ExpensesTable>;
+export type NewExpenseItem = Insertable<ExpenseItemsTable>;
+export type NewReceipt = Insertable<ReceiptsTable>;

@@ -1,0 +1,33 @@
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { Db } from './database.ts';
+import * as m0001 from './migrations/0001_initial.ts';
+
+// Listed statically (not read from the folder) so they run the same from src/ under tsx and
+// from dist/ after a build.
+const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+};
+
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
+
+export interface MigrationOutcome {
+  applied: string[];
+}
+
+/** Applies every pending migration; running it again applies nothing. */
+export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      failed
+        ? `migration ${failed.migrationName} failed: ${reason}`
+        : `migration failed: ${reason}`,
+    );
+  }
+  return {
+    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+  };
+}

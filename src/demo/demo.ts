@@ -1,0 +1,86 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DatabaseHandle } from '../db/connect.ts';
+import type { Db } from '../db/database.ts';
+import { insertApiKey } from '../db/keys.queries.ts';
+import { type ImportSummary, importRecords, type SourceRecord } from '../import/importer.ts';
+import { generateApiKey } from '../keys/api-key.ts';
+import { DEFAULT_PER_HOUR, DEFAULT_PER_MINUTE, SCOPES } from '../keys/scopes.ts';
+import type { ReceiptStore } from '../receipts/store.ts';
+import { type DemoIds, demoRecords, writeDemoReceipts } from './generate.ts';
+
+export const DEFAULT_DEMO_EMPLOYEES = 60;
+const DEMO_RECEIPTS = 4;
+
+export interface DemoCompany {
+  companyId: number;
+  keyId: number;
+  key: string;
+  summary: ImportSummary;
+}
+
+/** The first unused id of every record type, so a demo company never replaces real data. */
+async function nextIds(db: Db): Promise<DemoIds> {
+  const next = async (
+    table: 'companies' | 'employees' | 'leave_types' | 'leaves' | 'expense_categories' | 'expenses',
+  ) => {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.max('id').as('max'))
+      .executeTakeFirst();
+    return Number(row?.max ?? 0) + 1;
+  };
+  return {
+    company: await next('companies'),
+    employee: await next('employees'),
+    leaveType: await next('leave_types'),
+    leave: await next('leaves'),
+    expenseCategory: await next('expense_categories'),
+    expense: await next('expenses'),
+  };
+}
+
+async function* numbered(records: Iterable<Record<string, unknown>>): AsyncGenerator<SourceRecord> {
+  let line = 0;
+  for (const value of records) {
+    line += 1;
+    yield { line, value };
+  }
+}
+
+/**
+ * Generates a demo company through the same importer as `cdapi import` (so it passes the
+ * same validation), with a few real JPEG receipts, and creates one key with every scope.
+ */
+export async function createDemoCompany(
+  handle: DatabaseHandle,
+  store: ReceiptStore,
+  options: { employees: number; today?: Date },
+): Promise<DemoCompany> {
+  const receiptDir = await mkdtemp(join(tmpdir(), 'cdapi-demo-'));
+  try {
+    const ids = await nextIds(handle.db);
+    const receiptFiles = await writeDemoReceipts(receiptDir, DEMO_RECEIPTS);
+    const records = demoRecords({
+      ids,
+      employees: options.employees,
+      today: options.today ?? new Date(),
+      receiptFiles,
+    });
+    const summary = await importRecords(handle, store, numbered(records), receiptDir);
+    const generated = generateApiKey();
+    const key = await insertApiKey(handle.db, {
+      companyId: ids.company,
+      name: 'demo',
+      prefix: generated.prefix,
+      hash: generated.hash,
+      scopes: [...SCOPES],
+      perMinute: DEFAULT_PER_MINUTE,
+      perHour: DEFAULT_PER_HOUR,
+    });
+    return { companyId: ids.company, keyId: key.id, key: generated.key, summary };
+  } finally {
+    await rm(receiptDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,370 @@
+import type { LEAVE_STATUSES } from '../import/records.ts';
+import { DURATION_TYPES } from '../import/records.ts';
+import {
+  addWorkdays,
+  clamp,
+  clockTime,
+  type Day,
+  isoDate,
+  later,
+  nextWorkday,
+  officeMoment,
+  timestamp,
+  workdaysBetween,
+} from './calendar.ts';
+import { type Context, type DemoRecord, RETIRED_BEFORE_DAYS } from './context.ts';
+import type { Employee } from './people.ts';
+import { chance, int, list, pick, type Rng, weighted, weightedKey } from './random.ts';
+
+/**
+ * Leave types, and each employee's leaves: about a year of them, planned without overlaps,
+ * with statuses, documents, substitutes and timestamps that fit together.
+ */
+
+type LeaveStatus = (typeof LEAVE_STATUSES)[number];
+type DurationType = (typeof DURATION_TYPES)[number];
+
+interface LeaveTypeSpec {
+  key: string;
+  name: string;
+  description: string | null;
+  maxDaysPerYear: number;
+  quotaType: string;
+  affectsAnnualBalance: boolean;
+  active: boolean;
+  /** How often a demo leave is of this type. */
+  weight: number;
+  workdays: readonly [number, number];
+  /** Reasons for whole days, and for half days and hours (none: whole days only). */
+  reasons: readonly string[];
+  partialReasons: readonly string[];
+  /** Proof the employee must hand in; its presence makes requires_document true. */
+  documentFile: string | null;
+  /** Days after the start by which the document is due. */
+  documentDays: number;
+  bookedAhead: boolean;
+  oncePerEmployee: boolean;
+}
+
+const LEAVE_TYPES: readonly LeaveTypeSpec[] = [
+  {
+    key: 'annual',
+    name: 'Annual leave',
+    description: 'Paid annual leave under Labour Law No. 4857, art. 53.',
+    maxDaysPerYear: 14,
+    quotaType: 'yearly',
+    affectsAnnualBalance: true,
+    active: true,
+    weight: 60,
+    workdays: [1, 10],
+    reasons: list(`
+      Family holiday | Summer vacation in Bodrum | Visiting parents in Trabzon | Moving house |
+      Skiing trip to Uludağ | Long weekend | Kurban Bayramı with family
+    `),
+    partialReasons: list(
+      'Bank appointment | Parent-teacher meeting | Car inspection | Notary visit',
+    ),
+    documentFile: null,
+    documentDays: 0,
+    bookedAhead: true,
+    oncePerEmployee: false,
+  },
+  {
+    key: 'sick',
+    name: 'Sick leave',
+    description: 'Requires a medical report (rapor) from a doctor.',
+    maxDaysPerYear: 40,
+    quotaType: 'none',
+    affectsAnnualBalance: false,
+    active: true,
+    weight: 24,
+    workdays: [1, 5],
+    reasons: list('Flu | Dental treatment | Back pain | Migraine | Minor surgery | Stomach bug'),
+    partialReasons: list('Doctor appointment | Physiotherapy session | Blood test'),
+    documentFile: 'medical-report.pdf',
+    documentDays: 3,
+    bookedAhead: false,
+    oncePerEmployee: false,
+  },
+  {
+    key: 'unpaid',
+    name: 'Unpaid leave',
+    description: null,
+    maxDaysPerYear: 90,
+    quotaType: 'per_request',
+    affectsAnnualBalance: false,
+    active: true,
+    weight: 5,
+    workdays: [3, 15],
+    reasons: list('Extended travel | Caring for a family member | Personal reasons'),
+    partialReasons: [],
+    documentFile: null,
+    documentDays: 0,
+    bookedAhead: true,
+    oncePerEmployee: false,
+  },
+  {
+    key: 'parental',
+    name: 'Parental leave',
+    description: 'Maternity, paternity and adoption leave.',
+    maxDaysPerYear: 112,
+    quotaType: 'per_event',
+    affectsAnnualBalance: false,
+    active: true,
+    weight: 1.5,
+    workdays: [5, 80],
+    reasons: list('Birth of our child | Adoption'),
+    partialReasons: [],
+    documentFile: 'birth-certificate.pdf',
+    documentDays: 30,
+    bookedAhead: true,
+    oncePerEmployee: true,
+  },
+  {
+    key: 'marriage',
+    name: 'Marriage leave',
+    description: null,
+    maxDaysPerYear: 3,
+    quotaType: 'per_event',
+    affectsAnnualBalance: false,
+    active: true,
+    weight: 1.5,
+    workdays: [3, 3],
+    reasons: list('Our wedding | Wedding ceremony in Antalya'),
+    partialReasons: [],
+    documentFile: 'marriage-certificate.pdf',
+    documentDays: 14,
+    bookedAhead: true,
+    oncePerEmployee: true,
+  },
+  {
+    // Retired half a year ago: only old leaves use it, as in a real system.
+    key: 'compensatory',
+    name: 'Compensatory time off (retired)',
+    description: 'Replaced by overtime pay; kept for history.',
+    maxDaysPerYear: 10,
+    quotaType: 'per_request',
+    affectsAnnualBalance: false,
+    active: false,
+    weight: 4,
+    workdays: [1, 2],
+    reasons: list('Overtime during the year-end release | Weekend on-call duty'),
+    partialReasons: [],
+    documentFile: null,
+    documentDays: 0,
+    bookedAhead: false,
+    oncePerEmployee: false,
+  },
+];
+
+const LEAVE_REJECTIONS = [
+  'Overlaps with the quarter-end closing.',
+  'The team is already at minimum staffing on these dates.',
+  'Not enough annual leave balance left.',
+  'Please split this into two shorter periods.',
+];
+
+export interface PlannedLeave {
+  spec: LeaveTypeSpec;
+  typeId: number;
+  duration: DurationType;
+  start: Day;
+  end: Day;
+  future: boolean;
+}
+
+export function leaveTypeRecords(ctx: Context, firstId: number): DemoRecord[] {
+  return LEAVE_TYPES.map((spec, i) => ({
+    type: 'leave_type',
+    company_id: ctx.companyId,
+    id: firstId + i,
+    name: spec.name,
+    type_key: spec.key,
+    description: spec.description,
+    max_days_per_year: spec.maxDaysPerYear,
+    quota_type: spec.quotaType,
+    requires_document: spec.documentFile !== null,
+    affects_annual_balance: spec.affectsAnnualBalance,
+    active: spec.active,
+  }));
+}
+
+/** One candidate leave, or null when its type has no room in the employee's window. */
+function drawLeave(
+  ctx: Context,
+  employee: Employee,
+  future: boolean,
+  forcedDuration: DurationType | undefined,
+  used: Set<string>,
+): PlannedLeave | null {
+  const { rng } = ctx;
+  // A forced half day or hourly leave needs a type that allows it; annual leave (first) does.
+  const index =
+    forcedDuration !== undefined
+      ? 0
+      : weighted(
+          rng,
+          LEAVE_TYPES.flatMap((spec, i) =>
+            (!future || spec.bookedAhead) && !(spec.oncePerEmployee && used.has(spec.key))
+              ? [[i, spec.weight] as const]
+              : [],
+          ),
+        );
+  const spec = LEAVE_TYPES[index];
+  if (spec === undefined) return null;
+  const windowStart = future ? ctx.today + 1 : employee.from;
+  let windowEnd = future ? ctx.today + 60 : employee.to;
+  if (!spec.active) windowEnd = Math.min(windowEnd, ctx.today - RETIRED_BEFORE_DAYS);
+  if (windowStart > windowEnd) return null;
+  const start = nextWorkday(int(rng, windowStart, windowEnd));
+  const duration =
+    forcedDuration ??
+    (spec.partialReasons.length > 0
+      ? weightedKey(rng, { full_day: 78, half_day: 11, hourly: 11 })
+      : 'full_day');
+  const end = duration === 'full_day' ? addWorkdays(start, int(rng, ...spec.workdays)) : start;
+  return { spec, typeId: ctx.ids.leaveType + index, duration, start, end, future };
+}
+
+/** About six leaves over the past year and sometimes one booked ahead, none overlapping. */
+export function planLeaves(ctx: Context, employee: Employee, showcase: boolean): PlannedLeave[] {
+  const { rng } = ctx;
+  const pastCount = showcase ? 6 : int(rng, 4, 7);
+  const futureCount = showcase || (employee.status === 'active' && chance(rng, 0.45)) ? 1 : 0;
+  const planned: PlannedLeave[] = [];
+  const used = new Set<string>();
+  for (let i = 0; i < pastCount + futureCount; i++) {
+    // The showcase employee gets one leave of each duration type, so every demo has all three.
+    const forcedDuration = showcase ? DURATION_TYPES[i] : undefined;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const leave = drawLeave(ctx, employee, i >= pastCount, forcedDuration, used);
+      if (leave === null) break;
+      if (planned.some((p) => p.start <= leave.end && leave.start <= p.end)) continue;
+      planned.push(leave);
+      used.add(leave.spec.key);
+      break;
+    }
+  }
+  return planned.sort((a, b) => a.start - b.start);
+}
+
+/** The showcase employee's past leaves, oldest first; its booked-ahead leave is pending. */
+const SHOWCASE_LEAVE_STATUSES: readonly LeaveStatus[] = ['approved', 'rejected', 'cancelled'];
+
+export function leaveStatus(
+  rng: Rng,
+  leave: PlannedLeave,
+  showcaseIndex: number | null,
+): LeaveStatus {
+  if (showcaseIndex !== null) {
+    const forced = leave.future ? 'pending' : SHOWCASE_LEAVE_STATUSES[showcaseIndex];
+    if (forced !== undefined) return forced;
+  }
+  return leave.future
+    ? weightedKey(rng, { pending: 55, approved: 38, cancelled: 5, rejected: 2 })
+    : weightedKey(rng, { approved: 80, rejected: 8, cancelled: 9, pending: 3 });
+}
+
+/** Active employees, overall and per department: who can stand in for someone on leave. */
+export interface Staff {
+  active: Employee[];
+  byDepartment: Map<string, Employee[]>;
+}
+
+export function staffOf(employees: Employee[]): Staff {
+  const active = employees.filter((e) => e.status === 'active');
+  const byDepartment = new Map<string, Employee[]>();
+  for (const employee of active) {
+    const team = byDepartment.get(employee.department);
+    if (team) team.push(employee);
+    else byDepartment.set(employee.department, [employee]);
+  }
+  return { active, byDepartment };
+}
+
+/** A colleague from the same department covers a longer leave; anyone active in a team of one. */
+function substituteFor(rng: Rng, employee: Employee, staff: Staff): number | null {
+  const others = (list: Employee[]) => list.filter((e) => e.id !== employee.id);
+  const team = others(staff.byDepartment.get(employee.department) ?? []);
+  const pool = team.length > 0 ? team : others(staff.active);
+  return pool.length > 0 ? pick(rng, pool).id : null;
+}
+
+function leaveDocument(ctx: Context, leave: PlannedLeave, status: LeaveStatus): DemoRecord | null {
+  const { rng } = ctx;
+  const file = leave.spec.documentFile;
+  if (file === null || leave.duration !== 'full_day' || status === 'cancelled') return null;
+  const deadline = leave.start + leave.spec.documentDays;
+  const obligation =
+    deadline < ctx.today
+      ? weightedKey(rng, { accepted: 65, submitted: 20, pending: 15 })
+      : weightedKey(rng, { pending: 60, submitted: 40 });
+  return {
+    deadline: isoDate(deadline),
+    obligation_status: obligation,
+    attachments: obligation === 'pending' ? [] : [{ file_name: file }],
+  };
+}
+
+export function leaveRecord(
+  ctx: Context,
+  id: number,
+  employee: Employee,
+  leave: PlannedLeave,
+  status: LeaveStatus,
+  staff: Staff,
+): DemoRecord {
+  const { rng } = ctx;
+  const partial = leave.duration !== 'full_day';
+  // Sick leave is reported on the day (or the day after); everything else is booked ahead.
+  const createdDay = clamp(
+    leave.spec.bookedAhead ? leave.start - int(rng, 3, 40) : leave.start + int(rng, 0, 1),
+    employee.hireDay,
+    ctx.lastDay,
+  );
+  const createdAt = officeMoment(rng, createdDay);
+  const approvedAt = status === 'approved' ? later(rng, createdAt, 0, 3, ctx.lastDay) : null;
+  const decidedAt =
+    status === 'rejected' || status === 'cancelled'
+      ? later(rng, createdAt, 0, 10, ctx.lastDay)
+      : null;
+  let startTime: string | null = null;
+  let endTime: string | null = null;
+  let hours: number | null = null;
+  let days = workdaysBetween(leave.start, leave.end);
+  if (leave.duration === 'half_day') days = 0.5;
+  if (leave.duration === 'hourly') {
+    const startMinutes = int(rng, 16, 28) * 30; // 08:00 to 14:00
+    const halfHours = int(rng, 2, 8);
+    startTime = clockTime(startMinutes);
+    endTime = clockTime(startMinutes + halfHours * 30);
+    hours = halfHours / 2;
+    days = hours / 8; // an 8-hour working day; exact in binary for half hours
+  }
+  const longEnough = leave.duration === 'full_day' && days >= 2;
+  const wantsSubstitute = longEnough && status !== 'rejected' && chance(rng, 0.35);
+  return {
+    type: 'leave',
+    company_id: ctx.companyId,
+    id,
+    employee_id: employee.id,
+    leave_type_id: leave.typeId,
+    status,
+    start_date: isoDate(leave.start),
+    end_date: isoDate(leave.end),
+    days,
+    duration_type: leave.duration,
+    start_time: startTime,
+    end_time: endTime,
+    hours,
+    reason: chance(rng, 0.75)
+      ? pick(rng, partial ? leave.spec.partialReasons : leave.spec.reasons)
+      : null,
+    rejection_reason: status === 'rejected' ? pick(rng, LEAVE_REJECTIONS) : null,
+    substitute_employee_id: wantsSubstitute ? substituteFor(rng, employee, staff) : null,
+    approved_at: approvedAt === null ? null : timestamp(approvedAt),
+    created_at: timestamp(createdAt),
+    updated_at: timestamp(approvedAt ?? decidedAt ?? createdAt),
+    document: leaveDocument(ctx, leave, status),
+  };
+}

@@ -1,0 +1,8 @@
+/**
+ * The one text folding used for search and for sorting text fields (PRODUCT.md §6):
+ * NFKD-normalise, drop combining marks, map dotless ı to i, lower-case. Folded strings
+ * compare by code point, so every database orders them alike.
+ */
+export function fold(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}/gu, '').replace(/ı/g, 'i').toLowerCase();
+}

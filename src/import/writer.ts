@@ -1,0 +1,168 @@
+import type { Kysely } from 'kysely';
+import type {
+  Db,
+  NewCompany,
+  NewEmployee,
+  NewExpense,
+  NewExpenseCategory,
+  NewLeave,
+  NewLeaveType,
+  NewReceipt,
+} from '../db/database.ts';
+import type { ItemInput } from './records.ts';
+
+/** Rows waiting to be written, keyed by id (a later line with the same id wins). */
+export interface PendingRows {
+  companies: Map<number, { line: number; row: NewCompany }>;
+  employees: Map<number, { line: number; row: NewEmployee }>;
+  leave_types: Map<number, { line: number; row: NewLeaveType }>;
+  expense_categories: Map<number, { line: number; row: NewExpenseCategory }>;
+  leaves: Map<number, { line: number; row: NewLeave; attachments: string[] }>;
+  expenses: Map<
+    number,
+    { line: number; row: NewExpense; items: ItemInput[]; receipt: NewReceipt | null }
+  >;
+}
+
+export interface WriteOutcome {
+  /** A record whose id is already stored for another company; nothing more was written. */
+  conflict: { line: number; label: string; id: number; ownerCompanyId: number } | null;
+  /** Receipt files that rows used before this batch replaced them. */
+  replacedReceiptKeys: string[];
+}
+
+// SQLite accepts at most 32,766 bound values in one statement; stay well below it.
+const MAX_VALUES_PER_STATEMENT = 30_000;
+
+type TenantTable = 'employees' | 'leave_types' | 'expense_categories' | 'leaves' | 'expenses';
+const LABELS: Record<TenantTable, string> = {
+  employees: 'employee',
+  leave_types: 'leave_type',
+  expense_categories: 'expense_category',
+  leaves: 'leave',
+  expenses: 'expense',
+};
+
+// Bulk upserts are generic over the table; Kysely's per-table types cannot follow that.
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+type LooseDb = Kysely<any>;
+
+async function insertChunked(
+  db: Db,
+  table: string,
+  rows: object[],
+  upsert: boolean,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0] as object);
+  const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / columns.length));
+  const updated = columns.filter((c) => c !== 'id');
+  for (let start = 0; start < rows.length; start += perStatement) {
+    const chunk = rows.slice(start, start + perStatement);
+    const insert = (db as LooseDb).insertInto(table).values(chunk);
+    if (upsert) {
+      await insert
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet((eb) =>
+              Object.fromEntries(updated.map((c) => [c, eb.ref(`excluded.${c}`)])),
+            ),
+        )
+        .execute();
+    } else {
+      await insert.execute();
+    }
+  }
+}
+
+/** Finds the first pending row whose id is already stored under another company. */
+async function findConflict<T extends { line: number; row: { company_id: number } }>(
+  db: Db,
+  table: TenantTable,
+  pending: Map<number, T>,
+): Promise<WriteOutcome['conflict']> {
+  const ids = [...pending.keys()];
+  for (let start = 0; start < ids.length; start += MAX_VALUES_PER_STATEMENT) {
+    const stored = await db
+      .selectFrom(table)
+      .select(['id', 'company_id'])
+      .where('id', 'in', ids.slice(start, start + MAX_VALUES_PER_STATEMENT))
+      .execute();
+    for (const { id, company_id } of stored) {
+      const entry = pending.get(id);
+      if (entry && entry.row.company_id !== company_id) {
+        return { line: entry.line, label: LABELS[table], id, ownerCompanyId: company_id };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Writes pending rows parents first, so every composite foreign key (company_id, parent_id)
+ * finds its parent. Children (attachments, items, receipt rows) of a replaced record are
+ * replaced with it.
+ */
+export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteOutcome> {
+  const tenantTables = [
+    'employees',
+    'leave_types',
+    'expense_categories',
+    'leaves',
+    'expenses',
+  ] as const;
+  for (const table of tenantTables) {
+    const conflict = await findConflict(
+      db,
+      table,
+      pending[table] as Map<number, { line: number; row: { company_id: number } }>,
+    );
+    if (conflict) return { conflict, replacedReceiptKeys: [] };
+  }
+
+  const rows = <T extends { row: object }>(map: Map<number, T>) =>
+    [...map.values()].map((e) => e.row);
+  await insertChunked(db, 'companies', rows(pending.companies), true);
+  await insertChunked(db, 'employees', rows(pending.employees), true);
+  await insertChunked(db, 'leave_types', rows(pending.leave_types), true);
+  await insertChunked(db, 'expense_categories', rows(pending.expense_categories), true);
+
+  await insertChunked(db, 'leaves', rows(pending.leaves), true);
+  const leaveIds = [...pending.leaves.keys()];
+  if (leaveIds.length > 0) {
+    await db.deleteFrom('leave_attachments').where('leave_id', 'in', leaveIds).execute();
+  }
+  const attachments = [...pending.leaves.values()].flatMap(({ row, attachments }) =>
+    attachments.map((file_name) => ({ company_id: row.company_id, leave_id: row.id, file_name })),
+  );
+  await insertChunked(db, 'leave_attachments', attachments, false);
+
+  await insertChunked(db, 'expenses', rows(pending.expenses), true);
+  const expenseIds = [...pending.expenses.keys()];
+  const replacedReceiptKeys: string[] = [];
+  if (expenseIds.length > 0) {
+    await db.deleteFrom('expense_items').where('expense_id', 'in', expenseIds).execute();
+    const previous = await db
+      .selectFrom('receipts')
+      .select(['expense_id', 'original_key'])
+      .where('expense_id', 'in', expenseIds)
+      .execute();
+    for (const { expense_id, original_key } of previous) {
+      if (pending.expenses.get(expense_id)?.receipt?.original_key !== original_key) {
+        replacedReceiptKeys.push(original_key);
+      }
+    }
+    await db.deleteFrom('receipts').where('expense_id', 'in', expenseIds).execute();
+  }
+  const items = [...pending.expenses.values()].flatMap(({ row, items }) =>
+    items.map((item) => ({ company_id: row.company_id, expense_id: row.id, ...item })),
+  );
+  await insertChunked(db, 'expense_items', items, false);
+  const receipts = [...pending.expenses.values()].flatMap(({ receipt }) =>
+    receipt ? [receipt] : [],
+  );
+  await insertChunked(db, 'receipts', receipts, false);
+
+  return { conflict: null, replacedReceiptKeys };
+}

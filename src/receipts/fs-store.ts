@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ReceiptStore } from './store.ts';
+
+/** Receipt files under one directory (`RECEIPTS_DIR`). Writes go through a temp file and a rename. */
+export class FileReceiptStore implements ReceiptStore {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  private path(key: string): string {
+    const path = resolve(this.root, key);
+    if (!path.startsWith(this.root + sep)) throw new Error(`receipt key escapes the store: ${key}`);
+    return path;
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    const path = this.path(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temp = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
+    await writeFile(temp, bytes);
+    await rename(temp, path);
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return (await this.stat(key)) !== null;
+  }
+
+  async stat(key: string): Promise<{ size: number } | null> {
+    try {
+      const info = await stat(this.path(key));
+      return info.isFile() ? { size: info.size } : null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  read(key: string): Readable {
+    return createReadStream(this.path(key));
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+}

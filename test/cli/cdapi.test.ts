@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { isWellFormedApiKey } from '../../src/keys/api-key.ts';
+import { cdapi, cdapiJson } from '../helpers/cli.ts';
+import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { company, employee, smallCompany, writeNdjson } from '../helpers/records.ts';
+import { listFiles } from '../helpers/snapshot.ts';
+
+describeEachDialect('cdapi CLI', (dialect) => {
+  async function setup(t: TestContext, options: { migrate?: boolean } = { migrate: true }) {
+    const database = await useDatabase(t, dialect, options);
+    const dir = useTempDir(t);
+    const env = { DATABASE_URL: database.url, RECEIPTS_DIR: join(dir, 'receipts') };
+    return { ...database, dir, env };
+  }
+
+  it('prints help for every command and exits 0', async (t) => {
+    const { env } = await setup(t);
+    const help = cdapi(['--help'], env);
+    assert.equal(help.status, 0);
+    for (const command of ['migrate', 'import', 'demo', 'companies', 'keys']) {
+      assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
+    }
+    assert.equal(cdapi(['keys', 'create', '--help'], env).status, 0);
+  });
+
+  it('migrate applies the schema once and is idempotent', async (t) => {
+    const { env } = await setup(t, { migrate: false });
+    assert.deepEqual(cdapiJson(['migrate'], env), { applied: ['0001_initial'] });
+    const again = cdapi(['migrate'], env);
+    assert.equal(again.status, 0);
+    assert.equal(again.stdout, 'Database is up to date.\n');
+  });
+
+  it('import loads a file and reports what it loaded', async (t) => {
+    const { env, dir } = await setup(t);
+    const file = writeNdjson(dir, [...smallCompany(1, 0), ...smallCompany(2, 100)]);
+    const summary = cdapiJson<{ records: number; counts: Record<string, number> }>(
+      ['import', file],
+      env,
+    );
+    assert.equal(summary.records, 12);
+    assert.equal(summary.counts.leave, 2);
+    const human = cdapi(['import', file], env);
+    assert.equal(human.status, 0);
+    assert.equal(
+      human.stdout,
+      'Imported 12 records (2 company, 2 employee, 2 leave_type, 2 leave, 2 expense_category, 2 expense); 0 receipt file(s).\n',
+    );
+  });
+
+  it('import rejects a bad file with one line naming line and field, and changes nothing', async (t) => {
+    const { env, dir } = await setup(t);
+    const file = writeNdjson(dir, [
+      company(1),
+      employee(1, 1),
+      { ...employee(1, 2), email: undefined },
+    ]);
+    const result = cdapi(['import', file], env);
+    assert.equal(result.status, 1);
+    assert.equal(result.stderr, 'cdapi: line 3: email: is required\n');
+    assert.equal(result.stdout, '');
+    assert.deepEqual(cdapiJson(['companies', 'list'], env), []);
+    const missing = cdapi(['import', join(dir, 'absent.ndjson')], env);
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /^cdapi: cannot read .*absent\.ndjson: no such file\n$/);
+  });
+
+  it('keys create prints the key once; only its digest is stored', async (t) => {
+    const { env, dir, handle } = await setup(t);
+    cdapi(['import', writeNdjson(dir, smallCompany(1, 0))], env);
+    const created = cdapiJson<Record<string, unknown>>(
+      ['keys', 'create', '--company', '1', '--name', 'test'],
+      env,
+    );
+    assert.deepEqual(Object.keys(created).sort(), ['company_id', 'id', 'key', 'name', 'scopes']);
+    assert.equal(created.company_id, 1);
+    assert.equal(created.name, 'test');
+    assert.deepEqual(created.scopes, ['leaves.read', 'expenses.read']);
+    assert.ok(isWellFormedApiKey(String(created.key)));
+    const rows = await handle.db.selectFrom('api_keys').selectAll().execute();
+    assert.equal(rows.length, 1);
+    assert.ok(!JSON.stringify(rows).includes(String(created.key)), 'the raw key is not stored');
+    assert.equal(rows[0]?.per_minute, 120);
+    assert.equal(rows[0]?.per_hour, 3000);
+
+    const human = cdapi(
+      [
+        'keys',
+        'create',
+        '--company',
+        '1',
+        '--name',
+        'limited',
+        '--scopes',
+        'leaves.read',
+        '--per-minute',
+        '5',
+        '--per-hour',
+        '50',
+      ],
+      env,
+    );
+    assert.equal(human.status, 0);
+    assert.match(
+      human.stdout,
+      /^Created key 2 "limited" for company 1 \(scopes: leaves\.read\)\.\nStore it now; it is not shown again:\ncdk_[0-9A-Za-z]{38}\n$/,
+    );
+  });
+
+  it('keys list shows the prefix, never the key; keys revoke marks it revoked', async (t) => {
+    const { env, dir } = await setup(t);
+    cdapi(['import', writeNdjson(dir, smallCompany(1, 0))], env);
+    const { id, key } = cdapiJson<{ id: number; key: string }>(
+      ['keys', 'create', '--company', '1', '--name', 'ci'],
+      env,
+    );
+    const list = cdapi(['keys', 'list', '--company', '1'], env);
+    assert.equal(list.status, 0);
+    assert.ok(list.stdout.includes(`${key.slice(0, 12)}…`));
+    assert.ok(!list.stdout.includes(key));
+    const listed = cdapiJson<Array<Record<string, unknown>>>(
+      ['keys', 'list', '--company', '1'],
+      env,
+    );
+    assert.equal(listed[0]?.prefix, key.slice(0, 12));
+    assert.equal(listed[0]?.revoked_at, null);
+    assert.ok(!JSON.stringify(listed).includes(key));
+
+    const revoked = cdapiJson<{ revoked_at: string }>(['keys', 'revoke', String(id)], env);
+    assert.match(revoked.revoked_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const again = cdapiJson<{ revoked_at: string }>(['keys', 'revoke', String(id)], env);
+    assert.equal(again.revoked_at, revoked.revoked_at);
+  });
+
+  it('companies list, deactivate and activate', async (t) => {
+    const { env, dir } = await setup(t);
+    cdapi(['import', writeNdjson(dir, smallCompany(1, 0))], env);
+    assert.deepEqual(cdapiJson(['companies', 'deactivate', '1'], env), {
+      id: 1,
+      name: 'Company 1',
+      timezone: 'Europe/Istanbul',
+      active: false,
+    });
+    assert.equal(
+      cdapi(['companies', 'list'], env).stdout,
+      'ID  NAME       TIMEZONE         ACTIVE\n1   Company 1  Europe/Istanbul  no\n',
+    );
+    assert.equal(
+      cdapi(['companies', 'activate', '1'], env).stdout,
+      'Company 1 (Company 1) is now active.\n',
+    );
+  });
+
+  it('fails with a one-line reason and a non-zero code', async (t) => {
+    const { env } = await setup(t);
+    const cases: Array<[string[], RegExp]> = [
+      [['keys', 'create', '--company', '9', '--name', 'x'], /^cdapi: company 9 not found\n$/],
+      [
+        ['keys', 'create', '--company', 'abc', '--name', 'x'],
+        /^error: option '--company <id>' argument 'abc' is invalid\. --company must be a positive integer\.\n$/,
+      ],
+      [
+        ['keys', 'create', '--company', '1', '--name', 'x', '--scopes', 'salaries.read'],
+        /unknown scope "salaries\.read"/,
+      ],
+      [
+        ['keys', 'create', '--company', '1'],
+        /^error: required option '--name <label>' not specified\n$/,
+      ],
+      [['keys', 'revoke', '99'], /^cdapi: key 99 not found\n$/],
+      [['companies', 'deactivate', '99'], /^cdapi: company 99 not found\n$/],
+      [['import'], /^error: missing required argument 'file'\n$/],
+      [['frobnicate'], /^error: unknown command 'frobnicate'/],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = cdapi(args, env);
+      assert.notEqual(result.status, 0, args.join(' '));
+      assert.match(result.stderr, stderr, args.join(' '));
+    }
+    const badConfig = cdapi(['companies', 'list'], { DATABASE_URL: 'mysql://localhost/x' });
+    assert.equal(badConfig.status, 1);
+    assert.equal(
+      badConfig.stderr,
+      'cdapi: configuration: DATABASE_URL: must start with sqlite: or postgres://\n',
+    );
+  });
+
+  it('demo creates a company with generated data, receipts and a working key', async (t) => {
+    const { env, handle } = await setup(t);
+    const demo = cdapiJson<{
+      company_id: number;
+      key_id: number;
+      key: string;
+      counts: Record<string, number>;
+    }>(['demo', '--employees', '8'], env);
+    assert.equal(demo.company_id, 1);
+    assert.ok(isWellFormedApiKey(demo.key));
+    assert.equal(demo.counts.employee, 8);
+    assert.ok((demo.counts.leave ?? 0) > 8);
+    assert.ok((demo.counts.expense ?? 0) > 8);
+    assert.ok(listFiles(env.RECEIPTS_DIR).length > 0);
+    const statuses = await handle.db
+      .selectFrom('leaves')
+      .select('status')
+      .distinct()
+      .orderBy('status')
+      .execute();
+    assert.deepEqual(
+      statuses.map((s) => s.status),
+      ['approved', 'cancelled', 'pending', 'rejected'],
+    );
+    // A second demo company gets fresh ids and never replaces the first.
+    const second = cdapiJson<{ company_id: number }>(['demo', '--employees', '3'], env);
+    assert.equal(second.company_id, 2);
+    const employees = await handle.db.selectFrom('employees').select('id').execute();
+    assert.equal(employees.length, 11);
+  });
+
+  if (dialect === 'postgres') {
+    it('refuses to work on a PostgreSQL database that is not migrated', async (t) => {
+      const { env } = await setup(t, { migrate: false });
+      const result = cdapi(['companies', 'list'], env);
+      assert.equal(result.status, 1);
+      assert.equal(
+        result.stderr,
+        'cdapi: the database schema is not up to date (1 pending): run cdapi migrate\n',
+      );
+    });
+  }
+});

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, loadServerConfig } from '../../src/config.ts';
+
+const secret = 'x'.repeat(40);
+
+describe('configuration', () => {
+  it('defaults to the embedded SQLite file under ./data', () => {
+    const config = loadConfig({});
+    assert.equal(config.database.dialect, 'sqlite');
+    assert.match(
+      config.database.dialect === 'sqlite' ? config.database.path : '',
+      /data\/company-data\.db$/,
+    );
+  });
+
+  it('picks PostgreSQL from a postgres:// DATABASE_URL and then requires SIGNING_SECRET', () => {
+    const env = { DATABASE_URL: 'postgres://u@localhost/db' };
+    assert.equal(loadConfig(env).database.dialect, 'postgres');
+    assert.throws(
+      () => loadServerConfig(env),
+      /SIGNING_SECRET: is required when DATABASE_URL is PostgreSQL/,
+    );
+    assert.equal(loadServerConfig({ ...env, SIGNING_SECRET: secret }).signingSecret, secret);
+  });
+
+  it('reads the server settings', () => {
+    const config = loadServerConfig({
+      DATABASE_URL: 'postgres://u@localhost/db',
+      SIGNING_SECRET: secret,
+      PORT: '9090',
+      HOST: '0.0.0.0',
+      PUBLIC_BASE_URL: 'https://api.example.com/api/company/v1/',
+      SIGNED_URL_TTL_SECONDS: '60',
+      TRUST_PROXY: 'true',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+    });
+    assert.equal(config.port, 9090);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.publicBaseUrl, 'https://api.example.com/api/company/v1');
+    assert.equal(config.signedUrlTtlSeconds, 60);
+    assert.equal(config.trustProxy, true);
+    assert.equal(config.redisUrl, 'redis://127.0.0.1:6379');
+    assert.ok(Object.isFrozen(config));
+  });
+
+  const bad: Array<[Record<string, string>, RegExp]> = [
+    [
+      { DATABASE_URL: 'mysql://localhost/db' },
+      /^DATABASE_URL: must start with sqlite: or postgres:\/\//,
+    ],
+    [{ DATABASE_URL: 'sqlite:' }, /^DATABASE_URL: sqlite: needs a file path/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: must be one of/],
+    [{ PORT: 'eighty' }, /^PORT: must be a whole number/],
+    [{ PORT: '70000' }, /^PORT: must be between 0 and 65535/],
+    [{ PUBLIC_BASE_URL: 'api.example.com' }, /^PUBLIC_BASE_URL: is not an absolute URL/],
+    [{ SIGNED_URL_TTL_SECONDS: '0' }, /^SIGNED_URL_TTL_SECONDS: must be between 1 and/],
+    [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY: must be true or false/],
+    [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL: must start with redis:\/\//],
+    [{ SIGNING_SECRET: 'short' }, /^SIGNING_SECRET: must be at least 32 characters/],
+  ];
+  for (const [env, message] of bad) {
+    it(`stops with a message naming ${Object.keys(env)[0]}`, () => {
+      assert.throws(
+        () =>
+          loadServerConfig({
+            DATABASE_URL: 'postgres://u@localhost/db',
+            SIGNING_SECRET: secret,
+            ...env,
+          }),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+      );
+    });
+  }
+});

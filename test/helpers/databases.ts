@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import pg from 'pg';
+import type { DatabaseTarget } from '../../src/config.ts';
+import { type DatabaseHandle, type Dialect, openDatabase } from '../../src/db/connect.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+
+/**
+ * The dialects a suite runs on: SQLite always, PostgreSQL when TEST_DATABASE_URL names a
+ * server. With REQUIRE_ALL_SUITES=1 (CI) a missing server fails the run instead of skipping.
+ */
+export interface TestDialect {
+  name: Dialect;
+  /** Why the suite cannot run here, or null when it can. */
+  skip: string | null;
+}
+
+export function testDialects(): TestDialect[] {
+  const pgUrl = process.env.TEST_DATABASE_URL;
+  if (!pgUrl && process.env.REQUIRE_ALL_SUITES === '1') {
+    throw new Error(
+      'REQUIRE_ALL_SUITES=1 but TEST_DATABASE_URL is not set: the PostgreSQL suites cannot run',
+    );
+  }
+  return [
+    { name: 'sqlite', skip: null },
+    {
+      name: 'postgres',
+      skip: pgUrl ? null : 'PostgreSQL suite skipped: TEST_DATABASE_URL is not set',
+    },
+  ];
+}
+
+/**
+ * Declares a suite once per dialect. A dialect that cannot run here is reported as one skipped
+ * test with the reason, so the runner's summary line counts it.
+ */
+export function describeEachDialect(title: string, body: (dialect: Dialect) => void): void {
+  for (const dialect of testDialects()) {
+    const name = `${title} (${dialect.name})`;
+    if (dialect.skip) it(name, { skip: dialect.skip }, () => {});
+    else describe(name, () => body(dialect.name));
+  }
+}
+
+export interface TestDatabase {
+  /** The DATABASE_URL a child process (the CLI) would use. */
+  url: string;
+  target: DatabaseTarget;
+  handle: DatabaseHandle;
+}
+
+async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL as string;
+  const name = `cdapi_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** A fresh, migrated database of the dialect, dropped when the test ends. */
+export async function useDatabase(
+  t: TestContext,
+  dialect: Dialect,
+  options: { migrate?: boolean } = {},
+): Promise<TestDatabase> {
+  let url: string;
+  let target: DatabaseTarget;
+  let drop: () => Promise<void>;
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'cdapi-test-'));
+    target = { dialect: 'sqlite', path: join(dir, 'test.db') };
+    url = `sqlite:${target.path}`;
+    drop = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const created = await createPostgresDatabase();
+    url = created.url;
+    target = { dialect: 'postgres', url };
+    drop = created.drop;
+  }
+  const handle = openDatabase(target);
+  t.after(async () => {
+    await handle.close();
+    await drop();
+  });
+  if (options.migrate !== false) await migrateToLatest(handle.db);
+  return { url, target, handle };
+}
+
+/** A temporary folder removed when the test ends. */
+export function useTempDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cdapi-files-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}

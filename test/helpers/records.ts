@@ -1,0 +1,164 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+
+/**
+ * Factories for import records in the PRODUCT.md §5 format. Each takes the fields a test
+ * cares about and fills the rest with valid values.
+ */
+type Fields = Record<string, unknown>;
+
+export const company = (id: number, fields: Fields = {}) => ({
+  type: 'company',
+  id,
+  name: `Company ${id}`,
+  timezone: 'Europe/Istanbul',
+  active: true,
+  ...fields,
+});
+
+export const employee = (companyId: number, id: number, fields: Fields = {}) => ({
+  type: 'employee',
+  company_id: companyId,
+  id,
+  employee_number: `E-${id}`,
+  first_name: 'Ayşe',
+  last_name: 'Yılmaz',
+  email: `e${id}@example.test`,
+  department: 'Finance',
+  position: 'Accountant',
+  status: 'active',
+  hire_date: '2020-01-15',
+  national_id: null,
+  salary: null,
+  iban: null,
+  address: null,
+  ...fields,
+});
+
+export const leaveType = (companyId: number, id: number, fields: Fields = {}) => ({
+  type: 'leave_type',
+  company_id: companyId,
+  id,
+  name: 'Annual leave',
+  type_key: 'annual',
+  description: null,
+  max_days_per_year: 14,
+  quota_type: 'yearly',
+  requires_document: false,
+  affects_annual_balance: true,
+  active: true,
+  ...fields,
+});
+
+export const leave = (
+  companyId: number,
+  id: number,
+  employeeId: number,
+  leaveTypeId: number,
+  fields: Fields = {},
+) => ({
+  type: 'leave',
+  company_id: companyId,
+  id,
+  employee_id: employeeId,
+  leave_type_id: leaveTypeId,
+  status: 'approved',
+  start_date: '2026-03-02',
+  end_date: '2026-03-04',
+  days: 3,
+  duration_type: 'full_day',
+  start_time: null,
+  end_time: null,
+  hours: null,
+  reason: null,
+  rejection_reason: null,
+  substitute_employee_id: null,
+  approved_at: '2026-02-20T08:00:00Z',
+  created_at: '2026-02-19T08:00:00Z',
+  updated_at: '2026-02-20T08:00:00Z',
+  document: null,
+  ...fields,
+});
+
+export const category = (companyId: number, id: number, fields: Fields = {}) => ({
+  type: 'expense_category',
+  company_id: companyId,
+  id,
+  name: 'Travel',
+  description: null,
+  requires_receipt: true,
+  max_amount: '5000.00',
+  active: true,
+  ...fields,
+});
+
+export const expense = (
+  companyId: number,
+  id: number,
+  employeeId: number,
+  categoryId: number,
+  fields: Fields = {},
+) => ({
+  type: 'expense',
+  company_id: companyId,
+  id,
+  employee_id: employeeId,
+  category_id: categoryId,
+  status: 'paid',
+  title: 'Taxi',
+  description: null,
+  amount: '1250.50',
+  currency: 'TRY',
+  tax_amount: '225.09',
+  expense_date: '2026-03-05',
+  merchant_name: 'Yellow Cab',
+  payment_method: 'corporate_card',
+  approved_at: '2026-03-06T10:00:00Z',
+  paid_at: '2026-03-10T10:00:00Z',
+  rejected_reason: null,
+  submitted_at: '2026-03-05T18:00:00Z',
+  created_at: '2026-03-05T18:00:00Z',
+  updated_at: '2026-03-10T10:00:00Z',
+  items: [{ name: 'Ride', quantity: 1, price: '1250.50' }],
+  receipt: null,
+  ...fields,
+});
+
+/** A small company with one record of every type: ids offset by `base` to interleave companies. */
+export function smallCompany(companyId: number, base: number): Fields[] {
+  return [
+    company(companyId),
+    employee(companyId, base + 1),
+    leaveType(companyId, base + 1),
+    leave(companyId, base + 1, base + 1, base + 1),
+    category(companyId, base + 1),
+    expense(companyId, base + 1, base + 1, base + 1),
+  ];
+}
+
+export function ndjson(records: unknown[]): string {
+  return `${records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n')}\n`;
+}
+
+export function writeNdjson(dir: string, records: unknown[], name = 'import.ndjson'): string {
+  const file = join(dir, name);
+  writeFileSync(file, ndjson(records));
+  return file;
+}
+
+/** A real JPEG of the given size, written to dir/name. */
+export async function writeJpeg(
+  dir: string,
+  name: string,
+  width = 40,
+  height = 30,
+): Promise<string> {
+  const bytes = await sharp({
+    create: { width, height, channels: 3, background: { r: 240, g: 240, b: 230 } },
+  })
+    .jpeg()
+    .toBuffer();
+  writeFileSync(join(dir, name), bytes);
+  return join(dir, name);
+}

@@ -1,0 +1,46 @@
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Db } from '../../src/db/database.ts';
+
+const TABLES = [
+  'companies',
+  'api_keys',
+  'employees',
+  'leave_types',
+  'leaves',
+  'leave_attachments',
+  'expense_categories',
+  'expenses',
+  'expense_items',
+  'receipts',
+] as const;
+
+/** Every row of every table, in a stable order: equal snapshots mean an unchanged database. */
+export async function snapshotDatabase(db: Db): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const table of TABLES) {
+    const key = table === 'receipts' ? 'expense_id' : 'id';
+    out[table] = await db.selectFrom(table).selectAll().orderBy(key).execute();
+  }
+  return out;
+}
+
+/** Every file below dir, as sorted relative paths. */
+export function listFiles(dir: string): string[] {
+  const files: string[] = [];
+  const walk = (current: string) => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.push(relative(dir, path));
+    }
+  };
+  walk(dir);
+  return files.sort();
+}

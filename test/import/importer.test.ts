@@ -1,0 +1,410 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { ImportError, importFile } from '../../src/import/importer.ts';
+import { moneyToNumber } from '../../src/money.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  leave,
+  leaveType,
+  smallCompany,
+  writeJpeg,
+  writeNdjson,
+} from '../helpers/records.ts';
+import { listFiles, snapshotDatabase } from '../helpers/snapshot.ts';
+
+describeEachDialect('cdapi import', (dialect) => {
+  async function setup(t: TestContext) {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const receiptsDir = join(dir, 'store');
+    const store = new FileReceiptStore(receiptsDir);
+    const run = (records: unknown[], name?: string) =>
+      importFile(handle, store, writeNdjson(dir, records, name));
+    return { db: handle.db, dir, receiptsDir, run };
+  }
+
+  it('stores every record type, sensitive columns and attachments included', async (t) => {
+    const { db, run } = await setup(t);
+    const summary = await run([
+      company(1),
+      employee(1, 10, {
+        national_id: 'NID-1',
+        salary: '85000.50',
+        iban: 'TR00',
+        address: 'Street 1',
+      }),
+      leaveType(1, 1),
+      leave(1, 100, 10, 1, {
+        document: {
+          deadline: '2026-03-10',
+          obligation_status: 'pending',
+          attachments: [{ file_name: 'report.pdf' }],
+        },
+      }),
+      category(1, 1),
+      expense(1, 500, 10, 1, {
+        items: [
+          { name: 'Ride', quantity: 1, price: '1000.50' },
+          { name: 'Tip', quantity: 2, price: 125 },
+        ],
+      }),
+    ]);
+    assert.deepEqual(summary.counts, {
+      company: 1,
+      employee: 1,
+      leave_type: 1,
+      leave: 1,
+      expense_category: 1,
+      expense: 1,
+    });
+    const emp = await db.selectFrom('employees').selectAll().executeTakeFirstOrThrow();
+    assert.equal(emp.full_name, 'Ayşe Yılmaz');
+    assert.equal(emp.name_folded, 'ayse yilmaz');
+    assert.equal(emp.national_id, 'NID-1');
+    assert.equal(emp.salary_e4, 850005000);
+    const lv = await db.selectFrom('leaves').selectAll().executeTakeFirstOrThrow();
+    assert.equal(lv.start_date, '2026-03-02');
+    assert.equal(lv.approved_at, '2026-02-20T08:00:00Z');
+    assert.equal(lv.document_deadline, '2026-03-10');
+    assert.equal(lv.document_obligation_status, 'pending');
+    const files = await db.selectFrom('leave_attachments').select('file_name').execute();
+    assert.deepEqual(files, [{ file_name: 'report.pdf' }]);
+    const items = await db
+      .selectFrom('expense_items')
+      .select(['position', 'name', 'quantity', 'price_e4'])
+      .orderBy('position')
+      .execute();
+    assert.deepEqual(items, [
+      { position: 0, name: 'Ride', quantity: 1, price_e4: 10005000 },
+      { position: 1, name: 'Tip', quantity: 2, price_e4: 1250000 },
+    ]);
+  });
+
+  it('normalises timestamps with offsets and fractions to UTC seconds', async (t) => {
+    const { db, run } = await setup(t);
+    await run([
+      ...smallCompany(1, 0).slice(0, 3),
+      leave(1, 1, 1, 1, {
+        created_at: '2026-02-19T11:30:15.987+03:00',
+        updated_at: '2026-02-19t08:30:15z',
+      }),
+    ]);
+    const row = await db
+      .selectFrom('leaves')
+      .select(['created_at', 'updated_at'])
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row, {
+      created_at: '2026-02-19T08:30:15Z',
+      updated_at: '2026-02-19T08:30:15Z',
+    });
+  });
+
+  it('keeps money exact: decimal strings and JSON numbers, zero-decimal currencies', async (t) => {
+    const { db, run } = await setup(t);
+    const amounts: Array<[string | number, string]> = [
+      ['0.1', 'TRY'],
+      [0.2, 'TRY'],
+      ['19.99', 'EUR'],
+      [1000000.01, 'EUR'],
+      ['1500', 'JPY'],
+      [1500, 'JPY'],
+      ['1.234', 'KWD'],
+    ];
+    await run([
+      ...smallCompany(1, 0).slice(0, 2),
+      category(1, 1),
+      ...amounts.map(([amount, currency], i) =>
+        expense(1, 100 + i, 1, 1, { amount, currency, tax_amount: 0, items: [] }),
+      ),
+    ]);
+    const rows = await db
+      .selectFrom('expenses')
+      .select(['amount_e4', 'currency'])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [moneyToNumber(r.amount_e4), r.currency]),
+      [
+        [0.1, 'TRY'],
+        [0.2, 'TRY'],
+        [19.99, 'EUR'],
+        [1000000.01, 'EUR'],
+        [1500, 'JPY'],
+        [1500, 'JPY'],
+        [1.234, 'KWD'],
+      ],
+    );
+    assert.equal(
+      JSON.stringify(rows.map((r) => moneyToNumber(r.amount_e4))),
+      '[0.1,0.2,19.99,1000000.01,1500,1500,1.234]',
+    );
+  });
+
+  it('re-importing a file is idempotent and replaces children', async (t) => {
+    const { db, run } = await setup(t);
+    const records = [
+      ...smallCompany(1, 0).slice(0, 3),
+      leave(1, 1, 1, 1, {
+        document: {
+          deadline: null,
+          obligation_status: null,
+          attachments: [{ file_name: 'a.pdf' }],
+        },
+      }),
+      category(1, 1),
+      expense(1, 1, 1, 1),
+    ];
+    await run(records);
+    const first = await snapshotDatabase(db);
+    await run(records);
+    assert.deepEqual(withoutSerialIds(await snapshotDatabase(db)), withoutSerialIds(first));
+
+    await run([expense(1, 1, 1, 1, { title: 'Airport taxi', items: [] })]);
+    const row = await db
+      .selectFrom('expenses')
+      .select(['title', 'title_folded'])
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row, { title: 'Airport taxi', title_folded: 'airport taxi' });
+    assert.equal((await db.selectFrom('expense_items').select('id').execute()).length, 0);
+  });
+
+  it('accepts children whose parents were imported by an earlier file', async (t) => {
+    const { db, run } = await setup(t);
+    await run(smallCompany(1, 0).slice(0, 3), 'parents.ndjson');
+    await run([leave(1, 2, 1, 1)], 'children.ndjson');
+    assert.equal((await db.selectFrom('leaves').select('id').execute()).length, 1);
+  });
+
+  it('copies receipt originals into the store and removes replaced ones', async (t) => {
+    const { db, dir, receiptsDir, run } = await setup(t);
+    await writeJpeg(dir, 'first.jpg', 40, 30);
+    await writeJpeg(dir, 'second.jpg', 50, 30);
+    const base = smallCompany(1, 0)
+      .slice(0, 2)
+      .concat([category(1, 1)]);
+    await run([...base, expense(1, 1, 1, 1, { receipt: { original: 'first.jpg' } })]);
+    const [firstFile] = listFiles(receiptsDir);
+    assert.match(firstFile ?? '', /^1\/originals\/[0-9a-f]{64}\.jpg$/);
+    const receipt = await db.selectFrom('receipts').selectAll().executeTakeFirstOrThrow();
+    assert.equal(receipt.original_content_type, 'image/jpeg');
+    assert.equal(receipt.original_key, firstFile);
+
+    await run([expense(1, 1, 1, 1, { receipt: { original: 'second.jpg' } })]);
+    const files = listFiles(receiptsDir);
+    assert.equal(files.length, 1);
+    assert.notEqual(files[0], firstFile);
+
+    await run([expense(1, 1, 1, 1, { receipt: null })]);
+    assert.deepEqual(listFiles(receiptsDir), []);
+    assert.equal((await db.selectFrom('receipts').select('expense_id').execute()).length, 0);
+  });
+
+  describe('rejects a bad line with its number and field, and changes nothing', () => {
+    const existing = [
+      ...smallCompany(1, 0),
+      company(2),
+      employee(2, 2),
+      category(2, 2),
+      leaveType(2, 2),
+    ];
+    const cases: Array<{
+      name: string;
+      line: unknown;
+      expect: RegExp;
+      files?: Record<string, string>;
+    }> = [
+      {
+        name: 'invalid JSON',
+        line: '{"type":"company",',
+        expect: /^line 4: \(line\): is not valid JSON/,
+      },
+      {
+        name: 'not an object',
+        line: '[1,2]',
+        expect: /^line 4: \(record\): must be a JSON object$/,
+      },
+      {
+        name: 'unknown type',
+        line: { type: 'salary' },
+        expect: /^line 4: type: must be one of company, /,
+      },
+      {
+        name: 'missing field',
+        line: { ...employee(1, 5), email: undefined },
+        expect: /^line 4: email: is required$/,
+      },
+      {
+        name: 'wrong type',
+        line: employee(1, 5, { id: '5' }),
+        expect: /^line 4: id: must be a positive integer$/,
+      },
+      {
+        name: 'non-positive id',
+        line: employee(1, 0),
+        expect: /^line 4: id: must be a positive integer$/,
+      },
+      {
+        name: 'bad enum',
+        line: employee(1, 5, { status: 'retired' }),
+        expect: /^line 4: status: must be one of active, inactive, terminated$/,
+      },
+      {
+        name: 'impossible date',
+        line: employee(1, 5, { hire_date: '2026-02-30' }),
+        expect: /^line 4: hire_date: must be a real calendar date/,
+      },
+      {
+        name: 'timestamp without offset',
+        line: leave(1, 5, 1, 1, { created_at: '2026-02-19T08:00:00' }),
+        expect: /^line 4: created_at: must be an RFC 3339 timestamp/,
+      },
+      {
+        name: 'end before start',
+        line: leave(1, 5, 1, 1, { end_date: '2026-03-01' }),
+        expect: /^line 4: end_date: must not be before start_date$/,
+      },
+      {
+        name: 'hourly without times',
+        line: leave(1, 5, 1, 1, { duration_type: 'hourly' }),
+        expect: /^line 4: start_time: must not be null$/,
+      },
+      {
+        name: 'times on a full day',
+        line: leave(1, 5, 1, 1, { hours: 4 }),
+        expect: /^line 4: hours: must be null unless duration_type is hourly$/,
+      },
+      {
+        name: 'bad money',
+        line: expense(1, 5, 1, 1, { amount: '12,50' }),
+        expect: /^line 4: amount: "12,50" is not a plain decimal number$/,
+      },
+      {
+        name: 'negative money',
+        line: expense(1, 5, 1, 1, { amount: '-1.00' }),
+        expect: /^line 4: amount: must not be negative$/,
+      },
+      {
+        name: 'decimals beyond the currency',
+        line: expense(1, 5, 1, 1, { currency: 'JPY', amount: '1500.5', items: [] }),
+        expect: /^line 4: amount: has more than 0 decimal places$/,
+      },
+      {
+        name: 'bad item price',
+        line: expense(1, 5, 1, 1, { items: [{ name: 'x', quantity: 1, price: 'free' }] }),
+        expect: /^line 4: items\[0\]\.price: /,
+      },
+      {
+        name: 'bad attachment',
+        line: leave(1, 5, 1, 1, { document: { attachments: [{}] } }),
+        expect: /^line 4: document\.attachments\[0\]\.file_name: is required$/,
+      },
+      {
+        name: 'bad time zone',
+        line: company(3, { timezone: 'Mars/Olympus' }),
+        expect: /^line 4: timezone: is not an IANA time-zone name$/,
+      },
+      {
+        name: 'unknown company',
+        line: employee(9, 5),
+        expect: /^line 4: company_id: company 9 not found/,
+      },
+      {
+        name: 'child before parent',
+        line: leave(1, 5, 77, 1),
+        expect:
+          /^line 4: employee_id: employee 77 not found \(parents must come before children\)$/,
+      },
+      {
+        name: 'reference to another company',
+        line: leave(1, 5, 2, 1),
+        expect: /^line 4: employee_id: employee 2 belongs to another company$/,
+      },
+      {
+        name: 'category of another company',
+        line: expense(1, 5, 1, 2),
+        expect: /^line 4: category_id: expense_category 2 belongs to another company$/,
+      },
+      {
+        name: 'substitute of another company',
+        line: leave(1, 5, 1, 1, { substitute_employee_id: 2 }),
+        expect: /^line 4: substitute_employee_id: employee 2 belongs to another company$/,
+      },
+      {
+        name: 'id owned by another company',
+        line: employee(1, 2),
+        expect: /^line 4: company_id: employee 2 already belongs to company 2$/,
+      },
+      {
+        name: 'leave id owned by another company',
+        line: leave(2, 1, 2, 2),
+        expect: /^line 4: company_id: leave 1 already belongs to company 1$/,
+      },
+      {
+        name: 'missing receipt file',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'nope.jpg' } }),
+        expect: /^line 4: receipt\.original: file nope\.jpg not found$/,
+      },
+      {
+        name: 'receipt outside the folder',
+        line: expense(1, 5, 1, 1, { receipt: { original: '../outside.jpg' } }),
+        expect: /^line 4: receipt\.original: must be a path inside the import file’s folder$/,
+      },
+      {
+        name: 'receipt that is not an image',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'fake.jpg' } }),
+        files: { 'fake.jpg': 'not really a jpeg, just text' },
+        expect:
+          /^line 4: receipt\.original: fake\.jpg is not a JPEG, PNG, WebP, HEIC or TIFF image$/,
+      },
+    ];
+
+    for (const c of cases) {
+      it(c.name, async (t) => {
+        const { db, dir, receiptsDir, run } = await setup(t);
+        await writeJpeg(dir, 'good.jpg');
+        await run(
+          [...existing, expense(1, 2, 1, 1, { receipt: { original: 'good.jpg' } })],
+          'existing.ndjson',
+        );
+        for (const [name, content] of Object.entries(c.files ?? {}))
+          writeFileSync(join(dir, name), content);
+        const before = await snapshotDatabase(db);
+        const filesBefore = listFiles(receiptsDir);
+        // Valid changes before and after the bad line: none of them may survive.
+        await writeJpeg(dir, 'new.jpg', 64, 64);
+        const records = [
+          employee(1, 1, { first_name: 'Changed' }),
+          expense(1, 3, 1, 1, { receipt: { original: 'new.jpg' } }),
+          company(1, { active: false }),
+          c.line,
+          employee(1, 6),
+        ];
+        await assert.rejects(run(records, 'bad.ndjson'), (error: unknown) => {
+          assert.ok(error instanceof ImportError, String(error));
+          assert.match(error.message, c.expect);
+          return true;
+        });
+        assert.deepEqual(await snapshotDatabase(db), before);
+        assert.deepEqual(listFiles(receiptsDir), filesBefore);
+      });
+    }
+  });
+});
+
+/** Children are replaced with their parent, so their serial ids change; their content must not. */
+function withoutSerialIds(snapshot: Record<string, unknown[]>) {
+  const strip = (rows: unknown[] = []) =>
+    rows.map((row) => ({ ...(row as object), id: undefined }));
+  return {
+    ...snapshot,
+    leave_attachments: strip(snapshot.leave_attachments),
+    expense_items: strip(snapshot.expense_items),
+  };
+}
