@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import { isWellFormedApiKey } from '../../src/keys/api-key.ts';
 import { cdapi, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
