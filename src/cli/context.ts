@@ -1,8 +1,7 @@
 import { InvalidArgumentError } from 'commander';
-import { Migrator } from 'kysely';
 import { type Config, loadConfig } from '../config.ts';
 import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
-import { migrateToLatest, migrationProvider } from '../db/migrate.ts';
+import { ensureSchema } from '../db/migrate.ts';
 
 /** A failure the CLI reports as one line on stderr with a non-zero exit code. */
 export class CliError extends Error {}
@@ -12,10 +11,7 @@ export interface CommandContext {
   handle: DatabaseHandle;
 }
 
-/**
- * Opens the configured database for one command. The embedded SQLite default migrates itself;
- * PostgreSQL is only changed by an explicit `cdapi migrate`, so a stale schema is an error.
- */
+/** Opens the configured database for one command, its schema checked (see ensureSchema). */
 export async function withDatabase<T>(
   run: (context: CommandContext) => Promise<T>,
   options: { migrate?: boolean } = {},
@@ -27,23 +23,6 @@ export async function withDatabase<T>(
     return await run({ config, handle });
   } finally {
     await handle.close();
-  }
-}
-
-async function ensureSchema(handle: DatabaseHandle): Promise<void> {
-  if (handle.dialect === 'sqlite') {
-    await migrateToLatest(handle.db);
-    return;
-  }
-  const migrations = await new Migrator({
-    db: handle.db,
-    provider: migrationProvider,
-  }).getMigrations();
-  const pending = migrations.filter((m) => m.executedAt === undefined);
-  if (pending.length > 0) {
-    throw new CliError(
-      `the database schema is not up to date (${pending.length} pending): run cdapi migrate`,
-    );
   }
 }
 

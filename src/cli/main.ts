@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
+import { SchemaOutdatedError } from '../db/migrate.ts';
 import { ImportError } from '../import/importer.ts';
 import { registerCompanyCommands } from './companies.command.ts';
 import { CliError } from './context.ts';
@@ -7,12 +8,14 @@ import { registerDemoCommand } from './demo.command.ts';
 import { registerImportCommand } from './import.command.ts';
 import { registerKeyCommands } from './keys.command.ts';
 import { registerMigrateCommand } from './migrate.command.ts';
+import { registerServeCommand } from './serve.command.ts';
 
 const program = new Command('cdapi')
   .description('Company Data API: the read-only HR data service and its administration.')
   .showSuggestionAfterError()
   .exitOverride();
 
+registerServeCommand(program);
 registerMigrateCommand(program);
 registerImportCommand(program);
 registerDemoCommand(program);
@@ -22,7 +25,13 @@ registerKeyCommands(program);
 /** Every failure ends as one line on stderr and a non-zero exit code. */
 function reason(error: unknown): string {
   if (error instanceof ConfigError) return `configuration: ${error.message}`;
-  if (error instanceof ImportError || error instanceof CliError) return error.message;
+  if (
+    error instanceof ImportError ||
+    error instanceof CliError ||
+    error instanceof SchemaOutdatedError
+  ) {
+    return error.message;
+  }
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '3D000' || code === '28P01') {
     return `cannot connect to the database: ${(error as Error).message}`;

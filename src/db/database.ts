@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Kysely, Selectable } from 'kysely';
+import type { DurationType, EmployeeStatus, ExpenseStatus, LeaveStatus } from '../domain.ts';
 
 /**
  * Table types, one interface per table, collected in `Database`.
@@ -47,7 +48,7 @@ export interface EmployeesTable {
   email: string;
   department: string;
   position: string;
-  status: string;
+  status: EmployeeStatus;
   hire_date: DateString;
   national_id: string | null;
   salary_e4: number | null;
@@ -75,11 +76,11 @@ export interface LeavesTable {
   company_id: number;
   employee_id: number;
   leave_type_id: number;
-  status: string;
+  status: LeaveStatus;
   start_date: DateString;
   end_date: DateString;
   days: number;
-  duration_type: string;
+  duration_type: DurationType;
   start_time: string | null;
   end_time: string | null;
   hours: number | null;
@@ -115,7 +116,7 @@ export interface ExpensesTable {
   company_id: number;
   employee_id: number;
   category_id: number;
-  status: string;
+  status: ExpenseStatus;
   title: string;
   description: string | null;
   amount_e4: number;

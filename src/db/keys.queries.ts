@@ -85,3 +85,56 @@ export async function revokeApiKey(db: Db, keyId: number): Promise<ApiKeySummary
     .executeTakeFirst();
   return row ? toSummary(row) : null;
 }
+
+export interface KeyForAuth {
+  keyId: number;
+  keyName: string;
+  scopes: string[];
+  perMinute: number;
+  perHour: number;
+  revoked: boolean;
+  lastUsedAt: string | null;
+  company: { id: number; name: string; timezone: string; active: boolean };
+}
+
+/** The key with this SHA-256 digest and its company, revoked or not; null when none has it. */
+export async function findKeyForAuth(db: Db, hash: string): Promise<KeyForAuth | null> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('companies', 'companies.id', 'api_keys.company_id')
+    .select([
+      'api_keys.id as keyId',
+      'api_keys.name as keyName',
+      'api_keys.scopes',
+      'api_keys.per_minute',
+      'api_keys.per_hour',
+      'api_keys.revoked_at',
+      'api_keys.last_used_at',
+      'companies.id as companyId',
+      'companies.name as companyName',
+      'companies.timezone',
+      'companies.active',
+    ])
+    .where('api_keys.key_hash', '=', hash)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    keyId: row.keyId,
+    keyName: row.keyName,
+    scopes: row.scopes.split(','),
+    perMinute: row.per_minute,
+    perHour: row.per_hour,
+    revoked: row.revoked_at !== null,
+    lastUsedAt: row.last_used_at,
+    company: {
+      id: row.companyId,
+      name: row.companyName,
+      timezone: row.timezone,
+      active: Boolean(row.active),
+    },
+  };
+}
+
+export async function recordKeyUse(db: Db, keyId: number, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
+}

@@ -1,4 +1,5 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { DatabaseHandle } from './connect.ts';
 import type { Db } from './database.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 
@@ -31,3 +32,26 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
     applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
   };
 }
+
+/**
+ * The embedded SQLite default migrates itself; PostgreSQL changes only through an explicit
+ * `cdapi migrate`, so a stale schema there is an error naming the fix.
+ */
+export async function ensureSchema(handle: DatabaseHandle): Promise<void> {
+  if (handle.dialect === 'sqlite') {
+    await migrateToLatest(handle.db);
+    return;
+  }
+  const migrations = await new Migrator({
+    db: handle.db,
+    provider: migrationProvider,
+  }).getMigrations();
+  const pending = migrations.filter((m) => m.executedAt === undefined).length;
+  if (pending > 0) {
+    throw new SchemaOutdatedError(
+      `the database schema is not up to date (${pending} pending): run cdapi migrate`,
+    );
+  }
+}
+
+export class SchemaOutdatedError extends Error {}

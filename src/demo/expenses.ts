@@ -1,4 +1,4 @@
-import type { EXPENSE_STATUSES } from '../import/records.ts';
+import type { EXPENSE_STATUSES } from '../domain.ts';
 import { type Day, isoDate, later, officeMoment, timestamp } from './calendar.ts';
 import { type Context, type DemoRecord, formatCents, RETIRED_BEFORE_DAYS } from './context.ts';
 import type { Employee } from './people.ts';

@@ -1,5 +1,5 @@
-import type { LEAVE_STATUSES } from '../import/records.ts';
-import { DURATION_TYPES } from '../import/records.ts';
+import type { LEAVE_STATUSES } from '../domain.ts';
+import { DURATION_TYPES } from '../domain.ts';
 import {
   addWorkdays,
   clamp,

@@ -6,6 +6,7 @@ import type {
   NewLeave,
   NewLeaveType,
 } from '../db/database.ts';
+import { DURATION_TYPES, EMPLOYEE_STATUSES, EXPENSE_STATUSES, LEAVE_STATUSES } from '../domain.ts';
 import { fold } from '../fold.ts';
 import { currencyFractionDigits } from '../money.ts';
 import { FieldError, FieldReader, LONG_TEXT_MAX } from './fields.ts';
@@ -16,10 +17,6 @@ import { FieldError, FieldReader, LONG_TEXT_MAX } from './fields.ts';
  * the importer, which knows what the file and the database hold.
  */
 
-export const EMPLOYEE_STATUSES = ['active', 'inactive', 'terminated'] as const;
-export const LEAVE_STATUSES = ['pending', 'approved', 'rejected', 'cancelled'] as const;
-export const EXPENSE_STATUSES = ['pending', 'approved', 'rejected', 'paid', 'cancelled'] as const;
-export const DURATION_TYPES = ['full_day', 'half_day', 'hourly'] as const;
 export const RECORD_TYPES = [
   'company',
   'employee',

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import compress from '@fastify/compress';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import { sql } from 'kysely';
+import type { ServerConfig } from './config.ts';
+import type { DatabaseHandle } from './db/connect.ts';
+import { createAuthenticator } from './http/auth.ts';
+import { registerErrorHandlers } from './http/error-handler.ts';
+import { ApiError } from './http/errors.ts';
+import { API_PREFIX, type ApiDeps, apiRoutes } from './http/routes/index.ts';
+import type { RateLimitStore } from './ratelimit/limiter.ts';
+import type { ReceiptStore } from './receipts/store.ts';
+import { ERROR_MESSAGE_KEYWORD } from './schemas/common.ts';
+
+export interface AppOptions {
+  config: ServerConfig;
+  database: DatabaseHandle;
+  /** Where the few writes (last_used_at) go; defaults to `database`. */
+  writeDatabase?: DatabaseHandle;
+  limiter: RateLimitStore;
+  receipts: ReceiptStore;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Lets schemas carry `x-error-message` (read by the 422 formatter) without tripping Ajv. */
+function registerErrorMessageKeyword<
+  A extends { addKeyword(definition: { keyword: string; schemaType: 'string' }): unknown },
+>(ajv: A): A {
+  ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: 'string' });
+  return ajv;
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the whole service as a Fastify instance; `server.ts` only listens. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, database } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Fastify's own per-request lines are replaced by the one line the onResponse hook writes.
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    // A client's own request id is echoed when it is sane; otherwise we make one.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: {
+      // Query strings are short (URL length is capped), so reporting every bad parameter at
+      // once is cheap.
+      customOptions: { allErrors: true },
+      plugins: [registerErrorMessageKeyword],
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+  // One line a request. The route pattern, never the URL: a signed receipt URL or a search
+  // term must not end up in the logs.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? '(unmatched)',
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+
+  registerErrorHandlers(app);
+  await app.register(compress, { global: true, threshold: 1024 });
+
+  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { logLevel: 'warn' }, async () => {
+    try {
+      await sql`select 1`.execute(database.db);
+    } catch {
+      throw new ApiError('service_unavailable', 'The database is not reachable.', {
+        headers: { 'retry-after': '5' },
+      });
+    }
+    return { status: 'ok' };
+  });
+
+  const writeDb = (options.writeDatabase ?? database).db;
+  const deps: ApiDeps = {
+    config,
+    db: database.db,
+    receipts: options.receipts,
+    authenticator: createAuthenticator({
+      db: database.db,
+      writeDb,
+      limiter: options.limiter,
+      onWriteError: (error) => app.log.warn({ err: error }, 'could not record key use'),
+    }),
+  };
+  await app.register(apiRoutes, { prefix: API_PREFIX, deps });
+  return app;
+}

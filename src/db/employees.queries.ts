@@ -1,0 +1,76 @@
+import type { EmployeeStatus } from '../domain.ts';
+import type { SortOrder } from '../http/params.ts';
+import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
+import type { Db } from './database.ts';
+import { containsFolded, offsetOf, type Page, type PageRequest, pageOf } from './pagination.ts';
+
+export interface EmployeeFilters {
+  status?: EmployeeStatus[];
+  search?: string;
+}
+
+type SortField = (typeof EMPLOYEE_SORT_FIELDS)[number];
+// Text sorts use the folded form search uses, so SQLite and PostgreSQL order alike.
+const SORT_COLUMNS: Record<SortField, 'id' | 'name_folded' | 'number_folded' | 'hire_date'> = {
+  id: 'id',
+  full_name: 'name_folded',
+  employee_number: 'number_folded',
+  hire_date: 'hire_date',
+};
+
+const COLUMNS = [
+  'id',
+  'employee_number',
+  'full_name',
+  'email',
+  'department',
+  'position',
+  'status',
+  'hire_date',
+] as const;
+
+const toEmployee = (row: Employee): Employee => row;
+
+function filtered(db: Db, companyId: number, filters: EmployeeFilters) {
+  let query = db.selectFrom('employees').where('company_id', '=', companyId);
+  if (filters.status) query = query.where('status', 'in', filters.status);
+  const { search } = filters;
+  if (search) {
+    query = query.where((eb) =>
+      eb.or([containsFolded('name_folded', search), containsFolded('number_folded', search)]),
+    );
+  }
+  return query;
+}
+
+export async function listEmployees(
+  db: Db,
+  companyId: number,
+  filters: EmployeeFilters,
+  sort: SortOrder<SortField>,
+  page: PageRequest,
+): Promise<Page<Employee>> {
+  const base = filtered(db, companyId, filters);
+  const column = SORT_COLUMNS[sort.field];
+  let query = base.select(COLUMNS).orderBy(column, sort.direction);
+  if (column !== 'id') query = query.orderBy('id', sort.direction);
+  const [rows, count] = await Promise.all([
+    query.limit(page.perPage).offset(offsetOf(page)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return pageOf(rows.map(toEmployee), Number(count.total), page);
+}
+
+export async function findEmployee(
+  db: Db,
+  companyId: number,
+  id: number,
+): Promise<Employee | null> {
+  const row = await db
+    .selectFrom('employees')
+    .select(COLUMNS)
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toEmployee(row) : null;
+}

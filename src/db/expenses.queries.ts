@@ -1,0 +1,206 @@
+import type { ExpenseStatus } from '../domain.ts';
+import type { SortOrder } from '../http/params.ts';
+import { moneyToNumber } from '../money.ts';
+import type {
+  EXPENSE_SORT_FIELDS,
+  Expense,
+  ExpenseCategory,
+  ExpenseDetail,
+} from '../schemas/expenses.ts';
+import type { Db } from './database.ts';
+import { containsFolded, offsetOf, type Page, type PageRequest, pageOf } from './pagination.ts';
+
+export interface ExpenseFilters {
+  status?: ExpenseStatus[];
+  employeeIds?: number[];
+  categoryIds?: number[];
+  from?: string;
+  to?: string;
+  search?: string;
+  updatedSince?: string;
+}
+
+type SortField = (typeof EXPENSE_SORT_FIELDS)[number];
+const SORT_COLUMNS = {
+  id: 'x.id',
+  expense_date: 'x.expense_date',
+  amount: 'x.amount_e4',
+  created_at: 'x.created_at',
+  updated_at: 'x.updated_at',
+} as const satisfies Record<SortField, string>;
+
+/** URLs of the receipt operation, absolute under the API's base. */
+export interface ReceiptUrls {
+  receiptUrl(expenseId: number, variant?: 'processed' | 'original'): string;
+}
+
+function joined(db: Db, companyId: number) {
+  return db
+    .selectFrom('expenses as x')
+    .innerJoin('employees as e', (join) =>
+      join.onRef('e.company_id', '=', 'x.company_id').onRef('e.id', '=', 'x.employee_id'),
+    )
+    .innerJoin('expense_categories as c', (join) =>
+      join.onRef('c.company_id', '=', 'x.company_id').onRef('c.id', '=', 'x.category_id'),
+    )
+    .leftJoin('receipts as r', (join) =>
+      join.onRef('r.company_id', '=', 'x.company_id').onRef('r.expense_id', '=', 'x.id'),
+    )
+    .where('x.company_id', '=', companyId);
+}
+
+type Joined = ReturnType<typeof joined>;
+
+function applyFilters(query: Joined, filters: ExpenseFilters): Joined {
+  let q = query;
+  if (filters.status) q = q.where('x.status', 'in', filters.status);
+  if (filters.employeeIds) q = q.where('x.employee_id', 'in', filters.employeeIds);
+  if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
+  if (filters.from) q = q.where('x.expense_date', '>=', filters.from);
+  if (filters.to) q = q.where('x.expense_date', '<=', filters.to);
+  if (filters.updatedSince) q = q.where('x.updated_at', '>=', filters.updatedSince);
+  const { search } = filters;
+  if (search) {
+    q = q.where((eb) =>
+      eb.or([
+        containsFolded('x.title_folded', search),
+        containsFolded('x.merchant_folded', search),
+      ]),
+    );
+  }
+  return q;
+}
+
+function selectExpense(query: Joined) {
+  return query.select([
+    'x.id',
+    'x.status',
+    'x.title',
+    'x.description',
+    'x.amount_e4',
+    'x.currency',
+    'x.tax_amount_e4',
+    'x.expense_date',
+    'x.merchant_name',
+    'x.payment_method',
+    'c.id as category_id',
+    'c.name as category_name',
+    'e.id as employee_id',
+    'e.employee_number',
+    'e.full_name',
+    'e.department',
+    'r.expense_id as receipt_expense_id',
+    'x.approved_at',
+    'x.paid_at',
+    'x.rejected_reason',
+    'x.submitted_at',
+    'x.created_at',
+    'x.updated_at',
+  ]);
+}
+
+type ExpenseRow = Awaited<ReturnType<ReturnType<typeof selectExpense>['executeTakeFirstOrThrow']>>;
+
+function toExpense(row: ExpenseRow, urls: ReceiptUrls): Expense {
+  const hasReceipt = row.receipt_expense_id !== null;
+  return {
+    id: row.id,
+    status: row.status,
+    title: row.title,
+    description: row.description,
+    amount: moneyToNumber(row.amount_e4),
+    currency: row.currency,
+    tax_amount: moneyToNumber(row.tax_amount_e4),
+    expense_date: row.expense_date,
+    merchant_name: row.merchant_name,
+    payment_method: row.payment_method,
+    category: { id: row.category_id, name: row.category_name },
+    employee: {
+      id: row.employee_id,
+      employee_number: row.employee_number,
+      full_name: row.full_name,
+      department: row.department,
+    },
+    has_receipt: hasReceipt,
+    receipt_url: hasReceipt ? urls.receiptUrl(row.id) : null,
+    approved_at: row.approved_at,
+    paid_at: row.paid_at,
+    rejected_reason: row.rejected_reason,
+    submitted_at: row.submitted_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function listExpenses(
+  db: Db,
+  companyId: number,
+  filters: ExpenseFilters,
+  sort: SortOrder<SortField>,
+  page: PageRequest,
+  urls: ReceiptUrls,
+): Promise<Page<Expense>> {
+  const base = applyFilters(joined(db, companyId), filters);
+  let query = selectExpense(base).orderBy(SORT_COLUMNS[sort.field], sort.direction);
+  if (sort.field !== 'id') query = query.orderBy('x.id', sort.direction);
+  const [rows, count] = await Promise.all([
+    query.limit(page.perPage).offset(offsetOf(page)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return pageOf(
+    rows.map((row) => toExpense(row, urls)),
+    Number(count.total),
+    page,
+  );
+}
+
+export async function findExpense(
+  db: Db,
+  companyId: number,
+  id: number,
+  urls: ReceiptUrls,
+): Promise<ExpenseDetail | null> {
+  const row = await selectExpense(joined(db, companyId)).where('x.id', '=', id).executeTakeFirst();
+  if (!row) return null;
+  const items = await db
+    .selectFrom('expense_items')
+    .select(['name', 'quantity', 'price_e4'])
+    .where('company_id', '=', companyId)
+    .where('expense_id', '=', id)
+    .orderBy('position')
+    .execute();
+  const expense = toExpense(row, urls);
+  return {
+    ...expense,
+    items: items.map((item) => ({
+      name: item.name,
+      quantity: item.quantity,
+      price: moneyToNumber(item.price_e4),
+    })),
+    receipt: expense.has_receipt
+      ? {
+          url: urls.receiptUrl(id),
+          processed_url: urls.receiptUrl(id, 'processed'),
+          original_url: urls.receiptUrl(id, 'original'),
+        }
+      : null,
+  };
+}
+
+/** The company's active expense categories, by id. */
+export async function listActiveCategories(db: Db, companyId: number): Promise<ExpenseCategory[]> {
+  const rows = await db
+    .selectFrom('expense_categories')
+    .select(['id', 'name', 'description', 'requires_receipt', 'max_amount_e4'])
+    .where('company_id', '=', companyId)
+    .where('active', '=', 1)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    requires_receipt: Boolean(row.requires_receipt),
+    max_amount: row.max_amount_e4 === null ? null : moneyToNumber(row.max_amount_e4),
+  }));
+}

@@ -1,0 +1,197 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { LeaveStatus } from '../domain.ts';
+import type { SortOrder } from '../http/params.ts';
+import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
+import type { Database, Db } from './database.ts';
+import { containsFolded, offsetOf, type Page, type PageRequest, pageOf } from './pagination.ts';
+
+export interface LeaveFilters {
+  status?: LeaveStatus[];
+  employeeIds?: number[];
+  leaveTypeIds?: number[];
+  from?: string;
+  to?: string;
+  search?: string;
+  updatedSince?: string;
+}
+
+type SortField = (typeof LEAVE_SORT_FIELDS)[number];
+
+/** Leaves with the employee, leave type and substitute they embed, all of the same company. */
+function joined(db: Db, companyId: number) {
+  return db
+    .selectFrom('leaves as l')
+    .innerJoin('employees as e', (join) =>
+      join.onRef('e.company_id', '=', 'l.company_id').onRef('e.id', '=', 'l.employee_id'),
+    )
+    .innerJoin('leave_types as t', (join) =>
+      join.onRef('t.company_id', '=', 'l.company_id').onRef('t.id', '=', 'l.leave_type_id'),
+    )
+    .leftJoin('employees as s', (join) =>
+      join
+        .onRef('s.company_id', '=', 'l.company_id')
+        .onRef('s.id', '=', 'l.substitute_employee_id'),
+    )
+    .where('l.company_id', '=', companyId);
+}
+
+type Joined = ReturnType<typeof joined>;
+
+function applyFilters(query: Joined, filters: LeaveFilters): Joined {
+  let q = query;
+  if (filters.status) q = q.where('l.status', 'in', filters.status);
+  if (filters.employeeIds) q = q.where('l.employee_id', 'in', filters.employeeIds);
+  if (filters.leaveTypeIds) q = q.where('l.leave_type_id', 'in', filters.leaveTypeIds);
+  // A leave matches a date range when its period intersects it (PRODUCT.md §6).
+  if (filters.from) q = q.where('l.end_date', '>=', filters.from);
+  if (filters.to) q = q.where('l.start_date', '<=', filters.to);
+  if (filters.updatedSince) q = q.where('l.updated_at', '>=', filters.updatedSince);
+  const { search } = filters;
+  if (search) {
+    q = q.where((eb) =>
+      eb.or([containsFolded('e.name_folded', search), containsFolded('e.number_folded', search)]),
+    );
+  }
+  return q;
+}
+
+const hasAttachments = (eb: ExpressionBuilder<Database & { l: Database['leaves'] }, 'l'>) =>
+  eb
+    .exists(
+      eb
+        .selectFrom('leave_attachments as a')
+        .select('a.id')
+        .whereRef('a.company_id', '=', 'l.company_id')
+        .whereRef('a.leave_id', '=', 'l.id'),
+    )
+    .as('has_attachments');
+
+function selectLeave(query: Joined) {
+  return query.select([
+    'l.id',
+    'l.status',
+    'e.id as employee_id',
+    'e.employee_number',
+    'e.full_name',
+    'e.department',
+    't.id as leave_type_id',
+    't.name as leave_type_name',
+    't.type_key',
+    'l.start_date',
+    'l.end_date',
+    'l.days',
+    'l.duration_type',
+    'l.start_time',
+    'l.end_time',
+    'l.hours',
+    'l.reason',
+    'l.rejection_reason',
+    's.id as substitute_id',
+    's.employee_number as substitute_number',
+    's.full_name as substitute_name',
+    's.department as substitute_department',
+    'l.approved_at',
+    'l.created_at',
+    'l.updated_at',
+  ]);
+}
+
+type LeaveRow = Awaited<ReturnType<ReturnType<typeof selectLeave>['executeTakeFirstOrThrow']>>;
+
+function toLeave(row: LeaveRow): Leave {
+  return {
+    id: row.id,
+    status: row.status,
+    employee: {
+      id: row.employee_id,
+      employee_number: row.employee_number,
+      full_name: row.full_name,
+      department: row.department,
+    },
+    leave_type: { id: row.leave_type_id, name: row.leave_type_name, type_key: row.type_key },
+    start_date: row.start_date,
+    end_date: row.end_date,
+    days: row.days,
+    duration_type: row.duration_type,
+    start_time: row.start_time,
+    end_time: row.end_time,
+    hours: row.hours,
+    reason: row.reason,
+    rejection_reason: row.rejection_reason,
+    substitute_employee:
+      row.substitute_id === null
+        ? null
+        : {
+            id: row.substitute_id,
+            employee_number: row.substitute_number as string,
+            full_name: row.substitute_name as string,
+            department: row.substitute_department as string,
+          },
+    approved_at: row.approved_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function listLeaves(
+  db: Db,
+  companyId: number,
+  filters: LeaveFilters,
+  sort: SortOrder<SortField>,
+  page: PageRequest,
+): Promise<Page<Leave>> {
+  const base = applyFilters(joined(db, companyId), filters);
+  let query = selectLeave(base).orderBy(`l.${sort.field}`, sort.direction);
+  if (sort.field !== 'id') query = query.orderBy('l.id', sort.direction);
+  const [rows, count] = await Promise.all([
+    query.limit(page.perPage).offset(offsetOf(page)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return pageOf(rows.map(toLeave), Number(count.total), page);
+}
+
+export async function findLeave(
+  db: Db,
+  companyId: number,
+  id: number,
+): Promise<LeaveDetail | null> {
+  const row = await selectLeave(joined(db, companyId))
+    .select(['l.document_deadline', 'l.document_obligation_status'])
+    .select(hasAttachments)
+    .where('l.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    ...toLeave(row),
+    document: {
+      deadline: row.document_deadline,
+      obligation_status: row.document_obligation_status,
+      has_attachments: Boolean(row.has_attachments),
+    },
+  };
+}
+
+/** The company's active leave types, by id. */
+export async function listActiveLeaveTypes(db: Db, companyId: number): Promise<LeaveType[]> {
+  const rows = await db
+    .selectFrom('leave_types')
+    .select([
+      'id',
+      'name',
+      'type_key',
+      'description',
+      'max_days_per_year',
+      'quota_type',
+      'requires_document',
+      'affects_annual_balance',
+    ])
+    .where('company_id', '=', companyId)
+    .where('active', '=', 1)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    requires_document: Boolean(row.requires_document),
+    affects_annual_balance: Boolean(row.affects_annual_balance),
+  }));
+}

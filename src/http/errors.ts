@@ -1,0 +1,78 @@
+/**
+ * Every error the API answers, once: code, HTTP status and title. Bodies are RFC 9457
+ * problem details (`application/problem+json`) built by `problem()`.
+ */
+export const ERRORS = {
+  unauthenticated: { status: 401, title: 'Unauthenticated' },
+  company_inactive: { status: 403, title: 'Company inactive' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  invalid_signature: { status: 403, title: 'Invalid signature' },
+  not_found: { status: 404, title: 'Not found' },
+  receipt_not_found: { status: 404, title: 'Receipt not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  validation_failed: { status: 422, title: 'Validation failed' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ParameterError {
+  parameter: string;
+  message: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  errors?: ParameterError[];
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+/** Problem types point at the error's entry on the service's own reference page. */
+const TYPE_BASE = '/docs#error-';
+
+export function problem(code: ErrorCode, detail: string, errors?: ParameterError[]): Problem {
+  const { status, title } = ERRORS[code];
+  return {
+    type: `${TYPE_BASE}${code}`,
+    title,
+    status,
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+/** Thrown anywhere in a request; the error handler turns it into its problem+json answer. */
+export class ApiError extends Error {
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    options: { errors?: ParameterError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.name = 'ApiError';
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+
+  readonly errors: ParameterError[] | undefined;
+
+  get status(): number {
+    return ERRORS[this.code].status;
+  }
+
+  toProblem(): Problem {
+    return problem(this.code, this.detail, this.errors);
+  }
+}
+
+/** The one 404 body for a record that is absent or another company's: byte-for-byte the same. */
+export const recordNotFound = () => new ApiError('not_found', 'No record with this id exists.');

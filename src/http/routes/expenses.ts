@@ -1,0 +1,91 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { findExpense, listExpenses, type ReceiptUrls } from '../../db/expenses.queries.ts';
+import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
+import { ExpenseDetailSchema, ExpenseListQuery, ExpenseSchema } from '../../schemas/expenses.ts';
+import { recordNotFound } from '../errors.ts';
+import {
+  idList,
+  pageRequest,
+  rejectInvertedDateRange,
+  searchText,
+  sortOrder,
+  utcTimestamp,
+  valueList,
+} from '../params.ts';
+import { type ApiDeps, apiBaseUrl } from './index.ts';
+import { receiptRoutes } from './receipts.ts';
+
+export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
+  app,
+  { deps },
+) => {
+  const receiptUrls = (request: FastifyRequest): ReceiptUrls => {
+    const base = apiBaseUrl(deps.config, request);
+    return {
+      receiptUrl: (id, variant) =>
+        `${base}/expenses/${id}/receipt${variant ? `?variant=${variant}` : ''}`,
+    };
+  };
+
+  app.get(
+    '/expenses',
+    {
+      schema: {
+        summary: 'List expenses',
+        description:
+          'Expense records of the key’s company; `from`/`to` bound expense_date, inclusive.',
+        tags: ['Expenses'],
+        querystring: ExpenseListQuery,
+        response: { 200: listOf(ExpenseSchema) },
+      },
+      config: { scope: 'expenses.read' },
+      preHandler: rejectInvertedDateRange,
+    },
+    async (request) => {
+      const { query } = request;
+      return listExpenses(
+        deps.db,
+        request.auth.company.id,
+        {
+          status: valueList(query.status),
+          employeeIds: idList(query.employee_id),
+          categoryIds: idList(query.category_id),
+          from: query.from,
+          to: query.to,
+          search: searchText(query.search),
+          updatedSince: utcTimestamp(query.updated_since),
+        },
+        sortOrder(query.sort),
+        pageRequest(query),
+        receiptUrls(request),
+      );
+    },
+  );
+
+  app.get(
+    '/expenses/:id',
+    {
+      schema: {
+        summary: 'Get an expense',
+        description: 'One expense with its items and the URLs of its receipt variants.',
+        tags: ['Expenses'],
+        params: IdPathParams,
+        response: { 200: dataOf(ExpenseDetailSchema) },
+      },
+      config: { scope: 'expenses.read' },
+    },
+    async (request) => {
+      const expense = await findExpense(
+        deps.db,
+        request.auth.company.id,
+        Number(request.params.id),
+        receiptUrls(request),
+      );
+      if (!expense) throw recordNotFound();
+      return { data: expense };
+    },
+  );
+
+  await app.register(receiptRoutes, { deps });
+};

@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { ServerConfig } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import type { ReceiptStore } from '../../receipts/store.ts';
+import type { Authenticator } from '../auth.ts';
+import { ApiError } from '../errors.ts';
+import { employeeRoutes } from './employees.ts';
+import { expenseRoutes } from './expenses.ts';
+import { leaveRoutes } from './leaves.ts';
+import { meRoutes } from './me.ts';
+import { referenceRoutes } from './reference.ts';
+
+export const API_PREFIX = '/api/company/v1';
+
+/** What every route module gets: the read database, the key check and settings. */
+export interface ApiDeps {
+  config: ServerConfig;
+  db: Db;
+  receipts: ReceiptStore;
+  authenticator: Authenticator;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Routes anyone may call without a key (405 answers, the API description). */
+    public?: boolean;
+  }
+}
+
+const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
+
+/** The absolute base of this API as the client reached it (or as PUBLIC_BASE_URL says). */
+export function apiBaseUrl(config: ServerConfig, request: FastifyRequest): string {
+  return config.publicBaseUrl ?? `${request.protocol}://${request.host}${API_PREFIX}`;
+}
+
+export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
+  const paths = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'GET') paths.add(route.url);
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config.public) return;
+    await deps.authenticator.authenticate(request, reply);
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+
+  await app.register(meRoutes, { deps });
+  await app.register(employeeRoutes, { deps });
+  await app.register(leaveRoutes, { deps });
+  await app.register(expenseRoutes, { deps });
+  await app.register(referenceRoutes, { deps });
+
+  // The API is read-only: any other method on a known path is 405, with the methods it has.
+  for (const url of paths) {
+    app.route({
+      method: [...OTHER_METHODS],
+      url: url.slice(API_PREFIX.length) || '/',
+      config: { public: true },
+      handler: async (_request, reply) => {
+        reply.header('allow', 'GET, HEAD');
+        throw new ApiError(
+          'method_not_allowed',
+          'This API is read-only: only GET and HEAD are allowed.',
+        );
+      },
+    });
+  }
+};

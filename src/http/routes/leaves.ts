@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { findLeave, listLeaves } from '../../db/leaves.queries.ts';
+import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
+import { LeaveDetailSchema, LeaveListQuery, LeaveSchema } from '../../schemas/leaves.ts';
+import { recordNotFound } from '../errors.ts';
+import {
+  idList,
+  pageRequest,
+  rejectInvertedDateRange,
+  searchText,
+  sortOrder,
+  utcTimestamp,
+  valueList,
+} from '../params.ts';
+import type { ApiDeps } from './index.ts';
+
+export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
+  app.get(
+    '/leaves',
+    {
+      schema: {
+        summary: 'List leave requests',
+        description:
+          'Leave requests of the key’s company. With `from` and/or `to`, the leaves whose period intersects the range.',
+        tags: ['Leaves'],
+        querystring: LeaveListQuery,
+        response: { 200: listOf(LeaveSchema) },
+      },
+      config: { scope: 'leaves.read' },
+      preHandler: rejectInvertedDateRange,
+    },
+    async (request) => {
+      const { query } = request;
+      return listLeaves(
+        deps.db,
+        request.auth.company.id,
+        {
+          status: valueList(query.status),
+          employeeIds: idList(query.employee_id),
+          leaveTypeIds: idList(query.leave_type_id),
+          from: query.from,
+          to: query.to,
+          search: searchText(query.search),
+          updatedSince: utcTimestamp(query.updated_since),
+        },
+        sortOrder(query.sort),
+        pageRequest(query),
+      );
+    },
+  );
+
+  app.get(
+    '/leaves/:id',
+    {
+      schema: {
+        summary: 'Get a leave request',
+        description:
+          'One leave with its document obligation; attachments are reported by presence only and never returned.',
+        tags: ['Leaves'],
+        params: IdPathParams,
+        response: { 200: dataOf(LeaveDetailSchema) },
+      },
+      config: { scope: 'leaves.read' },
+    },
+    async (request) => {
+      const leave = await findLeave(deps.db, request.auth.company.id, Number(request.params.id));
+      if (!leave) throw recordNotFound();
+      return { data: leave };
+    },
+  );
+};

@@ -1,0 +1,33 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { MeSchema } from '../../schemas/me.ts';
+import type { ApiDeps } from './index.ts';
+
+export const meRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app) => {
+  app.get(
+    '/me',
+    {
+      schema: {
+        summary: 'Check the key',
+        description:
+          'Validates the key and shows its company, the key itself, the access mode and the key’s rate limits. The first call to make with a new key.',
+        tags: ['Account'],
+        response: { 200: MeSchema },
+      },
+      config: { scope: null },
+    },
+    async (request) => {
+      const { auth } = request;
+      return {
+        company: auth.company,
+        api_key: {
+          id: auth.keyId,
+          name: auth.keyName,
+          scopes: auth.scopes as Array<'leaves.read' | 'expenses.read'>,
+          last_used_at: auth.usedAt,
+        },
+        access: 'read-only' as const,
+        rate_limit: { per_minute: auth.perMinute, per_hour: auth.perHour },
+      };
+    },
+  );
+};

@@ -1,0 +1,31 @@
+import type { RateLimitDecision, WindowState } from './limiter.ts';
+
+/**
+ * Response headers for a rate-limit decision: draft-ietf-httpapi-ratelimit-headers-11
+ * `RateLimit-Policy` / `RateLimit` for both windows, plus the legacy `X-RateLimit-*` trio
+ * that many clients still read, describing the window that will refuse first.
+ */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  const [minute, hour] = decision.windows;
+  // Ties go to the minute window: it frees up sooner, so its reset is the useful one.
+  const binding: WindowState = hour.remaining < minute.remaining ? hour : minute;
+
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': decision.windows
+      .map((w) => `"${w.name}";q=${w.limit};w=${w.windowSeconds}`)
+      .join(', '),
+    RateLimit: decision.windows
+      .map((w) => `"${w.name}";r=${w.remaining};t=${w.resetSeconds}`)
+      .join(', '),
+    'X-RateLimit-Limit': String(binding.limit),
+    'X-RateLimit-Remaining': String(binding.remaining),
+    'X-RateLimit-Reset': String(binding.resetSeconds),
+  };
+  if (!decision.allowed) {
+    // A refusal without a computed delay should not happen; never tell a client "retry now".
+    headers['Retry-After'] = String(
+      Math.max(1, decision.retryAfterSeconds ?? binding.resetSeconds),
+    );
+  }
+  return headers;
+}

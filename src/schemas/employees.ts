@@ -1,0 +1,35 @@
+import { type Static, Type } from 'typebox';
+import { EMPLOYEE_STATUSES } from '../domain.ts';
+import {
+  DateString,
+  PageParam,
+  PerPageParam,
+  SearchParam,
+  SortParam,
+  StatusListParam,
+} from './common.ts';
+
+export const EMPLOYEE_SORT_FIELDS = ['id', 'full_name', 'employee_number', 'hire_date'] as const;
+
+export const EmployeeSchema = Type.Object({
+  id: Type.Integer(),
+  employee_number: Type.String({ description: 'Personnel number.' }),
+  full_name: Type.String(),
+  email: Type.String({ format: 'email' }),
+  department: Type.String(),
+  position: Type.String(),
+  status: Type.Enum([...EMPLOYEE_STATUSES]),
+  hire_date: DateString,
+});
+export type Employee = Static<typeof EmployeeSchema>;
+
+export const EmployeeListQuery = Type.Object({
+  status: Type.Optional(StatusListParam(EMPLOYEE_STATUSES)),
+  search: Type.Optional(
+    SearchParam('Matches first name, last name, full name or personnel number.'),
+  ),
+  sort: Type.Optional(SortParam(EMPLOYEE_SORT_FIELDS)),
+  page: Type.Optional(PageParam),
+  per_page: Type.Optional(PerPageParam),
+});
+export type EmployeeListQuery = Static<typeof EmployeeListQuery>;

@@ -1,0 +1,96 @@
+import { type Static, Type } from 'typebox';
+import { DURATION_TYPES, LEAVE_STATUSES } from '../domain.ts';
+import {
+  DateParam,
+  DateString,
+  EmployeeSummarySchema,
+  IdListParam,
+  NullableString,
+  NullableTimestamp,
+  PageParam,
+  PerPageParam,
+  SearchParam,
+  SortParam,
+  StatusListParam,
+  Timestamp,
+  UpdatedSinceParam,
+} from './common.ts';
+
+export const LEAVE_SORT_FIELDS = [
+  'id',
+  'start_date',
+  'end_date',
+  'created_at',
+  'updated_at',
+] as const;
+
+const ClockTime = Type.Union([
+  Type.String({ pattern: '^\\d{2}:\\d{2}$', examples: ['09:00'] }),
+  Type.Null(),
+]);
+
+export const LeaveSchema = Type.Object({
+  id: Type.Integer(),
+  status: Type.Enum([...LEAVE_STATUSES]),
+  employee: EmployeeSummarySchema,
+  leave_type: Type.Object({ id: Type.Integer(), name: Type.String(), type_key: Type.String() }),
+  start_date: DateString,
+  end_date: DateString,
+  days: Type.Number(),
+  duration_type: Type.Enum([...DURATION_TYPES]),
+  start_time: ClockTime,
+  end_time: ClockTime,
+  hours: Type.Union([Type.Number(), Type.Null()]),
+  reason: NullableString,
+  rejection_reason: NullableString,
+  substitute_employee: Type.Union([EmployeeSummarySchema, Type.Null()]),
+  approved_at: NullableTimestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Leave = Static<typeof LeaveSchema>;
+
+export const LeaveDocumentSchema = Type.Object(
+  {
+    deadline: Type.Union([DateString, Type.Null()]),
+    obligation_status: NullableString,
+    has_attachments: Type.Boolean({ description: 'Presence only: the files are never returned.' }),
+  },
+  { description: 'Document obligation of the leave; medical files themselves are never shared.' },
+);
+
+export const LeaveDetailSchema = Type.Object({
+  ...LeaveSchema.properties,
+  document: LeaveDocumentSchema,
+});
+export type LeaveDetail = Static<typeof LeaveDetailSchema>;
+
+export const LeaveListQuery = Type.Object({
+  status: Type.Optional(StatusListParam(LEAVE_STATUSES)),
+  employee_id: Type.Optional(IdListParam('employee')),
+  leave_type_id: Type.Optional(IdListParam('leave type')),
+  from: Type.Optional(
+    DateParam('Leaves whose period reaches this date or later (end_date ≥ from).'),
+  ),
+  to: Type.Optional(
+    DateParam('Leaves whose period starts on or before this date (start_date ≤ to).'),
+  ),
+  search: Type.Optional(SearchParam('Matches the employee’s name or personnel number.')),
+  updated_since: Type.Optional(UpdatedSinceParam),
+  sort: Type.Optional(SortParam(LEAVE_SORT_FIELDS)),
+  page: Type.Optional(PageParam),
+  per_page: Type.Optional(PerPageParam),
+});
+export type LeaveListQuery = Static<typeof LeaveListQuery>;
+
+export const LeaveTypeSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  type_key: Type.String(),
+  description: NullableString,
+  max_days_per_year: Type.Integer(),
+  quota_type: Type.String(),
+  requires_document: Type.Boolean(),
+  affects_annual_balance: Type.Boolean(),
+});
+export type LeaveType = Static<typeof LeaveTypeSchema>;
