@@ -153,8 +153,8 @@ export interface ReceiptsTable {
   original_content_type: string;
   original_size: number;
   original_sha256: string;
-  processed_key: string | null;
-  processed_size: number | null;
+  processed_key: string;
+  processed_size: number;
 }
 
 export interface Database {

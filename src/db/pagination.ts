@@ -43,6 +43,9 @@ export function pageOf<T>(data: T[], total: number, request: PageRequest): Page<
  * `%`, `_` and `\` taken literally.
  */
 export function containsFolded(column: string, search: string): Expression<SqlBool> {
+  // No stored text holds NUL (the importer refuses it) and PostgreSQL cannot take one in a
+  // parameter: such a search matches nothing, alike on both databases.
+  if (search.includes('\u0000')) return sql<SqlBool>`1 = 0`;
   const escaped = fold(search).replace(/[\\%_]/g, (c) => `\\${c}`);
   return sql<SqlBool>`${sql.ref(column)} like ${`%${escaped}%`} escape '\\'`;
 }

@@ -7,6 +7,7 @@ import {
   PROBLEM_CONTENT_TYPE,
   problem,
 } from './errors.ts';
+import { invertedDateRangeErrors } from './params.ts';
 
 // Connection-level failures: the database is down, restarting or out of connections, or a
 // statement ran past its timeout. The request may succeed later; it is not the client's fault.
@@ -37,7 +38,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return (
     typeof message === 'string' &&
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    /Connection terminated|driver has already been destroyed|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
       message,
     )
   );
@@ -67,7 +68,9 @@ function parameterErrors(request: FastifyRequest, error: FastifyError): Paramete
     const declared = schema?.properties?.[parameter]?.[ERROR_MESSAGE_KEYWORD];
     seen.set(parameter, typeof declared === 'string' ? declared : (issue.message ?? 'is invalid'));
   }
-  return [...seen].map(([parameter, message]) => ({ parameter, message }));
+  const errors = [...seen].map(([parameter, message]) => ({ parameter, message }));
+  const rangeErrors = schema?.properties?.from ? invertedDateRangeErrors(request.query) : [];
+  return [...errors, ...rangeErrors.filter((e) => !seen.has(e.parameter))];
 }
 
 /** Every error becomes problem+json; 5xx details stay in the log, never in the body. */

@@ -1,7 +1,8 @@
 import type { PageRequest } from '../db/pagination.ts';
 import { normalizeTimestamp } from '../import/fields.ts';
 import { DEFAULT_PER_PAGE } from '../schemas/common.ts';
-import { ApiError } from './errors.ts';
+import { formatTimestamp } from '../time.ts';
+import { ApiError, type ParameterError } from './errors.ts';
 
 /**
  * Turns validated query strings into the typed filters the query modules take. The schemas
@@ -37,19 +38,38 @@ export const pageRequest = (query: { page?: number; per_page?: number }): PageRe
   perPage: query.per_page ?? DEFAULT_PER_PAGE,
 });
 
-/** `from` after `to` is a range no record can be in: a 422 rather than a silent empty page. */
+const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * `from` after `to` is a range no record can be in: a 422 rather than a silent empty page.
+ * Also called by the error handler, so the pair is named alongside other bad parameters.
+ */
+export function invertedDateRangeErrors(query: unknown): ParameterError[] {
+  const { from, to } = (query ?? {}) as { from?: unknown; to?: unknown };
+  if (typeof from !== 'string' || typeof to !== 'string') return [];
+  if (!PLAIN_DATE.test(from) || !PLAIN_DATE.test(to) || from <= to) return [];
+  return [
+    { parameter: 'from', message: 'must not be after to' },
+    { parameter: 'to', message: 'must not be before from' },
+  ];
+}
+
 export async function rejectInvertedDateRange(request: { query: unknown }): Promise<void> {
-  const { from, to } = request.query as { from?: string; to?: string };
-  if (from !== undefined && to !== undefined && from > to) {
-    throw new ApiError('validation_failed', 'Invalid query parameters: from, to.', {
-      errors: [
-        { parameter: 'from', message: 'must not be after to' },
-        { parameter: 'to', message: 'must not be before from' },
-      ],
-    });
+  const errors = invertedDateRangeErrors(request.query);
+  if (errors.length > 0) {
+    throw new ApiError('validation_failed', 'Invalid query parameters: from, to.', { errors });
   }
 }
 
-/** `updated_since` as stored timestamps are written: UTC, whole seconds. */
-export const utcTimestamp = (value: string | undefined): string | undefined =>
-  value === undefined ? undefined : (normalizeTimestamp(value) ?? undefined);
+const LEAP_SECOND = /:60(?=(\.\d+)?([Zz]|[+-]\d\d:\d\d)$)/;
+
+/**
+ * `updated_since` as stored timestamps are written: UTC, whole seconds. A leap second (:60,
+ * valid RFC 3339) is the instant after :59, so it is read as the next whole second.
+ */
+export function utcTimestamp(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!LEAP_SECOND.test(value)) return normalizeTimestamp(value) ?? undefined;
+  const lastSecond = normalizeTimestamp(value.replace(LEAP_SECOND, ':59'));
+  return lastSecond === null ? undefined : formatTimestamp(new Date(Date.parse(lastSecond) + 1000));
+}

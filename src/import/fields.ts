@@ -78,6 +78,13 @@ export class FieldReader {
     return v;
   }
 
+  private checkText(field: string, text: string, max: number): string {
+    if (text.length > max) throw this.fail(field, `must be at most ${max} characters`);
+    // PostgreSQL text cannot hold NUL; refusing it here keeps both databases alike.
+    if (text.includes('\u0000')) throw this.fail(field, 'must not contain NUL characters');
+    return text;
+  }
+
   id(field: string): number {
     const v = this.required(field);
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > ID_MAX) {
@@ -94,16 +101,14 @@ export class FieldReader {
     const v = this.required(field);
     if (typeof v !== 'string') throw this.fail(field, 'must be a string');
     if (v.trim() === '') throw this.fail(field, 'must not be empty');
-    if (v.length > max) throw this.fail(field, `must be at most ${max} characters`);
-    return v;
+    return this.checkText(field, v, max);
   }
 
   optionalText(field: string, max = LONG_TEXT_MAX): string | null {
     if (!this.present(field)) return null;
     const v = this.value(field);
     if (typeof v !== 'string') throw this.fail(field, 'must be a string or null');
-    if (v.length > max) throw this.fail(field, `must be at most ${max} characters`);
-    return v;
+    return this.checkText(field, v, max);
   }
 
   oneOf<T extends string>(field: string, allowed: readonly T[]): T {

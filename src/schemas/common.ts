@@ -63,9 +63,11 @@ export const StatusListParam = (values: readonly string[]) => {
   });
 };
 
+// `format: 'date'` admits year 0000, which no importer date has and PostgreSQL refuses.
 export const DateParam = (description: string) =>
   Type.String({
     format: 'date',
+    pattern: '^(?!0000)',
     description,
     examples: ['2026-03-01'],
     ...says('must be a real calendar date YYYY-MM-DD'),

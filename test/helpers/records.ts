@@ -8,6 +8,15 @@ import sharp from 'sharp';
  */
 type Fields = Record<string, unknown>;
 
+/**
+ * Sensitive values are filled with canaries by default: every API test asserts that no
+ * response it received contains one (see test/helpers/api.ts).
+ */
+export const CANARY = 'CANARY';
+export const CANARY_SALARY = '913579.24';
+export const canaries = (text: string): string[] =>
+  [CANARY, CANARY_SALARY].filter((canary) => text.includes(canary));
+
 export const company = (id: number, fields: Fields = {}) => ({
   type: 'company',
   id,
@@ -29,10 +38,10 @@ export const employee = (companyId: number, id: number, fields: Fields = {}) => 
   position: 'Accountant',
   status: 'active',
   hire_date: '2020-01-15',
-  national_id: null,
-  salary: null,
-  iban: null,
-  address: null,
+  national_id: `${CANARY}-NID-${id}`,
+  salary: CANARY_SALARY,
+  iban: `${CANARY}-IBAN-${id}`,
+  address: `${CANARY} Street ${id}`,
   ...fields,
 });
 
@@ -77,7 +86,11 @@ export const leave = (
   approved_at: '2026-02-20T08:00:00Z',
   created_at: '2026-02-19T08:00:00Z',
   updated_at: '2026-02-20T08:00:00Z',
-  document: null,
+  document: {
+    deadline: null,
+    obligation_status: null,
+    attachments: [{ file_name: `${CANARY}-medical-${id}.pdf` }],
+  },
   ...fields,
 });
 

@@ -1,4 +1,4 @@
-import { type ColumnDataType, type Kysely, PostgresAdapter } from 'kysely';
+import { type ColumnDataType, type Expression, type Kysely, PostgresAdapter, sql } from 'kysely';
 
 // Frozen in time: this file imports nothing from the app, so later changes to the app's
 // types can never change what this migration did.
@@ -17,6 +17,9 @@ function columnTypes(db: AnyDb) {
     date: (pg ? 'date' : 'text') as ColumnDataType,
     timestamp: (pg ? 'timestamptz' : 'text') as ColumnDataType,
     flag: (pg ? 'boolean' : 'integer') as ColumnDataType,
+    // Folded text compares by code point on both engines (SQLite's BINARY default does;
+    // PostgreSQL's database locale would reorder punctuation and spaces), so sorts agree.
+    folded: (pg ? sql`text collate "C"` : 'text') as ColumnDataType | Expression<unknown>,
   };
 }
 
@@ -76,8 +79,8 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('salary_e4', t.money)
     .addColumn('iban', 'text')
     .addColumn('address', 'text')
-    .addColumn('name_folded', 'text', (c) => c.notNull())
-    .addColumn('number_folded', 'text', (c) => c.notNull())
+    .addColumn('name_folded', t.folded, (c) => c.notNull())
+    .addColumn('number_folded', t.folded, (c) => c.notNull())
     .addUniqueConstraint('employees_company_id_id', ['company_id', 'id'])
     .execute();
 
@@ -166,8 +169,8 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('submitted_at', t.timestamp, (c) => c.notNull())
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())
-    .addColumn('title_folded', 'text', (c) => c.notNull())
-    .addColumn('merchant_folded', 'text', (c) => c.notNull())
+    .addColumn('title_folded', t.folded, (c) => c.notNull())
+    .addColumn('merchant_folded', t.folded, (c) => c.notNull())
     .addUniqueConstraint('expenses_company_id_id', ['company_id', 'id'])
     .addForeignKeyConstraint('expenses_employee', ['company_id', 'employee_id'], 'employees', [
       'company_id',
@@ -202,8 +205,8 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('original_content_type', 'text', (c) => c.notNull())
     .addColumn('original_size', t.int, (c) => c.notNull())
     .addColumn('original_sha256', 'text', (c) => c.notNull())
-    .addColumn('processed_key', 'text')
-    .addColumn('processed_size', t.int)
+    .addColumn('processed_key', 'text', (c) => c.notNull())
+    .addColumn('processed_size', t.int, (c) => c.notNull())
     .addForeignKeyConstraint('receipts_expense', ['company_id', 'expense_id'], 'expenses', [
       'company_id',
       'id',

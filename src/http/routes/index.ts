@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { ReceiptStore } from '../../receipts/store.ts';
@@ -55,18 +55,22 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (ap
   await app.register(referenceRoutes, { deps });
 
   // The API is read-only: any other method on a known path is 405, with the methods it has.
+  // Refused in onRequest, before the body is read: a body Fastify cannot parse (an unknown
+  // content type, broken JSON) must not turn the 405 into a 415 or 400.
+  const refuseMethod = async (_request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('allow', 'GET, HEAD');
+    throw new ApiError(
+      'method_not_allowed',
+      'This API is read-only: only GET and HEAD are allowed.',
+    );
+  };
   for (const url of paths) {
     app.route({
       method: [...OTHER_METHODS],
       url: url.slice(API_PREFIX.length) || '/',
       config: { public: true },
-      handler: async (_request, reply) => {
-        reply.header('allow', 'GET, HEAD');
-        throw new ApiError(
-          'method_not_allowed',
-          'This API is read-only: only GET and HEAD are allowed.',
-        );
-      },
+      onRequest: refuseMethod,
+      handler: refuseMethod,
     });
   }
 };

@@ -1,0 +1,143 @@
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { InjectOptions } from 'light-my-request';
+import { buildApp } from '../../src/app.ts';
+import type { ServerConfig } from '../../src/config.ts';
+import type { Dialect } from '../../src/db/connect.ts';
+import { insertApiKey } from '../../src/db/keys.queries.ts';
+import { API_PREFIX } from '../../src/http/routes/index.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { generateApiKey } from '../../src/keys/api-key.ts';
+import { SCOPES } from '../../src/keys/scopes.ts';
+import { MemoryRateLimitStore } from '../../src/ratelimit/memory-store.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { type TestDatabase, useDatabase, useTempDir } from './databases.ts';
+import { canaries, writeNdjson } from './records.ts';
+
+/** Paths served outside the API prefix; every other path is taken as relative to it. */
+const OUTSIDE_API = /^\/(healthz|readyz|docs)\b/;
+
+export interface KeyOptions {
+  scopes?: string[];
+  perMinute?: number;
+  perHour?: number;
+  name?: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read JSON bodies freely.
+  json: any;
+}
+
+export interface TestApi extends TestDatabase {
+  app: FastifyInstance;
+  config: ServerConfig;
+  dir: string;
+  /** Imports records in the PRODUCT.md §5 format (receipt paths relative to `dir`). */
+  load(records: unknown[]): Promise<void>;
+  createKey(companyId: number, options?: KeyOptions): Promise<string>;
+  /** GET (or another method) on a path under the API prefix, with the key as Bearer token. */
+  get(
+    path: string,
+    key?: string | null,
+    options?: Omit<InjectOptions, 'url' | 'path'>,
+  ): Promise<ApiResponse>;
+}
+
+export function testServerConfig(
+  database: TestDatabase,
+  dir: string,
+  overrides: Partial<ServerConfig> = {},
+): ServerConfig {
+  return {
+    database: database.target,
+    receiptsDir: join(dir, 'receipts'),
+    logLevel: 'silent',
+    redisUrl: null,
+    host: '127.0.0.1',
+    port: 0,
+    publicBaseUrl: null,
+    signingSecret: 'test-signing-secret-0123456789abcdef',
+    signedUrlTtlSeconds: 300,
+    trustProxy: false,
+    ...overrides,
+  };
+}
+
+/**
+ * A fresh database with the app built over it. Every response the test receives is checked,
+ * when the test ends, for the canary values the record factories put in sensitive fields.
+ */
+export async function useApi(
+  t: TestContext,
+  dialect: Dialect,
+  options: { records?: unknown[]; config?: Partial<ServerConfig> } = {},
+): Promise<TestApi> {
+  const database = await useDatabase(t, dialect);
+  const dir = useTempDir(t);
+  const config = testServerConfig(database, dir, options.config);
+  const limiter = new MemoryRateLimitStore();
+  const receipts = new FileReceiptStore(config.receiptsDir);
+  const app = await buildApp({ config, database: database.handle, limiter, receipts });
+  const bodies: string[] = [];
+  t.after(async () => {
+    await app.close();
+    await limiter.close();
+    const leaked = bodies.flatMap(canaries);
+    if (leaked.length > 0)
+      throw new Error(`a response contained sensitive canary values: ${leaked.join(', ')}`);
+  });
+
+  let files = 0;
+  const api: TestApi = {
+    ...database,
+    app,
+    config,
+    dir,
+    async load(records) {
+      files += 1;
+      await importFile(
+        database.handle,
+        receipts,
+        writeNdjson(dir, records, `import-${files}.ndjson`),
+      );
+    },
+    async createKey(companyId, keyOptions = {}) {
+      const generated = generateApiKey();
+      await insertApiKey(database.handle.db, {
+        companyId,
+        name: keyOptions.name ?? 'test',
+        prefix: generated.prefix,
+        hash: generated.hash,
+        scopes: keyOptions.scopes ?? [...SCOPES],
+        perMinute: keyOptions.perMinute ?? 1_000_000,
+        perHour: keyOptions.perHour ?? 1_000_000,
+      });
+      return generated.key;
+    },
+    async get(path, key, injectOptions = {}) {
+      const headers = { ...(injectOptions.headers ?? {}) } as Record<string, string>;
+      if (key) headers.authorization = `Bearer ${key}`;
+      const response = await app.inject({
+        method: 'GET',
+        ...injectOptions,
+        url: path.startsWith(API_PREFIX) || OUTSIDE_API.test(path) ? path : `${API_PREFIX}${path}`,
+        headers,
+      });
+      bodies.push(response.body);
+      let json: unknown;
+      try {
+        json = response.body ? JSON.parse(response.body) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return { status: response.statusCode, headers: response.headers, body: response.body, json };
+    },
+  };
+  if (options.records) await api.load(options.records);
+  return api;
+}

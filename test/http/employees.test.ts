@@ -1,0 +1,542 @@
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import type { Dialect } from '../../src/db/connect.ts';
+import { useApi } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
+import { company, employee } from '../helpers/records.ts';
+
+type Fields = Record<string, unknown>;
+
+/** An employee of company 1 with the given names (the factory fills the rest). */
+const person = (id: number, firstName: string, lastName: string, fields: Fields = {}) =>
+  employee(1, id, { first_name: firstName, last_name: lastName, ...fields });
+
+/** The list item the API must answer for a factory record: these fields and no others. */
+const asListed = (record: ReturnType<typeof employee>) => ({
+  id: record.id,
+  employee_number: record.employee_number,
+  full_name: `${record.first_name} ${record.last_name}`,
+  email: record.email,
+  department: record.department,
+  position: record.position,
+  status: record.status,
+  hire_date: record.hire_date,
+});
+
+const LIST_ITEM_KEYS = [
+  'department',
+  'email',
+  'employee_number',
+  'full_name',
+  'hire_date',
+  'id',
+  'position',
+  'status',
+];
+
+const meta = (fields: Partial<Record<string, number | null>>) => ({
+  current_page: 1,
+  per_page: 25,
+  total: 0,
+  last_page: 1,
+  from: null,
+  to: null,
+  ...fields,
+});
+
+const validationFailed = (parameters: Array<[parameter: string, message: string]>) => ({
+  type: '/docs#error-validation_failed',
+  title: 'Validation failed',
+  status: 422,
+  detail: `Invalid query parameter${parameters.length > 1 ? 's' : ''}: ${parameters.map(([p]) => p).join(', ')}.`,
+  code: 'validation_failed',
+  errors: parameters.map(([parameter, message]) => ({ parameter, message })),
+});
+
+const NOT_FOUND = {
+  type: '/docs#error-not_found',
+  title: 'Not found',
+  status: 404,
+  detail: 'No record with this id exists.',
+  code: 'not_found',
+};
+
+const STATUS_MESSAGE = 'must be a comma-separated list of: active, inactive, terminated';
+const PAGE_MESSAGE = 'must be an integer from 1 to 1000000000';
+const PER_PAGE_MESSAGE = 'must be an integer from 1 to 100';
+const SORT_MESSAGE =
+  'must be one of id, full_name, employee_number, hire_date, each optionally prefixed with -';
+const SEARCH_MESSAGE = 'must be at most 100 characters';
+
+/** An app over the records, with a key of company 1. */
+async function setUp(t: TestContext, dialect: Dialect, records: unknown[]) {
+  const api = await useApi(t, dialect, { records });
+  const key = await api.createKey(1);
+  return { api, key };
+}
+
+const ids = (body: { data: Array<{ id: number }> }) => body.data.map((e) => e.id);
+
+describeEachDialect('GET /employees', (dialect) => {
+  describe('shape', () => {
+    it('lists the company’s employees with exactly the roster fields', async (t) => {
+      const { api, key } = await setUp(t, dialect, [
+        company(1),
+        company(2),
+        person(1, 'Ayşe', 'Yılmaz', {
+          employee_number: 'E-0001',
+          email: 'ayse@acme.test',
+          department: 'Finance',
+          position: 'Accountant',
+          status: 'active',
+          hire_date: '2020-01-15',
+        }),
+        employee(2, 2, { first_name: 'Other', last_name: 'Company' }),
+        person(3, 'Hans', 'Müller', {
+          employee_number: 'E-0003',
+          email: 'hans@acme.test',
+          department: 'Engineering',
+          position: 'Developer',
+          status: 'terminated',
+          hire_date: '2018-11-30',
+        }),
+      ]);
+      const res = await api.get('/employees', key);
+      assert.equal(res.status, 200, res.body);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      assert.deepEqual(res.json, {
+        data: [
+          {
+            id: 1,
+            employee_number: 'E-0001',
+            full_name: 'Ayşe Yılmaz',
+            email: 'ayse@acme.test',
+            department: 'Finance',
+            position: 'Accountant',
+            status: 'active',
+            hire_date: '2020-01-15',
+          },
+          {
+            id: 3,
+            employee_number: 'E-0003',
+            full_name: 'Hans Müller',
+            email: 'hans@acme.test',
+            department: 'Engineering',
+            position: 'Developer',
+            status: 'terminated',
+            hire_date: '2018-11-30',
+          },
+        ],
+        meta: meta({ total: 2, from: 1, to: 2 }),
+      });
+    });
+
+    it('never carries sensitive or internal fields', async (t) => {
+      const { api, key } = await setUp(t, dialect, [company(1), person(1, 'Ayşe', 'Yılmaz')]);
+      const list = await api.get('/employees', key);
+      const one = await api.get('/employees/1', key);
+      assert.deepEqual(Object.keys(list.json.data[0]).sort(), LIST_ITEM_KEYS);
+      assert.deepEqual(Object.keys(one.json.data).sort(), LIST_ITEM_KEYS);
+      assert.deepEqual(Object.keys(list.json).sort(), ['data', 'meta']);
+      assert.deepEqual(Object.keys(one.json), ['data']);
+      for (const body of [list.body, one.body]) {
+        for (const field of ['national_id', 'salary', 'iban', 'address', 'company_id', 'folded']) {
+          assert.equal(body.includes(field), false, `${field} in ${body}`);
+        }
+      }
+    });
+
+    it('works with either scope alone', async (t) => {
+      const api = await useApi(t, dialect, { records: [company(1), person(1, 'Ayşe', 'Yılmaz')] });
+      for (const scopes of [['leaves.read'], ['expenses.read']]) {
+        const key = await api.createKey(1, { scopes });
+        const list = await api.get('/employees', key);
+        assert.equal(list.status, 200, `${scopes}: ${list.body}`);
+        assert.deepEqual(ids(list.json), [1]);
+        const one = await api.get('/employees/1', key);
+        assert.equal(one.status, 200, `${scopes}: ${one.body}`);
+      }
+    });
+  });
+
+  describe('status filter', () => {
+    const records = [
+      company(1),
+      person(1, 'Ayşe', 'Yılmaz', { status: 'active' }),
+      person(2, 'Hans', 'Müller', { status: 'inactive' }),
+      person(3, 'Sébastien', 'Roux', { status: 'terminated' }),
+      person(4, 'Zeynep', 'Kaya', { status: 'active' }),
+    ];
+    const cases: Array<[query: string, expected: number[]]> = [
+      ['active', [1, 4]],
+      ['inactive', [2]],
+      ['terminated', [3]],
+      ['active,terminated', [1, 3, 4]],
+      [' inactive , terminated ', [2, 3]],
+      ['active,active', [1, 4]],
+      ['active,inactive,terminated', [1, 2, 3, 4]],
+    ];
+    it('filters by one status or a comma-separated list', async (t) => {
+      const { api, key } = await setUp(t, dialect, records);
+      for (const [status, expected] of cases) {
+        await t.test(`status=${JSON.stringify(status)}`, async () => {
+          const res = await api.get(`/employees?status=${encodeURIComponent(status)}`, key);
+          assert.equal(res.status, 200, res.body);
+          assert.deepEqual(ids(res.json), expected);
+          assert.deepEqual(
+            res.json.data,
+            records
+              .slice(1)
+              .filter((r) => expected.includes(r.id as number))
+              .map((r) => asListed(r as ReturnType<typeof employee>)),
+          );
+          assert.equal(res.json.meta.total, expected.length);
+        });
+      }
+    });
+  });
+
+  describe('search', () => {
+    const records = [
+      company(1),
+      company(2),
+      person(10, 'Ayşe', 'Yılmaz', { employee_number: 'E-0010' }),
+      person(11, 'Hans', 'Müller', { employee_number: 'HR-77' }),
+      person(12, 'Sébastien', 'Roux', { employee_number: 'FR-12' }),
+      person(13, 'Zeynep', 'Kaya', { employee_number: 'AB%12', status: 'inactive' }),
+      person(14, 'Ali', 'Kaya', { employee_number: 'AB_12' }),
+      person(15, 'Veli', 'Kaya', { employee_number: 'ABX12' }),
+      // Another company's namesake must never be found.
+      employee(2, 20, { first_name: 'Ayşe', last_name: 'Yılmaz', employee_number: 'E-0010' }),
+    ];
+    const cases: Array<[search: string, expected: number[]]> = [
+      ['ayse', [10]],
+      ['Ayşe', [10]],
+      ['yilmaz', [10]],
+      ['YILMAZ', [10]],
+      ['Yılmaz', [10]],
+      ['ayse yilmaz', [10]],
+      ['AYŞE YILMAZ', [10]],
+      ['muller', [11]],
+      ['MÜLLER', [11]],
+      ['sebastien', [12]],
+      ['SÉBASTIEN', [12]],
+      ['e-001', [10]],
+      ['hr-7', [11]],
+      ['Fr-1', [12]],
+      ['12', [12, 13, 14, 15]],
+      ['b%1', [13]],
+      ['%', [13]],
+      ['b_1', [14]],
+      ['_', [14]],
+      ['kaya', [13, 14, 15]],
+      ['eli kay', [15]],
+      ['nobody', []],
+      ['', [10, 11, 12, 13, 14, 15]],
+    ];
+    it('matches names and numbers case- and accent-insensitively, % and _ literally', async (t) => {
+      const { api, key } = await setUp(t, dialect, records);
+      for (const [search, expected] of cases) {
+        await t.test(
+          `search=${JSON.stringify(search)} finds ${JSON.stringify(expected)}`,
+          async () => {
+            const res = await api.get(`/employees?search=${encodeURIComponent(search)}`, key);
+            assert.equal(res.status, 200, res.body);
+            assert.deepEqual(ids(res.json), expected);
+            assert.equal(res.json.meta.total, expected.length);
+          },
+        );
+      }
+    });
+
+    it('returns the found employee’s exact item', async (t) => {
+      const { api, key } = await setUp(t, dialect, records);
+      const res = await api.get('/employees?search=muller', key);
+      assert.deepEqual(res.json, {
+        data: [asListed(records[3] as ReturnType<typeof employee>)],
+        meta: meta({ total: 1, from: 1, to: 1 }),
+      });
+    });
+
+    it('combines search with a status filter', async (t) => {
+      const { api, key } = await setUp(t, dialect, records);
+      const res = await api.get('/employees?search=kaya&status=active', key);
+      assert.deepEqual(ids(res.json), [14, 15]);
+    });
+
+    it('accepts a search of exactly 100 characters', async (t) => {
+      const { api, key } = await setUp(t, dialect, records);
+      const res = await api.get(`/employees?search=${encodeURIComponent('ş'.repeat(100))}`, key);
+      assert.equal(res.status, 200, res.body);
+      assert.deepEqual(res.json.data, []);
+    });
+  });
+
+  describe('sort', () => {
+    // Folded names: zeynep kaya, cagri demir, emile zola, ab c, a bz, cagri demir.
+    // Raw code points would put "Zeynep" before "Çağrı" and "Émile", and "Ab C" before
+    // "A Bz" under a locale collation that ignores spaces: folding decides both.
+    const records = [
+      company(1),
+      person(1, 'Zeynep', 'Kaya', { employee_number: 'b-2', hire_date: '2021-01-01' }),
+      person(2, 'Çağrı', 'Demir', { employee_number: 'A-10', hire_date: '2020-06-01' }),
+      person(3, 'Émile', 'Zola', { employee_number: 'a-9', hire_date: '2021-01-01' }),
+      person(4, 'Ab', 'C', { employee_number: 'B-1', hire_date: '2019-01-01' }),
+      person(5, 'A', 'Bz', { employee_number: 'a-10', hire_date: '2020-06-01' }),
+      person(6, 'Çağrı', 'Demir', { employee_number: 'c-1', hire_date: '2022-01-01' }),
+    ];
+    const cases: Array<[sort: string | null, expected: number[]]> = [
+      [null, [1, 2, 3, 4, 5, 6]],
+      ['id', [1, 2, 3, 4, 5, 6]],
+      ['-id', [6, 5, 4, 3, 2, 1]],
+      ['full_name', [5, 4, 2, 6, 3, 1]],
+      ['-full_name', [1, 3, 6, 2, 4, 5]],
+      ['employee_number', [2, 5, 3, 4, 1, 6]],
+      ['-employee_number', [6, 1, 4, 3, 5, 2]],
+      ['hire_date', [4, 2, 5, 1, 3, 6]],
+      ['-hire_date', [6, 3, 1, 5, 2, 4]],
+    ];
+    it('orders by the sort field, text by its folded form, id breaking ties in the same direction', async (t) => {
+      const { api, key } = await setUp(t, dialect, records);
+      for (const [sort, expected] of cases) {
+        await t.test(`sort=${sort ?? '(default)'}`, async () => {
+          const res = await api.get(sort ? `/employees?sort=${sort}` : '/employees', key);
+          assert.equal(res.status, 200, res.body);
+          assert.deepEqual(ids(res.json), expected);
+        });
+      }
+    });
+
+    it('orders digits, punctuation and spaces by code point, whatever the database’s locale', async (t) => {
+      // A locale collation (glibc en_US, ICU) would put "_-1" before "1-2".
+      const numbers = ['a.1', '_-1', 'Z-0', 'a 3', '1-2', 'a-2'];
+      const { api, key } = await setUp(t, dialect, [
+        company(1),
+        ...numbers.map((number, i) => employee(1, i + 1, { employee_number: number })),
+      ]);
+      const res = await api.get('/employees?sort=employee_number', key);
+      assert.deepEqual(
+        res.json.data.map((e: { employee_number: string }) => e.employee_number),
+        ['1-2', '_-1', 'a 3', 'a-2', 'a.1', 'Z-0'],
+      );
+    });
+
+    it('pages through a sorted list without gaps or repeats', async (t) => {
+      const { api, key } = await setUp(t, dialect, records);
+      const pages = [];
+      for (const page of [1, 2, 3]) {
+        const res = await api.get(`/employees?sort=-full_name&per_page=2&page=${page}`, key);
+        pages.push(ids(res.json));
+      }
+      assert.deepEqual(pages, [
+        [1, 3],
+        [6, 2],
+        [4, 5],
+      ]);
+    });
+
+    it('sorts within a filter', async (t) => {
+      const { api, key } = await setUp(t, dialect, records);
+      const res = await api.get('/employees?search=cagri&sort=-hire_date', key);
+      assert.deepEqual(ids(res.json), [6, 2]);
+    });
+  });
+
+  describe('pagination', () => {
+    const thirty = [company(1), ...Array.from({ length: 30 }, (_, i) => employee(1, i + 1))];
+
+    it('answers 25 per page by default', async (t) => {
+      const { api, key } = await setUp(t, dialect, thirty);
+      const res = await api.get('/employees', key);
+      assert.deepEqual(
+        ids(res.json),
+        Array.from({ length: 25 }, (_, i) => i + 1),
+      );
+      assert.deepEqual(res.json.meta, meta({ total: 30, last_page: 2, from: 1, to: 25 }));
+    });
+
+    it('answers the partial last page', async (t) => {
+      const { api, key } = await setUp(t, dialect, thirty);
+      const res = await api.get('/employees?page=2', key);
+      assert.deepEqual(ids(res.json), [26, 27, 28, 29, 30]);
+      assert.deepEqual(
+        res.json.meta,
+        meta({ current_page: 2, total: 30, last_page: 2, from: 26, to: 30 }),
+      );
+    });
+
+    it('answers one per page', async (t) => {
+      const { api, key } = await setUp(t, dialect, thirty);
+      const res = await api.get('/employees?per_page=1&page=30', key);
+      assert.deepEqual(ids(res.json), [30]);
+      assert.deepEqual(
+        res.json.meta,
+        meta({ current_page: 30, per_page: 1, total: 30, last_page: 30, from: 30, to: 30 }),
+      );
+    });
+
+    it('answers up to 100 per page', async (t) => {
+      const many = [company(1), ...Array.from({ length: 120 }, (_, i) => employee(1, i + 1))];
+      const { api, key } = await setUp(t, dialect, many);
+      const first = await api.get('/employees?per_page=100', key);
+      assert.equal(first.json.data.length, 100);
+      assert.deepEqual(
+        first.json.meta,
+        meta({ per_page: 100, total: 120, last_page: 2, from: 1, to: 100 }),
+      );
+      const second = await api.get('/employees?per_page=100&page=2', key);
+      assert.deepEqual(
+        ids(second.json),
+        Array.from({ length: 20 }, (_, i) => i + 101),
+      );
+    });
+
+    it('answers an empty page past the last', async (t) => {
+      const { api, key } = await setUp(t, dialect, thirty);
+      const res = await api.get('/employees?page=3', key);
+      assert.equal(res.status, 200, res.body);
+      assert.deepEqual(res.json, {
+        data: [],
+        meta: meta({ current_page: 3, total: 30, last_page: 2 }),
+      });
+      const far = await api.get('/employees?page=1000000000', key);
+      assert.equal(far.status, 200, far.body);
+      assert.deepEqual(far.json.data, []);
+    });
+
+    it('answers last_page 1 and null from/to for an empty list', async (t) => {
+      const { api, key } = await setUp(t, dialect, [company(1), company(2), employee(2, 1)]);
+      const res = await api.get('/employees', key);
+      assert.deepEqual(res.json, { data: [], meta: meta({}) });
+      const filtered = await api.get('/employees?page=2&per_page=10', key);
+      assert.deepEqual(filtered.json, {
+        data: [],
+        meta: meta({ current_page: 2, per_page: 10 }),
+      });
+    });
+  });
+
+  describe('invalid parameters', () => {
+    const cases: Array<[query: string, errors: Array<[string, string]>]> = [
+      ['status=retired', [['status', STATUS_MESSAGE]]],
+      ['status=active,retired', [['status', STATUS_MESSAGE]]],
+      ['status=ACTIVE', [['status', STATUS_MESSAGE]]],
+      ['status=active,', [['status', STATUS_MESSAGE]]],
+      ['status=active,,inactive', [['status', STATUS_MESSAGE]]],
+      ['status=', [['status', STATUS_MESSAGE]]],
+      ['page=0', [['page', PAGE_MESSAGE]]],
+      ['page=-1', [['page', PAGE_MESSAGE]]],
+      ['page=abc', [['page', PAGE_MESSAGE]]],
+      ['page=1.5', [['page', PAGE_MESSAGE]]],
+      ['page=1000000001', [['page', PAGE_MESSAGE]]],
+      ['page=', [['page', PAGE_MESSAGE]]],
+      ['per_page=0', [['per_page', PER_PAGE_MESSAGE]]],
+      ['per_page=101', [['per_page', PER_PAGE_MESSAGE]]],
+      ['per_page=ten', [['per_page', PER_PAGE_MESSAGE]]],
+      ['sort=name', [['sort', SORT_MESSAGE]]],
+      ['sort=--id', [['sort', SORT_MESSAGE]]],
+      ['sort=ID', [['sort', SORT_MESSAGE]]],
+      ['sort=salary', [['sort', SORT_MESSAGE]]],
+      ['sort=id,full_name', [['sort', SORT_MESSAGE]]],
+      [`search=${'x'.repeat(101)}`, [['search', SEARCH_MESSAGE]]],
+      [
+        `status=x&search=${'x'.repeat(101)}&sort=x&page=0&per_page=101`,
+        [
+          ['status', STATUS_MESSAGE],
+          ['search', SEARCH_MESSAGE],
+          ['sort', SORT_MESSAGE],
+          ['page', PAGE_MESSAGE],
+          ['per_page', PER_PAGE_MESSAGE],
+        ],
+      ],
+    ];
+    it('answers 422 validation_failed naming each bad parameter', async (t) => {
+      const { api, key } = await setUp(t, dialect, [company(1), employee(1, 1)]);
+      for (const [query, errors] of cases) {
+        await t.test(query.slice(0, 60), async () => {
+          const res = await api.get(`/employees?${query}`, key);
+          assert.equal(res.status, 422, res.body);
+          assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+          assert.deepEqual(res.json, validationFailed(errors));
+        });
+      }
+    });
+
+    it('ignores unknown parameters', async (t) => {
+      const { api, key } = await setUp(t, dialect, [company(1), employee(1, 1)]);
+      const res = await api.get('/employees?colour=blue&national_id=1', key);
+      assert.equal(res.status, 200, res.body);
+      assert.deepEqual(ids(res.json), [1]);
+    });
+  });
+});
+
+describeEachDialect('GET /employees/{id}', (dialect) => {
+  const records = [
+    company(1),
+    company(2),
+    person(1, 'Ayşe', 'Yılmaz', {
+      employee_number: 'E-0001',
+      email: 'ayse@acme.test',
+      department: 'Finance',
+      position: 'Accountant',
+      status: 'inactive',
+      hire_date: '2020-01-15',
+    }),
+    employee(2, 2, { first_name: 'Other', last_name: 'Company' }),
+  ];
+
+  it('answers the employee with exactly the roster fields', async (t) => {
+    const { api, key } = await setUp(t, dialect, records);
+    const res = await api.get('/employees/1', key);
+    assert.equal(res.status, 200, res.body);
+    assert.deepEqual(res.json, {
+      data: {
+        id: 1,
+        employee_number: 'E-0001',
+        full_name: 'Ayşe Yılmaz',
+        email: 'ayse@acme.test',
+        department: 'Finance',
+        position: 'Accountant',
+        status: 'inactive',
+        hire_date: '2020-01-15',
+      },
+    });
+  });
+
+  it('answers 404 for another company’s employee, byte for byte as for a missing one', async (t) => {
+    const { api, key } = await setUp(t, dialect, records);
+    const missing = await api.get('/employees/999', key);
+    const foreign = await api.get('/employees/2', key);
+    assert.equal(missing.status, 404);
+    assert.equal(foreign.status, 404);
+    assert.match(String(missing.headers['content-type']), /^application\/problem\+json/);
+    assert.deepEqual(missing.json, NOT_FOUND);
+    assert.equal(foreign.body, missing.body);
+    assert.equal(foreign.headers['content-type'], missing.headers['content-type']);
+    assert.equal(foreign.headers['content-length'], missing.headers['content-length']);
+  });
+
+  it('answers the same 404 for a path id that is not a positive integer', async (t) => {
+    const { api, key } = await setUp(t, dialect, records);
+    const missing = await api.get('/employees/999', key);
+    const badIds = [
+      'abc',
+      '0',
+      '-1',
+      '1.5',
+      '01',
+      '1e3',
+      '%20',
+      '9007199254740993',
+      '9'.repeat(30),
+    ];
+    for (const id of badIds) {
+      await t.test(`/employees/${id}`, async () => {
+        const res = await api.get(`/employees/${id}`, key);
+        assert.equal(res.status, 404, res.body);
+        assert.equal(res.body, missing.body);
+      });
+    }
+  });
+});

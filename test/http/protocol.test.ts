@@ -1,0 +1,535 @@
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
+import { setCompanyActive } from '../../src/db/companies.queries.ts';
+import type { Dialect } from '../../src/db/connect.ts';
+import { revokeApiKey } from '../../src/db/keys.queries.ts';
+import { API_PREFIX } from '../../src/http/routes/index.ts';
+import { generateApiKey } from '../../src/keys/api-key.ts';
+import { type ApiResponse, type TestApi, useApi } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
+import { company, employee } from '../helpers/records.ts';
+
+const problem = (code: string, title: string, status: number, detail: string) => ({
+  type: `/docs#error-${code}`,
+  title,
+  status,
+  detail,
+  code,
+});
+
+const UNAUTHENTICATED = problem(
+  'unauthenticated',
+  'Unauthenticated',
+  401,
+  'A valid API key is required: send Authorization: Bearer <key>.',
+);
+const COMPANY_INACTIVE = problem(
+  'company_inactive',
+  'Company inactive',
+  403,
+  'The company this key belongs to is inactive.',
+);
+const insufficientScope = (scope: string) =>
+  problem(
+    'insufficient_scope',
+    'Insufficient scope',
+    403,
+    `This operation needs the scope ${scope}.`,
+  );
+const METHOD_NOT_ALLOWED = problem(
+  'method_not_allowed',
+  'Method not allowed',
+  405,
+  'This API is read-only: only GET and HEAD are allowed.',
+);
+const NO_SUCH_RESOURCE = problem('not_found', 'Not found', 404, 'No such resource.');
+const SERVICE_UNAVAILABLE = problem(
+  'service_unavailable',
+  'Service unavailable',
+  503,
+  'The database is not reachable.',
+);
+
+const RATE_LIMIT_HEADERS = [
+  'ratelimit-policy',
+  'ratelimit',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+];
+
+const PROBLEM_JSON = /^application\/problem\+json/;
+
+function assertProblem(res: ApiResponse, expected: object): void {
+  assert.equal(res.status, (expected as { status: number }).status, res.body);
+  assert.match(String(res.headers['content-type']), PROBLEM_JSON);
+  assert.deepEqual(res.json, expected);
+}
+
+function assertNoRateLimitHeaders(res: ApiResponse): void {
+  for (const name of RATE_LIMIT_HEADERS) {
+    assert.equal(res.headers[name], undefined, `${name} on a ${res.status}`);
+  }
+}
+
+/** Repeats a request until `done` holds or the deadline passes; returns the last answer. */
+async function pollUntil(
+  request: () => Promise<ApiResponse>,
+  done: (res: ApiResponse) => boolean,
+  deadlineMs: number,
+): Promise<{ res: ApiResponse; elapsedMs: number }> {
+  const start = Date.now();
+  let res = await request();
+  while (!done(res) && Date.now() - start < deadlineMs) {
+    await sleep(50);
+    res = await request();
+  }
+  return { res, elapsedMs: Date.now() - start };
+}
+
+/** One company with three employees, and a key with all scopes and no practical limit. */
+async function setUp(t: TestContext, dialect: Dialect) {
+  const api = await useApi(t, dialect, {
+    records: [company(1), employee(1, 1), employee(1, 2), employee(1, 3)],
+  });
+  const key = await api.createKey(1);
+  return { api, key };
+}
+
+const keyIdOf = async (api: TestApi, key: string): Promise<number> =>
+  (await api.get('/me', key)).json.api_key.id;
+
+/** The same key with its last (checksum) character changed. */
+const breakChecksum = (key: string) => `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
+
+describeEachDialect('authentication', (dialect) => {
+  it('answers 401 with one body for a missing, malformed, unknown or damaged key', async (t) => {
+    const { api, key } = await setUp(t, dialect);
+    const reference = await api.get('/employees', null);
+    assertProblem(reference, UNAUTHENTICATED);
+    assert.equal(reference.headers['www-authenticate'], 'Bearer');
+    assertNoRateLimitHeaders(reference);
+
+    const cases: Array<[label: string, authorization: string]> = [
+      ['an empty header', ''],
+      ['another scheme', 'Basic dXNlcjpwYXNzd29yZA=='],
+      ['another scheme with a valid key', `Token ${key}`],
+      ['the key without a scheme', key],
+      ['Bearer without a key', 'Bearer'],
+      ['Bearer and spaces', 'Bearer    '],
+      ['a key with a trailing word', `Bearer ${key} extra`],
+      ['a key of the wrong format', 'Bearer not-a-key'],
+      ['an unknown well-formed key', `Bearer ${generateApiKey().key}`],
+      ['a key with a broken checksum', `Bearer ${breakChecksum(key)}`],
+      ['a key with an extra character', `Bearer ${key}x`],
+      ['a truncated key', `Bearer ${key.slice(0, -1)}`],
+    ];
+    for (const [label, authorization] of cases) {
+      await t.test(label, async () => {
+        const res = await api.get('/employees', null, { headers: { authorization } });
+        assert.equal(res.status, 401, res.body);
+        assert.equal(res.body, reference.body);
+        assert.equal(res.headers['www-authenticate'], 'Bearer');
+        assert.match(String(res.headers['content-type']), PROBLEM_JSON);
+        assertNoRateLimitHeaders(res);
+      });
+    }
+  });
+
+  it('takes the scheme name in any case', async (t) => {
+    const { api, key } = await setUp(t, dialect);
+    const res = await api.get('/me', null, { headers: { authorization: `bearer ${key}` } });
+    assert.equal(res.status, 200, res.body);
+  });
+
+  it('refuses a revoked key within 2 seconds, with the unknown key’s body', async (t) => {
+    const { api, key } = await setUp(t, dialect);
+    const keyId = await keyIdOf(api, key); // the lookup is now cached
+    const unknown = await api.get('/employees', generateApiKey().key);
+    assert.ok(await revokeApiKey(api.handle.db, keyId));
+
+    const { res, elapsedMs } = await pollUntil(
+      () => api.get('/employees', key),
+      (r) => r.status !== 200,
+      2000,
+    );
+    assert.ok(elapsedMs <= 2000, `took ${elapsedMs} ms`);
+    assert.equal(res.status, 401, res.body);
+    assert.equal(res.body, unknown.body);
+    assert.equal(res.headers['www-authenticate'], 'Bearer');
+    assertNoRateLimitHeaders(res);
+
+    // Past the lookup cache's lifetime, it stays refused, byte for byte like an unknown key.
+    await sleep(1100);
+    const later = await api.get('/employees', key);
+    assert.equal(later.status, 401);
+    assert.equal(later.body, unknown.body);
+  });
+
+  it('answers 403 company_inactive within 2 seconds of deactivation, and 200 after reactivation', async (t) => {
+    const { api, key } = await setUp(t, dialect);
+    assert.equal((await api.get('/employees', key)).status, 200);
+    await setCompanyActive(api.handle.db, 1, false);
+
+    const inactive = await pollUntil(
+      () => api.get('/employees', key),
+      (r) => r.status !== 200,
+      2000,
+    );
+    assert.ok(inactive.elapsedMs <= 2000, `took ${inactive.elapsedMs} ms`);
+    assertProblem(inactive.res, COMPANY_INACTIVE);
+    await sleep(1100);
+    assertProblem(await api.get('/me', key), COMPANY_INACTIVE);
+
+    await setCompanyActive(api.handle.db, 1, true);
+    const active = await pollUntil(
+      () => api.get('/employees', key),
+      (r) => r.status !== 403,
+      2000,
+    );
+    assert.ok(active.elapsedMs <= 2000, `took ${active.elapsedMs} ms`);
+    assert.equal(active.res.status, 200, active.res.body);
+  });
+});
+
+describeEachDialect('precedence of errors', (dialect) => {
+  it('401 before 403 company_inactive: a revoked key of an inactive company', async (t) => {
+    const { api, key } = await setUp(t, dialect);
+    const keyId = await keyIdOf(api, key);
+    await revokeApiKey(api.handle.db, keyId);
+    await setCompanyActive(api.handle.db, 1, false);
+    await sleep(1100);
+    const res = await api.get('/employees', key);
+    assertProblem(res, UNAUTHENTICATED);
+    assert.equal(res.body, (await api.get('/employees', null)).body);
+  });
+
+  it('403 company_inactive before 429: a key over its limit in an inactive company', async (t) => {
+    const { api } = await setUp(t, dialect);
+    const key = await api.createKey(1, { perMinute: 1 });
+    assert.equal((await api.get('/me', key)).status, 200);
+    assert.equal((await api.get('/me', key)).status, 429);
+    await setCompanyActive(api.handle.db, 1, false);
+    await sleep(1100);
+    const res = await api.get('/me', key);
+    assertProblem(res, COMPANY_INACTIVE);
+    assert.equal(res.headers['retry-after'], undefined);
+  });
+
+  it('429 before 403 insufficient_scope: a key over its limit without the scope', async (t) => {
+    const { api } = await setUp(t, dialect);
+    const key = await api.createKey(1, { perMinute: 1, scopes: ['expenses.read'] });
+    assert.equal((await api.get('/me', key)).status, 200);
+    const res = await api.get('/leaves', key);
+    assert.equal(res.status, 429, res.body);
+    assert.equal(res.json.code, 'rate_limited');
+  });
+
+  it('403 insufficient_scope before 422: a bad parameter on a route the key may not call', async (t) => {
+    const { api } = await setUp(t, dialect);
+    const expensesOnly = await api.createKey(1, { scopes: ['expenses.read'] });
+    const leavesOnly = await api.createKey(1, { scopes: ['leaves.read'] });
+    const cases: Array<[path: string, key: string, scope: string]> = [
+      ['/leaves?page=0&status=nope', expensesOnly, 'leaves.read'],
+      ['/leaves/abc', expensesOnly, 'leaves.read'],
+      ['/expenses?per_page=1000', leavesOnly, 'expenses.read'],
+      ['/expenses/999999/receipt?variant=bogus', leavesOnly, 'expenses.read'],
+    ];
+    for (const [path, key, scope] of cases) {
+      await t.test(path, async () => {
+        const res = await api.get(path, key);
+        assertProblem(res, insufficientScope(scope));
+        assert.equal(
+          res.headers['www-authenticate'],
+          `Bearer error="insufficient_scope", scope="${scope}"`,
+        );
+      });
+    }
+  });
+
+  it('422 before 404: a bad parameter on a record that does not exist', async (t) => {
+    const { api, key } = await setUp(t, dialect);
+    const res = await api.get('/expenses/999999/receipt?variant=bogus', key);
+    assertProblem(res, {
+      ...problem(
+        'validation_failed',
+        'Validation failed',
+        422,
+        'Invalid query parameter: variant.',
+      ),
+      errors: [{ parameter: 'variant', message: 'must be processed or original' }],
+    });
+  });
+
+  it('401 before 422 and 404', async (t) => {
+    const { api } = await setUp(t, dialect);
+    for (const path of ['/employees?page=0', '/employees/999', '/employees/abc']) {
+      assertProblem(await api.get(path, null), UNAUTHENTICATED);
+    }
+  });
+});
+
+describe('paths and methods', () => {
+  it('answers 404 problem+json for unknown paths, with or without a key', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    for (const path of ['/api/company/v1/nope', '/nope', '/api/company/v1', '/api/company/v2/me']) {
+      for (const presented of [key, null]) {
+        await t.test(`${path} ${presented ? 'with' : 'without'} a key`, async () => {
+          assertProblem(await api.get(path, presented), NO_SUCH_RESOURCE);
+        });
+      }
+    }
+  });
+
+  it('answers 405 with Allow: GET, HEAD for other methods on known paths, without a key', async (t) => {
+    const { api } = await setUp(t, 'sqlite');
+    for (const path of ['/leaves', '/employees/1', '/me']) {
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+        await t.test(`${method} ${path}`, async () => {
+          const res = await api.get(path, null, { method });
+          assertProblem(res, METHOD_NOT_ALLOWED);
+          assert.equal(res.headers.allow, 'GET, HEAD');
+        });
+      }
+    }
+  });
+
+  it('answers 405 whatever body comes with the other method', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    const bodies: Array<[contentType: string, payload: string]> = [
+      ['application/json', '{"status":"approved"}'],
+      ['application/json', '{not json'],
+      ['application/xml', '<leave/>'],
+      ['text/plain', 'hello'],
+    ];
+    for (const [contentType, payload] of bodies) {
+      await t.test(`${contentType} ${payload}`, async () => {
+        const res = await api.get('/leaves', key, {
+          method: 'POST',
+          headers: { 'content-type': contentType },
+          payload,
+        });
+        assertProblem(res, METHOD_NOT_ALLOWED);
+        assert.equal(res.headers.allow, 'GET, HEAD');
+      });
+    }
+  });
+
+  it('answers HEAD like GET, without a body', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    for (const path of ['/employees', '/employees/1', '/me']) {
+      await t.test(path, async () => {
+        const get = await api.get(path, key);
+        const head = await api.get(path, key, { method: 'HEAD' });
+        assert.equal(head.status, 200);
+        assert.equal(head.body, '');
+        for (const name of [
+          'content-type',
+          'content-length',
+          'cache-control',
+          'x-content-type-options',
+          'ratelimit-policy',
+        ]) {
+          assert.equal(head.headers[name], get.headers[name], name);
+        }
+        assert.equal(Number(head.headers['content-length']), Buffer.byteLength(get.body));
+      });
+    }
+  });
+});
+
+describe('headers', () => {
+  it('puts X-Request-Id and nosniff on every response, and never X-Powered-By', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    const requests: Array<
+      [label: string, send: (headers: Record<string, string>) => Promise<ApiResponse>]
+    > = [
+      ['200 list', (headers) => api.get('/employees', key, { headers })],
+      ['200 /me', (headers) => api.get('/me', key, { headers })],
+      ['401', (headers) => api.get('/employees', null, { headers })],
+      ['404 record', (headers) => api.get('/employees/999', key, { headers })],
+      ['404 path', (headers) => api.get('/nope', key, { headers })],
+      ['405', (headers) => api.get('/me', null, { method: 'DELETE', headers })],
+      ['422', (headers) => api.get('/employees?page=0', key, { headers })],
+      ['HEAD', (headers) => api.get('/employees', key, { method: 'HEAD', headers })],
+      ['/healthz', (headers) => api.get('/healthz', null, { headers })],
+      ['/readyz', (headers) => api.get('/readyz', null, { headers })],
+    ];
+    for (const [label, send] of requests) {
+      await t.test(label, async () => {
+        const echoed = await send({ 'x-request-id': 'abc-123' });
+        assert.equal(echoed.headers['x-request-id'], 'abc-123');
+        assert.equal(echoed.headers['x-content-type-options'], 'nosniff');
+        assert.equal(echoed.headers['x-powered-by'], undefined);
+
+        const generated = await send({});
+        const again = await send({});
+        const id = String(generated.headers['x-request-id']);
+        assert.match(id, /^[\x21-\x7e]{8,128}$/);
+        assert.notEqual(id, String(again.headers['x-request-id']));
+      });
+    }
+  });
+
+  it('replaces an insane client request id with its own', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    for (const given of ['x'.repeat(300), 'has spaces', 'a"b', '<script>']) {
+      await t.test(given.slice(0, 20), async () => {
+        const res = await api.get('/employees', key, { headers: { 'x-request-id': given } });
+        const id = String(res.headers['x-request-id']);
+        assert.notEqual(id, given);
+        assert.match(id, /^[\x21-\x7e]{8,128}$/);
+        assert.equal(res.status, 200);
+      });
+    }
+  });
+
+  it('marks data responses Cache-Control: no-store', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    for (const path of ['/me', '/employees', '/employees/1', '/employees?status=active']) {
+      const res = await api.get(path, key);
+      assert.equal(res.status, 200, res.body);
+      assert.equal(res.headers['cache-control'], 'no-store', path);
+    }
+  });
+});
+
+describe('compression', () => {
+  it('gzips a large list for a client that accepts it', async (t) => {
+    const records = [company(1), ...Array.from({ length: 60 }, (_, i) => employee(1, i + 1))];
+    const api = await useApi(t, 'sqlite', { records });
+    const key = await api.createKey(1);
+    const plain = await api.get('/employees?per_page=100', key);
+    assert.equal(plain.json.data.length, 60);
+    assert.equal(plain.headers['content-encoding'], undefined);
+
+    const zipped = await api.app.inject({
+      method: 'GET',
+      url: `${API_PREFIX}/employees?per_page=100`,
+      headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' },
+    });
+    assert.equal(zipped.statusCode, 200);
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.match(String(zipped.headers['content-type']), /^application\/json/);
+    const unzipped = gunzipSync(zipped.rawPayload).toString('utf8');
+    assert.ok(zipped.rawPayload.length < Buffer.byteLength(unzipped));
+    assert.deepEqual(JSON.parse(unzipped), plain.json);
+  });
+
+  it('does not compress a tiny body', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    for (const path of ['/employees/1', '/employees/999', '/healthz']) {
+      const res = await api.get(path, key, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(res.headers['content-encoding'], undefined, path);
+      assert.ok(res.json, `${path} parses as JSON: ${res.body}`);
+    }
+  });
+});
+
+describeEachDialect('operations endpoints', (dialect) => {
+  it('answers /healthz and /readyz without a key or rate-limit headers', async (t) => {
+    const { api } = await setUp(t, dialect);
+    for (const path of ['/healthz', '/readyz']) {
+      const res = await api.get(path, null);
+      assert.equal(res.status, 200, `${path}: ${res.body}`);
+      assert.equal(res.body, '{"status":"ok"}');
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      assertNoRateLimitHeaders(res);
+      const withBadKey = await api.get(path, generateApiKey().key);
+      assert.equal(withBadKey.status, 200, path);
+    }
+  });
+
+  it('answers /readyz 503 service_unavailable once the database is gone', async (t) => {
+    const { api } = await setUp(t, dialect);
+    assert.equal((await api.get('/readyz', null)).status, 200);
+    await api.handle.close();
+    const res = await api.get('/readyz', null);
+    assertProblem(res, SERVICE_UNAVAILABLE);
+    const health = await api.get('/healthz', null);
+    assert.equal(health.status, 200);
+  });
+});
+
+describeEachDialect('rate limits', (dialect) => {
+  it('describes both windows in the draft headers and the binding one in the legacy ones', async (t) => {
+    const { api } = await setUp(t, dialect);
+    const key = await api.createKey(1, { perMinute: 5, perHour: 50 });
+    const res = await api.get('/employees', key);
+    assert.equal(res.status, 200, res.body);
+    assert.equal(res.headers['ratelimit-policy'], '"minute";q=5;w=60, "hour";q=50;w=3600');
+    assert.equal(res.headers.ratelimit, '"minute";r=4;t=60, "hour";r=49;t=3600');
+    assert.equal(res.headers['x-ratelimit-limit'], '5');
+    assert.equal(res.headers['x-ratelimit-remaining'], '4');
+    assert.equal(res.headers['x-ratelimit-reset'], '60');
+    assert.equal(res.headers['retry-after'], undefined);
+  });
+
+  it('names the hour window in the legacy headers when it binds first', async (t) => {
+    const { api } = await setUp(t, dialect);
+    const key = await api.createKey(1, { perMinute: 10, perHour: 3 });
+    const res = await api.get('/me', key);
+    assert.equal(res.headers.ratelimit, '"minute";r=9;t=60, "hour";r=2;t=3600');
+    assert.equal(res.headers['x-ratelimit-limit'], '3');
+    assert.equal(res.headers['x-ratelimit-remaining'], '2');
+    assert.equal(res.headers['x-ratelimit-reset'], '3600');
+  });
+
+  it('puts the headers on every authenticated answer, errors included', async (t) => {
+    const { api } = await setUp(t, dialect);
+    const key = await api.createKey(1, { perMinute: 50, scopes: ['expenses.read'] });
+    const paths = ['/me', '/employees/999', '/employees?page=0', '/employees/abc', '/leaves'];
+    for (const [i, path] of paths.entries()) {
+      const res = await api.get(path, key);
+      assert.equal(res.headers['ratelimit-policy'], '"minute";q=50;w=60, "hour";q=1000000;w=3600');
+      assert.equal(res.headers['x-ratelimit-remaining'], String(50 - 1 - i), path);
+    }
+  });
+
+  it('accepts exactly per_minute of parallel requests and refuses the rest with 429', async (t) => {
+    const { api } = await setUp(t, dialect);
+    const busy = await api.createKey(1, { perMinute: 5, perHour: 50 });
+    const other = await api.createKey(1, { perMinute: 5, perHour: 50 });
+    const [busyAnswers, otherAnswers] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, () => api.get('/employees', busy))),
+      Promise.all(Array.from({ length: 3 }, () => api.get('/employees', other))),
+    ]);
+
+    const accepted = busyAnswers.filter((r) => r.status === 200);
+    const refused = busyAnswers.filter((r) => r.status === 429);
+    assert.equal(accepted.length, 5);
+    assert.equal(refused.length, 15);
+    for (const res of refused) {
+      const retryAfter = String(res.headers['retry-after']);
+      assert.match(retryAfter, /^\d+$/);
+      assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, retryAfter);
+      assertProblem(
+        res,
+        problem(
+          'rate_limited',
+          'Too many requests',
+          429,
+          `Rate limit exceeded; retry after ${retryAfter} seconds.`,
+        ),
+      );
+      // Refusals are not counted: the hour window still holds only the 5 accepted requests.
+      assert.equal(res.headers['ratelimit-policy'], '"minute";q=5;w=60, "hour";q=50;w=3600');
+      assert.match(String(res.headers.ratelimit), /^"minute";r=0;t=\d+, "hour";r=45;t=\d+$/);
+      assert.equal(res.headers['x-ratelimit-remaining'], '0');
+    }
+
+    assert.deepEqual(
+      otherAnswers.map((r) => r.status),
+      [200, 200, 200],
+    );
+    const next = await api.get('/employees', other);
+    assert.equal(next.status, 200);
+    assert.match(
+      String(next.headers.ratelimit),
+      /^"minute";r=1;t=(59|60), "hour";r=46;t=(3599|3600)$/,
+    );
+  });
+});

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { Dialect } from '../../src/db/connect.ts';
+import { cdapiJson } from '../helpers/cli.ts';
+import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { smallCompany, writeNdjson } from '../helpers/records.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/cdapi.js', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+interface Served {
+  child: ChildProcess;
+  base: string;
+  stdout: () => string;
+  exit: Promise<number | null>;
+}
+
+async function serve(env: Record<string, string>): Promise<Served> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    err += chunk;
+  });
+  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  const deadline = Date.now() + 30_000;
+  while (!err.includes('listening on')) {
+    if (Date.now() > deadline || child.exitCode !== null)
+      throw new Error(`serve did not start: ${err}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { child, base: `http://127.0.0.1:${port}/api/company/v1`, stdout: () => out, exit };
+}
+
+async function servedCompany(t: TestContext, dialect: Dialect) {
+  const database = await useDatabase(t, dialect);
+  const dir = useTempDir(t);
+  const env = {
+    DATABASE_URL: database.url,
+    RECEIPTS_DIR: join(dir, 'receipts'),
+    SIGNING_SECRET: 'serve-test-signing-secret-0123456789',
+  };
+  cdapiJson(['import', writeNdjson(dir, smallCompany(1, 0))], env);
+  const { key } = cdapiJson<{ key: string }>(
+    ['keys', 'create', '--company', '1', '--name', 't'],
+    env,
+  );
+  const server = await serve(env);
+  t.after(() => server.child.kill('SIGKILL'));
+  return { database, server, headers: { authorization: `Bearer ${key}` }, key };
+}
+
+describeEachDialect('cdapi serve', (dialect) => {
+  it('logs one JSON line a request, never the key or the query string, and exits 0 on SIGTERM', async (t) => {
+    const { server, headers, key } = await servedCompany(t, dialect);
+    const response = await fetch(`${server.base}/employees?search=yilmaz`, {
+      headers: { ...headers, 'x-request-id': 'serve-test-1' },
+    });
+    assert.equal(response.status, 200);
+    assert.equal(((await response.json()) as { meta: { total: number } }).meta.total, 1);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exit, 0);
+    await assert.rejects(fetch(`${server.base}/me`, { headers }));
+
+    const lines = server
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const logged = lines.find((line) => line.reqId === 'serve-test-1');
+    assert.deepEqual(
+      { method: logged.method, route: logged.route, status: logged.status, msg: logged.msg },
+      { method: 'GET', route: '/api/company/v1/employees', status: 200, msg: 'request' },
+    );
+    assert.equal(typeof logged.durationMs, 'number');
+    assert.ok(!server.stdout().includes(key), 'the key is never logged');
+    assert.ok(!server.stdout().includes('yilmaz'), 'query strings are never logged');
+    assert.ok(lines.some((line) => line.msg === 'shutting down'));
+  });
+
+  if (dialect === 'postgres') {
+    it('finishes the requests in flight when SIGTERM arrives, then exits 0', async (t) => {
+      const { database, server, headers } = await servedCompany(t, dialect);
+      // Hold a lock the list query needs, so the requests are provably inside the server.
+      const locker = new pg.Client({ connectionString: database.url });
+      locker.on('error', () => {}); // the database is dropped with force at teardown
+      await locker.connect();
+      await locker.query('begin');
+      await locker.query('lock table leaves in access exclusive mode');
+      const inFlight = Array.from({ length: 5 }, () =>
+        fetch(`${server.base}/leaves`, { headers }).then((r) => r.status),
+      );
+      // In flight: at least one query waits on the lock; the others wait behind it in the pool.
+      const blocked = async () =>
+        Number(
+          (
+            await locker.query(
+              "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
+            )
+          ).rows[0].count,
+        );
+      const deadline = Date.now() + 10_000;
+      while ((await blocked()) < 1) {
+        assert.ok(Date.now() < deadline, 'the requests never reached the database');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(server.child.exitCode, null, 'still running while requests are in flight');
+      await locker.query('commit');
+      await locker.end();
+      assert.deepEqual(await Promise.all(inFlight), [200, 200, 200, 200, 200]);
+      assert.equal(await server.exit, 0);
+    });
+  }
+});
