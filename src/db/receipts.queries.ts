@@ -3,10 +3,28 @@ import type { Db } from './database.ts';
 export interface ReceiptFiles {
   originalKey: string;
   originalContentType: string;
-  originalSize: number;
-  processedKey: string | null;
-  processedSize: number | null;
+  originalSha256: string;
+  processedKey: string;
 }
+
+const COLUMNS = [
+  'original_key',
+  'original_content_type',
+  'original_sha256',
+  'processed_key',
+] as const;
+
+const toReceiptFiles = (row: {
+  original_key: string;
+  original_content_type: string;
+  original_sha256: string;
+  processed_key: string;
+}): ReceiptFiles => ({
+  originalKey: row.original_key,
+  originalContentType: row.original_content_type,
+  originalSha256: row.original_sha256,
+  processedKey: row.processed_key,
+});
 
 /** The expense's receipt files; `expense: false` when the company has no such expense. */
 export async function findReceipt(
@@ -14,31 +32,27 @@ export async function findReceipt(
   companyId: number,
   expenseId: number,
 ): Promise<{ expense: false } | { expense: true; receipt: ReceiptFiles | null }> {
-  const row = await db
-    .selectFrom('expenses as x')
-    .leftJoin('receipts as r', (join) =>
-      join.onRef('r.company_id', '=', 'x.company_id').onRef('r.expense_id', '=', 'x.id'),
-    )
-    .select([
-      'r.original_key',
-      'r.original_content_type',
-      'r.original_size',
-      'r.processed_key',
-      'r.processed_size',
-    ])
-    .where('x.company_id', '=', companyId)
-    .where('x.id', '=', expenseId)
+  const expense = await db
+    .selectFrom('expenses')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('id', '=', expenseId)
     .executeTakeFirst();
-  if (!row) return { expense: false };
-  if (row.original_key === null) return { expense: true, receipt: null };
-  return {
-    expense: true,
-    receipt: {
-      originalKey: row.original_key,
-      originalContentType: row.original_content_type as string,
-      originalSize: row.original_size as number,
-      processedKey: row.processed_key,
-      processedSize: row.processed_size,
-    },
-  };
+  if (!expense) return { expense: false };
+  return { expense: true, receipt: await findReceiptOfExpense(db, companyId, expenseId) };
+}
+
+/** The receipt of one of the company's expenses (also what a verified signed URL names). */
+export async function findReceiptOfExpense(
+  db: Db,
+  companyId: number,
+  expenseId: number,
+): Promise<ReceiptFiles | null> {
+  const row = await db
+    .selectFrom('receipts')
+    .select(COLUMNS)
+    .where('company_id', '=', companyId)
+    .where('expense_id', '=', expenseId)
+    .executeTakeFirst();
+  return row ? toReceiptFiles(row) : null;
 }

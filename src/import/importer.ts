@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db, NewReceipt } from '../db/database.ts';
 import { sniffImageType } from '../receipts/image-type.ts';
+import { processReceipt, UnreadableImageError } from '../receipts/process.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { FieldError } from './fields.ts';
 import { type ParsedRecord, parseRecord, RECORD_TYPES } from './records.ts';
@@ -327,7 +328,7 @@ class ImportSession {
     }
   }
 
-  /** Copies a receipt original into the store under a content-addressed key of its company. */
+  /** Stores a receipt's original byte for byte and its processed variant, made now. */
   private async storeReceipt(
     line: number,
     expenseId: number,
@@ -348,23 +349,39 @@ class ImportSession {
     const type = sniffImageType(bytes);
     if (!type)
       throw new ImportError(line, field, `${path} is not a JPEG, PNG, WebP, HEIC or TIFF image`);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const key = `${companyId}/originals/${sha256}.${type.extension}`;
-    if (!(await this.store.exists(key))) {
-      await this.store.put(key, bytes);
-      this.addedFiles.add(key);
+    let processed: Buffer;
+    try {
+      processed = await processReceipt(bytes);
+    } catch (error) {
+      if (error instanceof UnreadableImageError) {
+        throw new ImportError(line, field, `${path} cannot be read as an image (${error.message})`);
+      }
+      throw error;
     }
+    // Content-addressed per company: re-importing the same file stores nothing new, and the
+    // processed variant is derived from the original alone.
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const originalKey = `${companyId}/originals/${sha256}.${type.extension}`;
+    const processedKey = `${companyId}/processed/${sha256}.jpg`;
+    await this.putOnce(originalKey, bytes);
+    await this.putOnce(processedKey, processed);
     this.receipts += 1;
     return {
       expense_id: expenseId,
       company_id: companyId,
-      original_key: key,
+      original_key: originalKey,
       original_content_type: type.contentType,
       original_size: bytes.length,
       original_sha256: sha256,
-      processed_key: null,
-      processed_size: null,
+      processed_key: processedKey,
+      processed_size: processed.length,
     };
+  }
+
+  private async putOnce(key: string, bytes: Uint8Array): Promise<void> {
+    if (await this.store.exists(key)) return;
+    await this.store.put(key, bytes);
+    this.addedFiles.add(key);
   }
 
   /** After a failed import: files this import added that no committed row uses. */
@@ -382,7 +399,7 @@ class ImportSession {
       const used = await db
         .selectFrom('receipts')
         .select('expense_id')
-        .where('original_key', '=', key)
+        .where((eb) => eb.or([eb('original_key', '=', key), eb('processed_key', '=', key)]))
         .executeTakeFirst();
       if (!used) await this.store.delete(key);
     }

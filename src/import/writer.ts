@@ -145,13 +145,13 @@ export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteO
     await db.deleteFrom('expense_items').where('expense_id', 'in', expenseIds).execute();
     const previous = await db
       .selectFrom('receipts')
-      .select(['expense_id', 'original_key'])
+      .select(['expense_id', 'original_key', 'processed_key'])
       .where('expense_id', 'in', expenseIds)
       .execute();
-    for (const { expense_id, original_key } of previous) {
-      if (pending.expenses.get(expense_id)?.receipt?.original_key !== original_key) {
-        replacedReceiptKeys.push(original_key);
-      }
+    for (const { expense_id, original_key, processed_key } of previous) {
+      const next = pending.expenses.get(expense_id)?.receipt;
+      if (next?.original_key !== original_key) replacedReceiptKeys.push(original_key);
+      if (next?.processed_key !== processed_key) replacedReceiptKeys.push(processed_key);
     }
     await db.deleteFrom('receipts').where('expense_id', 'in', expenseIds).execute();
   }

@@ -48,4 +48,9 @@ export class FileReceiptStore implements ReceiptStore {
   async delete(key: string): Promise<void> {
     await rm(this.path(key), { force: true });
   }
+
+  /** Files on local disk have no URL of their own: the API's signed file route serves them. */
+  async directUrl(): Promise<null> {
+    return null;
+  }
 }

@@ -12,4 +12,10 @@ export interface ReceiptStore {
   stat(key: string): Promise<{ size: number } | null>;
   read(key: string): Readable;
   delete(key: string): Promise<void>;
+  /**
+   * A URL from which a client may fetch the file without an API key until `expiresAt` (an
+   * object store's presigned URL), or null when the store has none and the API serves the
+   * file itself through its signed file route (the file-system store).
+   */
+  directUrl(key: string, options: { expiresAt: Date; contentType: string }): Promise<string | null>;
 }

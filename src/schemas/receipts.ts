@@ -10,3 +10,16 @@ export const ReceiptQuery = Type.Object({
     }),
   ),
 });
+
+export const ReceiptFileParams = Type.Object({
+  expenseId: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }),
+  variant: Type.Enum(['processed', 'original']),
+});
+
+// Deliberately loose: a missing, truncated or altered part is an invalid signature (403),
+// decided by the signature check, not a validation error.
+export const ReceiptFileQuery = Type.Object({
+  company: Type.Optional(Type.String({ maxLength: 32 })),
+  expires: Type.Optional(Type.String({ maxLength: 32 })),
+  signature: Type.Optional(Type.String({ maxLength: 128 })),
+});

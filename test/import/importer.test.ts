@@ -182,7 +182,7 @@ describeEachDialect('cdapi import', (dialect) => {
     assert.equal((await db.selectFrom('leaves').select('id').execute()).length, 1);
   });
 
-  it('copies receipt originals into the store and removes replaced ones', async (t) => {
+  it('stores each receipt original and its processed variant, and removes replaced ones', async (t) => {
     const { db, dir, receiptsDir, run } = await setup(t);
     await writeJpeg(dir, 'first.jpg', 40, 30);
     await writeJpeg(dir, 'second.jpg', 50, 30);
@@ -190,16 +190,19 @@ describeEachDialect('cdapi import', (dialect) => {
       .slice(0, 2)
       .concat([category(1, 1)]);
     await run([...base, expense(1, 1, 1, 1, { receipt: { original: 'first.jpg' } })]);
-    const [firstFile] = listFiles(receiptsDir);
-    assert.match(firstFile ?? '', /^1\/originals\/[0-9a-f]{64}\.jpg$/);
+    const firstFiles = listFiles(receiptsDir);
+    const [original, processed] = firstFiles;
+    assert.match(original ?? '', /^1\/originals\/([0-9a-f]{64})\.jpg$/);
+    assert.equal(processed, original?.replace('/originals/', '/processed/'));
     const receipt = await db.selectFrom('receipts').selectAll().executeTakeFirstOrThrow();
     assert.equal(receipt.original_content_type, 'image/jpeg');
-    assert.equal(receipt.original_key, firstFile);
+    assert.equal(receipt.original_key, original);
+    assert.equal(receipt.processed_key, processed);
 
     await run([expense(1, 1, 1, 1, { receipt: { original: 'second.jpg' } })]);
     const files = listFiles(receiptsDir);
-    assert.equal(files.length, 1);
-    assert.notEqual(files[0], firstFile);
+    assert.equal(files.length, 2);
+    assert.ok(files.every((file) => !firstFiles.includes(file)));
 
     await run([expense(1, 1, 1, 1, { receipt: null })]);
     assert.deepEqual(listFiles(receiptsDir), []);

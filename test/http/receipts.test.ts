@@ -1,0 +1,239 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { it, type TestContext } from 'node:test';
+import sharp from 'sharp';
+import type { Dialect } from '../../src/db/connect.ts';
+import { signReceiptGrant } from '../../src/receipts/signing.ts';
+import { type TestApi, useApi } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  leaveType,
+  smallCompany,
+} from '../helpers/records.ts';
+import { listFiles } from '../helpers/snapshot.ts';
+
+const XMP =
+  '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" dc:creator="SecretPhotographer"/></rdf:RDF></x:xmpmeta>';
+
+/** A phone photo: stored sideways (EXIF orientation 6), with camera, GPS and XMP metadata. */
+async function phonePhoto(width: number, height: number): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: '#d8d2c4' } })
+    .withExif({
+      IFD0: { Make: 'SecretCam', Model: 'X1' },
+      IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '41/1 1/1 0/1' },
+    })
+    .withXmp(XMP)
+    .withMetadata({ orientation: 6 })
+    .jpeg()
+    .toBuffer();
+}
+
+async function receiptApi(t: TestContext, dialect: Dialect, config = {}) {
+  const api = await useApi(t, dialect, { config });
+  const photo = await phonePhoto(3000, 1200);
+  writeFileSync(join(api.dir, 'photo.jpg'), photo);
+  writeFileSync(
+    join(api.dir, 'scan.png'),
+    await sharp({ create: { width: 20, height: 10, channels: 3, background: '#fff' } })
+      .png()
+      .toBuffer(),
+  );
+  await api.load([
+    ...smallCompany(1, 0),
+    expense(1, 2, 1, 1, { receipt: { original: 'photo.jpg' } }),
+    expense(1, 3, 1, 1, { receipt: { original: 'scan.png' } }),
+    company(2),
+    employee(2, 100),
+    leaveType(2, 100),
+    category(2, 100),
+    expense(2, 100, 100, 100, { receipt: { original: 'photo.jpg' } }),
+  ]);
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = api.app.server.address() as { port: number };
+  const base = `http://127.0.0.1:${port}/api/company/v1`;
+  const key = await api.createKey(1);
+  const auth = { authorization: `Bearer ${key}` };
+  return { api, photo, base, key, auth };
+}
+
+interface ProblemBody {
+  code: string;
+  errors?: Array<{ parameter: string; message: string }>;
+}
+const problemOf = async (response: Response) => (await response.json()) as ProblemBody;
+
+async function redirectOf(base: string, path: string, auth: Record<string, string>) {
+  const response = await fetch(`${base}${path}`, { headers: auth, redirect: 'manual' });
+  return response;
+}
+
+describeEachDialect('receipts', (dialect) => {
+  it('redirects to a signed URL that serves the original byte for byte', async (t) => {
+    const { base, auth, photo } = await receiptApi(t, dialect);
+    const redirect = await redirectOf(base, '/expenses/2/receipt?variant=original', auth);
+    assert.equal(redirect.status, 302);
+    assert.equal(redirect.headers.get('cache-control'), 'no-store');
+    const location = redirect.headers.get('location') ?? '';
+    assert.match(
+      location,
+      new RegExp(
+        `^${base}/receipt-files/2/original\\?company=1&expires=\\d+&signature=[\\w-]{43}$`,
+      ),
+    );
+
+    const followed = await fetch(`${base}/expenses/2/receipt?variant=original`, { headers: auth });
+    assert.equal(followed.status, 200);
+    assert.equal(followed.url, location);
+    const bytes = Buffer.from(await followed.arrayBuffer());
+    assert.equal(
+      createHash('sha256').update(bytes).digest('hex'),
+      createHash('sha256').update(photo).digest('hex'),
+    );
+    assert.equal(followed.headers.get('content-type'), 'image/jpeg');
+    assert.equal(followed.headers.get('content-length'), String(photo.length));
+    assert.equal(followed.headers.get('content-disposition'), 'inline; filename="receipt-2.jpg"');
+    assert.equal(followed.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(followed.headers.get('etag') ?? '', /^"[0-9a-f]{64}-original"$/);
+    const maxAge = Number(
+      /^private, max-age=(\d+)$/.exec(followed.headers.get('cache-control') ?? '')?.[1],
+    );
+    assert.ok(maxAge > 290 && maxAge <= 300, `max-age ${maxAge}`);
+    // The file route needs no key and is not rate limited.
+    const anonymous = await fetch(location);
+    assert.equal(anonymous.status, 200);
+    assert.equal(anonymous.headers.get('ratelimit'), null);
+    // The original keeps its stored type.
+    const png = await fetch(`${base}/expenses/3/receipt?variant=original`, { headers: auth });
+    assert.equal(png.headers.get('content-type'), 'image/png');
+  });
+
+  it('serves a processed variant: upright, at most 2000 px, JPEG, no metadata', async (t) => {
+    const { base, auth, photo } = await receiptApi(t, dialect);
+    const original = await sharp(photo).metadata();
+    assert.deepEqual([original.width, original.height, original.orientation], [3000, 1200, 6]);
+    assert.ok(original.exif && original.xmp && photo.includes('SecretCam'));
+
+    for (const path of ['/expenses/2/receipt', '/expenses/2/receipt?variant=processed']) {
+      const response = await fetch(`${base}${path}`, { headers: auth });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), 'image/jpeg');
+      const bytes = Buffer.from(await response.arrayBuffer());
+      const processed = await sharp(bytes).metadata();
+      assert.equal(processed.format, 'jpeg');
+      // Orientation 6 means "rotate 90°": the 3000×1200 landscape becomes an upright portrait,
+      // scaled so its long edge is 2000.
+      assert.deepEqual([processed.width, processed.height], [800, 2000]);
+      assert.equal(processed.orientation, undefined);
+      assert.equal(processed.exif, undefined);
+      assert.equal(processed.xmp, undefined);
+      assert.equal(processed.icc, undefined);
+      assert.equal(processed.iptc, undefined);
+      assert.ok(!bytes.includes('SecretCam') && !bytes.includes('SecretPhotographer'));
+    }
+  });
+
+  it('refuses a signed URL bent to another variant, expense or company, or altered anywhere', async (t) => {
+    const { base, auth } = await receiptApi(t, dialect);
+    const location =
+      (await redirectOf(base, '/expenses/2/receipt?variant=processed', auth)).headers.get(
+        'location',
+      ) ?? '';
+    assert.equal((await fetch(location)).status, 200);
+    const url = new URL(location);
+    const bent = [
+      location.replace('/processed?', '/original?'),
+      location.replace('/receipt-files/2/', '/receipt-files/3/'),
+      location.replace('company=1', 'company=2'),
+      location.replace(/expires=(\d+)/, (_m, e) => `expires=${Number(e) + 1}`),
+      location.replace(/signature=[\w-]+/, 'signature='),
+      location.slice(0, -1),
+      location.replace(/&signature=[\w-]+/, ''),
+    ];
+    const signature = url.searchParams.get('signature') ?? '';
+    for (let i = 0; i < signature.length; i += 1) {
+      const swapped = signature[i] === 'A' ? 'B' : 'A';
+      bent.push(
+        location.replace(signature, signature.slice(0, i) + swapped + signature.slice(i + 1)),
+      );
+    }
+    for (const candidate of bent) {
+      const response = await fetch(candidate);
+      assert.equal(response.status, 403, candidate);
+      const body = await problemOf(response);
+      assert.equal(body.code, 'invalid_signature');
+      assert.equal(response.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+    }
+  });
+
+  it('refuses an expired signed URL', async (t) => {
+    const { api, base, auth } = await receiptApi(t, dialect, { signedUrlTtlSeconds: 1 });
+    const location =
+      (await redirectOf(base, '/expenses/2/receipt', auth)).headers.get('location') ?? '';
+    assert.equal((await fetch(location)).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    assert.equal((await fetch(location)).status, 403);
+    // A URL signed correctly but with an expiry in the past is refused too.
+    const past = Math.floor(Date.now() / 1000) - 1;
+    const grant = { companyId: 1, expenseId: 2, variant: 'processed' as const, expires: past };
+    const forged = `${base}/receipt-files/2/processed?company=1&expires=${past}&signature=${signReceiptGrant(grant, api.config.signingSecret)}`;
+    assert.equal((await fetch(forged)).status, 403);
+  });
+
+  it('answers 404 for another company’s or a missing expense, receipt_not_found without a receipt, 422 for a bad variant', async (t) => {
+    const { base, auth } = await receiptApi(t, dialect);
+    const missing = await fetch(`${base}/expenses/999/receipt`, { headers: auth });
+    const foreign = await fetch(`${base}/expenses/100/receipt`, {
+      headers: auth,
+      redirect: 'manual',
+    });
+    assert.equal(foreign.status, 404);
+    assert.equal(await foreign.text(), await missing.text());
+    const none = await fetch(`${base}/expenses/1/receipt`, { headers: auth });
+    assert.equal(none.status, 404);
+    assert.equal((await problemOf(none)).code, 'receipt_not_found');
+    const bad = await fetch(`${base}/expenses/2/receipt?variant=thumbnail`, { headers: auth });
+    assert.equal(bad.status, 422);
+    assert.deepEqual((await problemOf(bad)).errors, [
+      { parameter: 'variant', message: 'must be processed or original' },
+    ]);
+  });
+
+  it('counts the redirect against the rate limit, and needs expenses.read', async (t) => {
+    const { api, base } = await receiptApi(t, dialect);
+    const limited = await api.createKey(1, { perMinute: 1 });
+    const first = await redirectOf(base, '/expenses/2/receipt', {
+      authorization: `Bearer ${limited}`,
+    });
+    assert.equal(first.status, 302);
+    const second = await redirectOf(base, '/expenses/2/receipt', {
+      authorization: `Bearer ${limited}`,
+    });
+    assert.equal(second.status, 429);
+    const leavesOnly = await api.createKey(1, { scopes: ['leaves.read'] });
+    const refused = await redirectOf(base, '/expenses/2/receipt', {
+      authorization: `Bearer ${leavesOnly}`,
+    });
+    assert.equal(refused.status, 403);
+    assert.equal((await problemOf(refused)).code, 'insufficient_scope');
+  });
+
+  it('rejects a corrupt image at import with its line, leaving no file behind', async (t) => {
+    const api: TestApi = await useApi(t, dialect);
+    const truncated = (await phonePhoto(200, 100)).subarray(0, 300);
+    writeFileSync(join(api.dir, 'broken.jpg'), truncated);
+    await assert.rejects(
+      api.load([
+        ...smallCompany(1, 0),
+        expense(1, 2, 1, 1, { receipt: { original: 'broken.jpg' } }),
+      ]),
+      /^ImportError: line 7: receipt\.original: broken\.jpg cannot be read as an image/,
+    );
+    assert.deepEqual(listFiles(api.config.receiptsDir), []);
+  });
+});
