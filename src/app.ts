@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import compress from '@fastify/compress';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { sql } from 'kysely';
@@ -8,6 +10,7 @@ import type { DatabaseHandle } from './db/connect.ts';
 import { createAuthenticator } from './http/auth.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
+import { swaggerOptions } from './http/openapi/document.ts';
 import { API_PREFIX, type ApiDeps, apiRoutes } from './http/routes/index.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
@@ -75,6 +78,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerErrorHandlers(app);
   await app.register(compress, { global: true, threshold: 1024 });
+  // The API description is generated from the same route schemas that validate and serialize.
+  await app.register(swagger, swaggerOptions(config.publicBaseUrl));
+  // The reference page, served from the installed package: no CDN, nothing leaves the host.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { url: `${API_PREFIX}/openapi.json`, validatorUrl: null, deepLinking: true },
+    staticCSP: true,
+  });
 
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn' }, async () => {

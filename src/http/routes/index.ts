@@ -54,6 +54,10 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (ap
   await app.register(expenseRoutes, { deps });
   await app.register(referenceRoutes, { deps });
 
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
+    app.swagger(),
+  );
+
   // The API is read-only: any other method on a known path is 405, with the methods it has.
   // Refused in onRequest, before the body is read: a body Fastify cannot parse (an unknown
   // content type, broken JSON) must not turn the 405 into a 415 or 400.
