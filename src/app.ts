@@ -83,8 +83,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The reference page, served from the installed package: no CDN, nothing leaves the host.
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { url: `${API_PREFIX}/openapi.json`, validatorUrl: null, deepLinking: true },
-    staticCSP: true,
+    // The plugin always points the page at its own /docs/json (the same document as
+    // openapi.json). BaseLayout drops the Swagger top bar, whose logo is an inline <style>.
+    uiConfig: { layout: 'BaseLayout', validatorUrl: null, deepLinking: true },
+    theme: { title: 'Company Data API reference' },
+    // The plugin's default policy adds upgrade-insecure-requests, which leaves the page blank
+    // when it is reached over plain HTTP by any host name but localhost.
+    staticCSP: {
+      'default-src': ["'self'"],
+      'base-uri': ["'self'"],
+      'connect-src': ["'self'"],
+      'font-src': ["'self'", 'data:'],
+      'form-action': ["'self'"],
+      'frame-ancestors': ["'self'"],
+      'img-src': ["'self'", 'data:', 'blob:'],
+      'media-src': ["'self'", 'blob:'],
+      'object-src': ["'none'"],
+      'script-src': ["'self'"],
+      'script-src-attr': ["'none'"],
+      'style-src': ["'self'"],
+    },
   });
 
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));

@@ -1,4 +1,5 @@
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, type TUnsafe, Type } from 'typebox';
+import { ERRORS, type ErrorCode } from '../http/errors.ts';
 
 /**
  * Building blocks shared by every resource schema. Each query parameter carries the message a
@@ -16,11 +17,31 @@ export const ERROR_MESSAGE_KEYWORD = 'x-error-message';
 const says = (message: string) => ({ [ERROR_MESSAGE_KEYWORD]: message });
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
 export const NullableString = nullable(Type.String());
-export const NullableNumber = nullable(Type.Number());
 export const DateString = Type.String({ format: 'date', examples: ['2026-03-02'] });
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-02-20T08:00:00Z'] });
 export const NullableTimestamp = nullable(Timestamp);
+
+// ---- Shared models ----------------------------------------------------------------------
+
+/**
+ * A response model shared by several operations: it carries an `$id`, is registered once
+ * with `app.addSchema` (see `MODELS` in models.ts) and appears once under
+ * `components.schemas` of the OpenAPI document. Route schemas point at it with `ref()`.
+ */
+export const model = <T extends TSchema>(id: string, schema: T): T =>
+  Object.assign(schema, { $id: id });
+
+/**
+ * A `$ref` to a registered model, typed as the model itself, so handlers stay type-checked.
+ * The serializer and the OpenAPI generator both resolve it against the shared schemas.
+ */
+export function ref<T extends TSchema>(schema: T): TUnsafe<Static<T>> {
+  const id = (schema as { $id?: unknown }).$id;
+  if (typeof id !== 'string') throw new Error('ref() needs a model with an $id (see model())');
+  return Type.Unsafe<Static<T>>({ $ref: id });
+}
 
 // ---- Query parameters -------------------------------------------------------------------
 
@@ -29,6 +50,7 @@ export const PageParam = Type.Integer({
   maximum: MAX_PAGE,
   default: 1,
   description: 'Page number, from 1. A page past the last answers an empty `data`.',
+  examples: [2],
   ...says(`must be an integer from 1 to ${MAX_PAGE}`),
 });
 
@@ -37,6 +59,7 @@ export const PerPageParam = Type.Integer({
   maximum: MAX_PER_PAGE,
   default: DEFAULT_PER_PAGE,
   description: `Page size, 1 to ${MAX_PER_PAGE}.`,
+  examples: [50],
   ...says(`must be an integer from 1 to ${MAX_PER_PAGE}`),
 });
 
@@ -92,7 +115,9 @@ export const UpdatedSinceParam = Type.String({
 /** `field` ascending or `-field` descending; `id` breaks ties in the same direction. */
 export const SortParam = <const T extends readonly string[]>(fields: T) =>
   Type.Enum([...fields, ...fields.map((f) => `-${f}`)] as string[], {
+    type: 'string',
     default: 'id',
+    examples: [`-${fields[1] ?? fields[0]}`],
     description: `Sort field, \`-\` for descending: ${fields.join(', ')}. Ties are broken by id in the same direction.`,
     ...says(`must be one of ${fields.join(', ')}, each optionally prefixed with -`),
   });
@@ -104,41 +129,75 @@ export const IdPathParams = Type.Object({
 
 // ---- Response parts ---------------------------------------------------------------------
 
-export const PaginationMetaSchema = Type.Object(
-  {
-    current_page: Type.Integer(),
-    per_page: Type.Integer(),
-    total: Type.Integer(),
-    last_page: Type.Integer({ minimum: 1 }),
-    from: nullable(Type.Integer()),
-    to: nullable(Type.Integer()),
-  },
-  {
-    description:
-      '`from`/`to` are the 1-based positions of the first and last record of the page; null when it is empty.',
-  },
+export const PaginationMetaSchema = model(
+  'PaginationMeta',
+  Type.Object(
+    {
+      current_page: Type.Integer({ minimum: 1, description: 'The page answered.' }),
+      per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE }),
+      total: Type.Integer({ minimum: 0, description: 'Records matching the filters.' }),
+      last_page: Type.Integer({ minimum: 1 }),
+      from: nullable(Type.Integer({ minimum: 1 })),
+      to: nullable(Type.Integer({ minimum: 1 })),
+    },
+    {
+      description:
+        '`from`/`to` are the 1-based positions of the first and last record of the page; null when it is empty.',
+    },
+  ),
 );
 
-export const EmployeeSummarySchema = Type.Object({
-  id: Type.Integer(),
-  employee_number: Type.String(),
-  full_name: Type.String(),
-  department: Type.String(),
-});
-
-export const ProblemSchema = Type.Object({
-  type: Type.String(),
-  title: Type.String(),
-  status: Type.Integer(),
-  detail: Type.String(),
-  code: Type.String(),
-  errors: Type.Optional(
-    Type.Array(Type.Object({ parameter: Type.String(), message: Type.String() })),
+export const EmployeeSummarySchema = model(
+  'EmployeeSummary',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      employee_number: Type.String({ description: 'Personnel number.' }),
+      full_name: Type.String(),
+      department: Type.String(),
+    },
+    { description: 'The employee a record belongs to, embedded so no second call is needed.' },
   ),
-});
+);
 
+const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+export const ProblemSchema = model(
+  'Problem',
+  Type.Object(
+    {
+      type: Type.String({
+        format: 'uri-reference',
+        description: 'Where this error is explained: the error’s entry on the reference page.',
+        examples: ['/docs#error-not_found'],
+      }),
+      title: Type.String({ description: 'Short, fixed for the code.' }),
+      status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status.' }),
+      detail: Type.String({ description: 'What went wrong in this request.' }),
+      code: Type.Unsafe<ErrorCode>({
+        type: 'string',
+        enum: ERROR_CODES,
+        description: 'Machine-readable error code; branch on this, not on `title`.',
+      }),
+      errors: Type.Optional(
+        Type.Array(
+          Type.Object({
+            parameter: Type.String({ examples: ['per_page'] }),
+            message: Type.String({ examples: ['must be an integer from 1 to 100'] }),
+          }),
+          { description: 'validation_failed only: every bad parameter, each with its message.' },
+        ),
+      ),
+    },
+    { description: 'An RFC 9457 problem detail, sent as `application/problem+json`.' },
+  ),
+);
+
+/** A page of records and where it lies in the whole list. */
 export const listOf = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), meta: PaginationMetaSchema });
-export const dataOf = <T extends TSchema>(item: T) => Type.Object({ data: item });
+  Type.Object({ data: Type.Array(ref(item)), meta: ref(PaginationMetaSchema) });
+/** One record. */
+export const dataOf = <T extends TSchema>(item: T) => Type.Object({ data: ref(item) });
+/** A short, complete, unpaginated list. */
 export const referenceListOf = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item) });
+  Type.Object({ data: Type.Array(ref(item)) });

@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { EMPLOYEE_STATUSES } from '../domain.ts';
 import {
   DateString,
+  model,
   PageParam,
   PerPageParam,
   SearchParam,
@@ -11,16 +12,22 @@ import {
 
 export const EMPLOYEE_SORT_FIELDS = ['id', 'full_name', 'employee_number', 'hire_date'] as const;
 
-export const EmployeeSchema = Type.Object({
-  id: Type.Integer(),
-  employee_number: Type.String({ description: 'Personnel number.' }),
-  full_name: Type.String(),
-  email: Type.String({ format: 'email' }),
-  department: Type.String(),
-  position: Type.String(),
-  status: Type.Enum([...EMPLOYEE_STATUSES]),
-  hire_date: DateString,
-});
+export const EmployeeSchema = model(
+  'Employee',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      employee_number: Type.String({ description: 'Personnel number.' }),
+      full_name: Type.String(),
+      email: Type.String({ format: 'email' }),
+      department: Type.String(),
+      position: Type.String(),
+      status: Type.Enum([...EMPLOYEE_STATUSES], { type: 'string' }),
+      hire_date: DateString,
+    },
+    { description: 'An employee of the company; never any sensitive field.' },
+  ),
+);
 export type Employee = Static<typeof EmployeeSchema>;
 
 export const EmployeeListQuery = Type.Object({

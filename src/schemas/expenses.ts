@@ -5,11 +5,12 @@ import {
   DateString,
   EmployeeSummarySchema,
   IdListParam,
-  NullableNumber,
+  model,
   NullableString,
   NullableTimestamp,
   PageParam,
   PerPageParam,
+  ref,
   SearchParam,
   SortParam,
   StatusListParam,
@@ -31,9 +32,9 @@ const ReceiptOperationUrl = Type.String({
   description: 'URL of GET /expenses/{id}/receipt, which redirects to the image.',
 });
 
-export const ExpenseSchema = Type.Object({
+const expenseProperties = {
   id: Type.Integer(),
-  status: Type.Enum([...EXPENSE_STATUSES]),
+  status: Type.Enum([...EXPENSE_STATUSES], { type: 'string' }),
   title: Type.String(),
   description: NullableString,
   amount: Money('Decimal amount in `currency`.'),
@@ -42,37 +43,56 @@ export const ExpenseSchema = Type.Object({
   expense_date: DateString,
   merchant_name: Type.String(),
   payment_method: Type.String({ examples: ['corporate_card'] }),
-  category: Type.Object({ id: Type.Integer(), name: Type.String() }),
-  employee: EmployeeSummarySchema,
+  category: Type.Object(
+    { id: Type.Integer(), name: Type.String() },
+    { description: 'The category, embedded even when it is no longer active.' },
+  ),
+  employee: ref(EmployeeSummarySchema),
   has_receipt: Type.Boolean(),
-  receipt_url: Type.Union([ReceiptOperationUrl, Type.Null()]),
+  receipt_url: Type.Union([ReceiptOperationUrl, Type.Null()], {
+    description: 'Null when the expense has no receipt image.',
+  }),
   approved_at: NullableTimestamp,
   paid_at: NullableTimestamp,
   rejected_reason: NullableString,
   submitted_at: Timestamp,
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+};
+
+export const ExpenseSchema = model(
+  'Expense',
+  Type.Object(expenseProperties, { description: 'An expense record, as lists show it.' }),
+);
 export type Expense = Static<typeof ExpenseSchema>;
 
-export const ExpenseDetailSchema = Type.Object({
-  ...ExpenseSchema.properties,
-  items: Type.Array(
-    Type.Object({
-      name: Type.String(),
-      quantity: Type.Number(),
-      price: Money('Decimal unit price.'),
-    }),
+export const ExpenseDetailSchema = model(
+  'ExpenseDetail',
+  Type.Object(
+    {
+      ...expenseProperties,
+      items: Type.Array(
+        Type.Object({
+          name: Type.String(),
+          quantity: Type.Number(),
+          price: Money('Decimal unit price.'),
+        }),
+      ),
+      receipt: Type.Union(
+        [
+          Type.Object({
+            url: ReceiptOperationUrl,
+            processed_url: ReceiptOperationUrl,
+            original_url: ReceiptOperationUrl,
+          }),
+          Type.Null(),
+        ],
+        { description: 'The receipt operation for each variant; null without a receipt image.' },
+      ),
+    },
+    { description: 'An expense with its items and the URLs of its receipt variants.' },
   ),
-  receipt: Type.Union([
-    Type.Object({
-      url: ReceiptOperationUrl,
-      processed_url: ReceiptOperationUrl,
-      original_url: ReceiptOperationUrl,
-    }),
-    Type.Null(),
-  ]),
-});
+);
 export type ExpenseDetail = Static<typeof ExpenseDetailSchema>;
 
 export const ExpenseListQuery = Type.Object({
@@ -89,11 +109,17 @@ export const ExpenseListQuery = Type.Object({
 });
 export type ExpenseListQuery = Static<typeof ExpenseListQuery>;
 
-export const ExpenseCategorySchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  description: NullableString,
-  requires_receipt: Type.Boolean(),
-  max_amount: NullableNumber,
-});
+export const ExpenseCategorySchema = model(
+  'ExpenseCategory',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      name: Type.String(),
+      description: NullableString,
+      requires_receipt: Type.Boolean(),
+      max_amount: Type.Union([Type.Number({ description: 'Decimal.' }), Type.Null()]),
+    },
+    { description: 'An active expense category of the company.' },
+  ),
+);
 export type ExpenseCategory = Static<typeof ExpenseCategorySchema>;

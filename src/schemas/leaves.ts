@@ -5,10 +5,12 @@ import {
   DateString,
   EmployeeSummarySchema,
   IdListParam,
+  model,
   NullableString,
   NullableTimestamp,
   PageParam,
   PerPageParam,
+  ref,
   SearchParam,
   SortParam,
   StatusListParam,
@@ -25,29 +27,41 @@ export const LEAVE_SORT_FIELDS = [
 ] as const;
 
 const ClockTime = Type.Union([
-  Type.String({ pattern: '^\\d{2}:\\d{2}$', examples: ['09:00'] }),
+  Type.String({
+    pattern: '^\\d{2}:\\d{2}$',
+    description: '`hourly` leaves only.',
+    examples: ['09:00'],
+  }),
   Type.Null(),
 ]);
 
-export const LeaveSchema = Type.Object({
+const leaveProperties = {
   id: Type.Integer(),
-  status: Type.Enum([...LEAVE_STATUSES]),
-  employee: EmployeeSummarySchema,
-  leave_type: Type.Object({ id: Type.Integer(), name: Type.String(), type_key: Type.String() }),
+  status: Type.Enum([...LEAVE_STATUSES], { type: 'string' }),
+  employee: ref(EmployeeSummarySchema),
+  leave_type: Type.Object(
+    { id: Type.Integer(), name: Type.String(), type_key: Type.String() },
+    { description: 'The leave type, embedded even when it is no longer active.' },
+  ),
   start_date: DateString,
   end_date: DateString,
-  days: Type.Number(),
-  duration_type: Type.Enum([...DURATION_TYPES]),
+  days: Type.Number({ examples: [2.5] }),
+  duration_type: Type.Enum([...DURATION_TYPES], { type: 'string' }),
   start_time: ClockTime,
   end_time: ClockTime,
-  hours: Type.Union([Type.Number(), Type.Null()]),
+  hours: Type.Union([Type.Number({ description: '`hourly` leaves only.' }), Type.Null()]),
   reason: NullableString,
   rejection_reason: NullableString,
-  substitute_employee: Type.Union([EmployeeSummarySchema, Type.Null()]),
+  substitute_employee: Type.Union([ref(EmployeeSummarySchema), Type.Null()]),
   approved_at: NullableTimestamp,
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+};
+
+export const LeaveSchema = model(
+  'Leave',
+  Type.Object(leaveProperties, { description: 'A leave request, as lists show it.' }),
+);
 export type Leave = Static<typeof LeaveSchema>;
 
 export const LeaveDocumentSchema = Type.Object(
@@ -59,10 +73,13 @@ export const LeaveDocumentSchema = Type.Object(
   { description: 'Document obligation of the leave; medical files themselves are never shared.' },
 );
 
-export const LeaveDetailSchema = Type.Object({
-  ...LeaveSchema.properties,
-  document: LeaveDocumentSchema,
-});
+export const LeaveDetailSchema = model(
+  'LeaveDetail',
+  Type.Object(
+    { ...leaveProperties, document: LeaveDocumentSchema },
+    { description: 'A leave request with its document obligation.' },
+  ),
+);
 export type LeaveDetail = Static<typeof LeaveDetailSchema>;
 
 export const LeaveListQuery = Type.Object({
@@ -83,14 +100,20 @@ export const LeaveListQuery = Type.Object({
 });
 export type LeaveListQuery = Static<typeof LeaveListQuery>;
 
-export const LeaveTypeSchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  type_key: Type.String(),
-  description: NullableString,
-  max_days_per_year: Type.Integer(),
-  quota_type: Type.String(),
-  requires_document: Type.Boolean(),
-  affects_annual_balance: Type.Boolean(),
-});
+export const LeaveTypeSchema = model(
+  'LeaveType',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      name: Type.String(),
+      type_key: Type.String({ examples: ['annual'] }),
+      description: NullableString,
+      max_days_per_year: Type.Integer(),
+      quota_type: Type.String(),
+      requires_document: Type.Boolean(),
+      affects_annual_balance: Type.Boolean(),
+    },
+    { description: 'An active leave type of the company.' },
+  ),
+);
 export type LeaveType = Static<typeof LeaveTypeSchema>;

@@ -1,25 +1,65 @@
 import { Type } from 'typebox';
+import { RECEIPT_VARIANTS } from '../receipts/signing.ts';
+
+const VARIANT_DESCRIPTION =
+  '`processed` (default): rotated upright, at most 2000 px, JPEG, metadata stripped. `original`: the file as imported.';
 
 export const ReceiptQuery = Type.Object({
   variant: Type.Optional(
-    Type.Enum(['processed', 'original'], {
+    Type.Enum([...RECEIPT_VARIANTS], {
+      type: 'string',
       default: 'processed',
-      description:
-        '`processed` (default): rotated upright, at most 2000 px, JPEG, metadata stripped. `original`: the file as imported.',
+      description: VARIANT_DESCRIPTION,
+      examples: ['original'],
       'x-error-message': 'must be processed or original',
     }),
   ),
 });
 
+/** The types a served receipt can have: the processed JPEG, or an original as imported. */
+export const RECEIPT_FILE_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/heic',
+  'image/tiff',
+] as const;
+
 export const ReceiptFileParams = Type.Object({
-  expenseId: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }),
-  variant: Type.Enum(['processed', 'original']),
+  expenseId: Type.String({
+    pattern: '^[1-9][0-9]{0,15}$',
+    description: 'The expense the URL was signed for.',
+    examples: ['42'],
+  }),
+  variant: Type.Enum([...RECEIPT_VARIANTS], {
+    type: 'string',
+    description: VARIANT_DESCRIPTION,
+    examples: ['processed'],
+  }),
 });
 
 // Deliberately loose: a missing, truncated or altered part is an invalid signature (403),
 // decided by the signature check, not a validation error.
 export const ReceiptFileQuery = Type.Object({
-  company: Type.Optional(Type.String({ maxLength: 32 })),
-  expires: Type.Optional(Type.String({ maxLength: 32 })),
-  signature: Type.Optional(Type.String({ maxLength: 128 })),
+  company: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: 'The company the URL was signed for.',
+      examples: ['1'],
+    }),
+  ),
+  expires: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: 'Unix time, in seconds, after which the URL is refused.',
+      examples: ['1772438400'],
+    }),
+  ),
+  signature: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description: 'HMAC-SHA256 of the other parts, base64url.',
+      examples: ['1lWFAIFGFMj-G56p_W_XQO1EP-Lkbvoq1w8Q3DUSbbQ'],
+    }),
+  ),
 });

@@ -12,6 +12,7 @@ import { generateApiKey } from '../../src/keys/api-key.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
 import { MemoryRateLimitStore } from '../../src/ratelimit/memory-store.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { type ContractChecker, createContractChecker } from './contract.ts';
 import { type TestDatabase, useDatabase, useTempDir } from './databases.ts';
 import { canaries, writeNdjson } from './records.ts';
 
@@ -68,9 +69,28 @@ export function testServerConfig(
   };
 }
 
+/** One checker per text of the document (it only changes with the config), for the process. */
+const checkers = new Map<string, ContractChecker>();
+
+async function contractOf(app: FastifyInstance): Promise<ContractChecker> {
+  const res = await app.inject(`${API_PREFIX}/openapi.json`);
+  if (res.statusCode !== 200)
+    throw new Error(`GET ${API_PREFIX}/openapi.json answered ${res.statusCode}: ${res.body}`);
+  let checker = checkers.get(res.body);
+  if (!checker) {
+    checker = createContractChecker(JSON.parse(res.body));
+    checkers.set(res.body, checker);
+  }
+  return checker;
+}
+
+/** Responses listed in full when a test ends with some that do not conform. */
+const MAX_LISTED = 10;
+
 /**
- * A fresh database with the app built over it. Every response the test receives is checked,
- * when the test ends, for the canary values the record factories put in sensitive fields.
+ * A fresh database with the app built over it. Every response `get` receives is checked, when
+ * the test ends, for the canary values the record factories put in sensitive fields, and
+ * against the OpenAPI document the app serves (status, Content-Type, body schema, headers).
  */
 export async function useApi(
   t: TestContext,
@@ -84,12 +104,24 @@ export async function useApi(
   const receipts = new FileReceiptStore(config.receiptsDir);
   const app = await buildApp({ config, database: database.handle, limiter, receipts });
   const bodies: string[] = [];
+  const nonconforming: string[] = [];
+  let contract: Promise<ContractChecker> | null = null;
   t.after(async () => {
     await app.close();
     await limiter.close();
+    const failures: string[] = [];
     const leaked = bodies.flatMap(canaries);
     if (leaked.length > 0)
-      throw new Error(`a response contained sensitive canary values: ${leaked.join(', ')}`);
+      failures.push(`a response contained sensitive canary values: ${leaked.join(', ')}`);
+    if (nonconforming.length > 0) {
+      const listed = nonconforming.slice(0, MAX_LISTED);
+      if (nonconforming.length > MAX_LISTED)
+        listed.push(`…and ${nonconforming.length - MAX_LISTED} more`);
+      failures.push(
+        `${nonconforming.length} response(s) did not conform to the OpenAPI document:\n${listed.join('\n')}`,
+      );
+    }
+    if (failures.length > 0) throw new Error(failures.join('\n'));
   });
 
   let files = 0;
@@ -122,13 +154,23 @@ export async function useApi(
     async get(path, key, injectOptions = {}) {
       const headers = { ...(injectOptions.headers ?? {}) } as Record<string, string>;
       if (key) headers.authorization = `Bearer ${key}`;
-      const response = await app.inject({
-        method: 'GET',
-        ...injectOptions,
-        url: path.startsWith(API_PREFIX) || OUTSIDE_API.test(path) ? path : `${API_PREFIX}${path}`,
-        headers,
-      });
+      const url =
+        path.startsWith(API_PREFIX) || OUTSIDE_API.test(path) ? path : `${API_PREFIX}${path}`;
+      const response = await app.inject({ method: 'GET', ...injectOptions, url, headers });
       bodies.push(response.body);
+      const method = String(injectOptions.method ?? 'GET').toUpperCase();
+      contract ??= contractOf(app);
+      const problems = (await contract).check({
+        method,
+        path: url,
+        status: response.statusCode,
+        headers: response.headers,
+        body: response.rawPayload,
+      });
+      if (problems.length > 0)
+        nonconforming.push(
+          `  ${method} ${url} → ${response.statusCode}\n${problems.map((p) => `    ${p}`).join('\n')}`,
+        );
       let json: unknown;
       try {
         json = response.body ? JSON.parse(response.body) : undefined;

@@ -1,5 +1,7 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { API_PREFIX } from '../routes/index.ts';
+import { HEADER_COMPONENT_KEYWORD, headerComponents } from './headers.ts';
+import { TAGS } from './operation.ts';
 
 /** Shown at the top of the reference page: what a new integrator needs first. */
 const GETTING_STARTED = `Read-only access to one company's HR data: employees, leave requests and types,
@@ -17,8 +19,8 @@ id unless \`sort\` says otherwise (\`sort=-start_date\`).
 
 ## Rate limits
 Per key, at most \`per_minute\` requests in any 60 s and \`per_hour\` in any 3600 s (see /me).
-Every answer carries \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-*\`; a 429 carries
-\`Retry-After\` in seconds.
+Every answer to a request whose key was accepted carries \`RateLimit-Policy\`, \`RateLimit\`
+and \`X-RateLimit-*\`; a 429 carries \`Retry-After\` in seconds.
 
 ## Errors
 Errors are RFC 9457 problem details (\`application/problem+json\`) with a machine-readable
@@ -27,8 +29,54 @@ not_found, receipt_not_found (404), method_not_allowed (405), validation_failed 
 \`errors\` naming each bad parameter), rate_limited (429), internal_error (500),
 service_unavailable (503).`;
 
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Each response header a route declares (see `headers()` in headers.ts) becomes a `$ref` to the
+ * one component that explains it. A header without its component is a programming error.
+ */
+function referenceHeaders(document: Json): Json {
+  for (const [path, item] of Object.entries((document.paths ?? {}) as Json)) {
+    for (const [method, operation] of Object.entries(item as Json)) {
+      const responses = isObject(operation) ? operation.responses : undefined;
+      for (const [status, response] of Object.entries((responses ?? {}) as Json)) {
+        if (!isObject(response) || !isObject(response.headers)) continue;
+        for (const [name, header] of Object.entries(response.headers)) {
+          const key =
+            isObject(header) && isObject(header.schema)
+              ? header.schema[HEADER_COMPONENT_KEYWORD]
+              : undefined;
+          if (typeof key !== 'string') {
+            throw new Error(
+              `${method.toUpperCase()} ${path} ${status}: header ${name} is not declared with headers()`,
+            );
+          }
+          response.headers[name] = { $ref: `#/components/headers/${key}` };
+        }
+      }
+    }
+  }
+  return document;
+}
+
 export function swaggerOptions(publicBaseUrl: string | null): SwaggerOptions {
   return {
+    // Shared models keep their own names in components.schemas.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+    // Only the API is described: /healthz, /readyz and /docs live outside its base path.
+    transform: ({ schema, url }) => ({
+      schema: url.startsWith(API_PREFIX) ? schema : { ...schema, hide: true },
+      url,
+    }),
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) throw new Error('an OpenAPI document is expected');
+      return referenceHeaders(documentObject.openapiObject as Json);
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -37,7 +85,10 @@ export function swaggerOptions(publicBaseUrl: string | null): SwaggerOptions {
         description: GETTING_STARTED,
       },
       servers: [{ url: publicBaseUrl ?? API_PREFIX, description: 'This service' }],
+      tags: TAGS,
       components: {
+        schemas: {},
+        headers: headerComponents(),
         securitySchemes: {
           bearer: {
             type: 'http',

@@ -3,6 +3,7 @@ import { findEmployee, listEmployees } from '../../db/employees.queries.ts';
 import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
 import { EmployeeListQuery, EmployeeSchema } from '../../schemas/employees.ts';
 import { recordNotFound } from '../errors.ts';
+import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.ts';
 import { pageRequest, searchText, sortOrder, valueList } from '../params.ts';
 import type { ApiDeps } from './index.ts';
 
@@ -12,17 +13,16 @@ export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asyn
 ) => {
   app.get(
     '/employees',
-    {
-      schema: {
-        summary: 'List employees',
-        description:
-          'The roster, to resolve an employee_id in a leave or expense to a name and department. Never contains sensitive fields.',
-        tags: ['Employees'],
-        querystring: EmployeeListQuery,
-        response: { 200: listOf(EmployeeSchema) },
-      },
-      config: { scope: null },
-    },
+    operation({
+      operationId: 'listEmployees',
+      summary: 'List employees',
+      description:
+        'The roster, to resolve an employee_id in a leave or expense to a name and department. Never contains sensitive fields.',
+      tag: 'Employees',
+      scope: null,
+      querystring: EmployeeListQuery,
+      success: { 200: jsonResponse('A page of employees.', listOf(EmployeeSchema)) },
+    }),
     async (request) => {
       const { query } = request;
       return listEmployees(
@@ -37,16 +37,16 @@ export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asyn
 
   app.get(
     '/employees/:id',
-    {
-      schema: {
-        summary: 'Get an employee',
-        description: 'One employee of the key’s company; 404 when absent or another company’s.',
-        tags: ['Employees'],
-        params: IdPathParams,
-        response: { 200: dataOf(EmployeeSchema) },
-      },
-      config: { scope: null },
-    },
+    operation({
+      operationId: 'getEmployee',
+      summary: 'Get an employee',
+      description: 'One employee of the key’s company; 404 when absent or another company’s.',
+      tag: 'Employees',
+      scope: null,
+      params: IdPathParams,
+      success: { 200: jsonResponse('The employee.', dataOf(EmployeeSchema)) },
+      notFound: RECORD_NOT_FOUND,
+    }),
     async (request) => {
       const employee = await findEmployee(
         deps.db,

@@ -4,6 +4,7 @@ import { findExpense, listExpenses, type ReceiptUrls } from '../../db/expenses.q
 import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
 import { ExpenseDetailSchema, ExpenseListQuery, ExpenseSchema } from '../../schemas/expenses.ts';
 import { recordNotFound } from '../errors.ts';
+import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.ts';
 import {
   idList,
   pageRequest,
@@ -31,15 +32,16 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
   app.get(
     '/expenses',
     {
-      schema: {
+      ...operation({
+        operationId: 'listExpenses',
         summary: 'List expenses',
         description:
-          'Expense records of the key’s company; `from`/`to` bound expense_date, inclusive.',
-        tags: ['Expenses'],
+          'Expense records of the key’s company; `from`/`to` bound expense_date, inclusive, and `from` after `to` is a 422.',
+        tag: 'Expenses',
+        scope: 'expenses.read',
         querystring: ExpenseListQuery,
-        response: { 200: listOf(ExpenseSchema) },
-      },
-      config: { scope: 'expenses.read' },
+        success: { 200: jsonResponse('A page of expenses.', listOf(ExpenseSchema)) },
+      }),
       preHandler: rejectInvertedDateRange,
     },
     async (request) => {
@@ -65,16 +67,16 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
 
   app.get(
     '/expenses/:id',
-    {
-      schema: {
-        summary: 'Get an expense',
-        description: 'One expense with its items and the URLs of its receipt variants.',
-        tags: ['Expenses'],
-        params: IdPathParams,
-        response: { 200: dataOf(ExpenseDetailSchema) },
-      },
-      config: { scope: 'expenses.read' },
-    },
+    operation({
+      operationId: 'getExpense',
+      summary: 'Get an expense',
+      description: 'One expense with its items and the URLs of its receipt variants.',
+      tag: 'Expenses',
+      scope: 'expenses.read',
+      params: IdPathParams,
+      success: { 200: jsonResponse('The expense.', dataOf(ExpenseDetailSchema)) },
+      notFound: RECORD_NOT_FOUND,
+    }),
     async (request) => {
       const expense = await findExpense(
         deps.db,

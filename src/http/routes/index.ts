@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { ReceiptStore } from '../../receipts/store.ts';
+import { MODELS } from '../../schemas/models.ts';
 import type { Authenticator } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { employeeRoutes } from './employees.ts';
@@ -36,6 +37,9 @@ export function apiBaseUrl(config: ServerConfig, request: FastifyRequest): strin
 }
 
 export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
+  // The shared response models, once: route schemas point at them with ref().
+  for (const model of MODELS) app.addSchema(model);
+
   const paths = new Set<string>();
   app.addHook('onRoute', (route) => {
     if (route.method === 'GET') paths.add(route.url);
@@ -54,6 +58,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (ap
   await app.register(expenseRoutes, { deps });
   await app.register(referenceRoutes, { deps });
 
+  // The description describes the API, not itself.
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
     app.swagger(),
   );
@@ -72,6 +77,8 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (ap
     app.route({
       method: [...OTHER_METHODS],
       url: url.slice(API_PREFIX.length) || '/',
+      // Not operations: the document lists what the API does, and says it is read-only.
+      schema: { hide: true },
       config: { public: true },
       onRequest: refuseMethod,
       handler: refuseMethod,

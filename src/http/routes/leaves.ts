@@ -3,6 +3,7 @@ import { findLeave, listLeaves } from '../../db/leaves.queries.ts';
 import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
 import { LeaveDetailSchema, LeaveListQuery, LeaveSchema } from '../../schemas/leaves.ts';
 import { recordNotFound } from '../errors.ts';
+import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.ts';
 import {
   idList,
   pageRequest,
@@ -18,15 +19,16 @@ export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
   app.get(
     '/leaves',
     {
-      schema: {
+      ...operation({
+        operationId: 'listLeaves',
         summary: 'List leave requests',
         description:
-          'Leave requests of the key’s company. With `from` and/or `to`, the leaves whose period intersects the range.',
-        tags: ['Leaves'],
+          'Leave requests of the key’s company. With `from` and/or `to`, the leaves whose period intersects the range; `from` after `to` is a 422.',
+        tag: 'Leaves',
+        scope: 'leaves.read',
         querystring: LeaveListQuery,
-        response: { 200: listOf(LeaveSchema) },
-      },
-      config: { scope: 'leaves.read' },
+        success: { 200: jsonResponse('A page of leave requests.', listOf(LeaveSchema)) },
+      }),
       preHandler: rejectInvertedDateRange,
     },
     async (request) => {
@@ -51,17 +53,17 @@ export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
 
   app.get(
     '/leaves/:id',
-    {
-      schema: {
-        summary: 'Get a leave request',
-        description:
-          'One leave with its document obligation; attachments are reported by presence only and never returned.',
-        tags: ['Leaves'],
-        params: IdPathParams,
-        response: { 200: dataOf(LeaveDetailSchema) },
-      },
-      config: { scope: 'leaves.read' },
-    },
+    operation({
+      operationId: 'getLeave',
+      summary: 'Get a leave request',
+      description:
+        'One leave with its document obligation; attachments are reported by presence only and never returned.',
+      tag: 'Leaves',
+      scope: 'leaves.read',
+      params: IdPathParams,
+      success: { 200: jsonResponse('The leave request.', dataOf(LeaveDetailSchema)) },
+      notFound: RECORD_NOT_FOUND,
+    }),
     async (request) => {
       const leave = await findLeave(deps.db, request.auth.company.id, Number(request.params.id));
       if (!leave) throw recordNotFound();

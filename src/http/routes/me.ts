@@ -1,20 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ref } from '../../schemas/common.ts';
 import { MeSchema } from '../../schemas/me.ts';
+import { jsonResponse, operation } from '../openapi/operation.ts';
 import type { ApiDeps } from './index.ts';
 
 export const meRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app) => {
   app.get(
     '/me',
-    {
-      schema: {
-        summary: 'Check the key',
-        description:
-          'Validates the key and shows its company, the key itself, the access mode and the key’s rate limits. The first call to make with a new key.',
-        tags: ['Account'],
-        response: { 200: MeSchema },
-      },
-      config: { scope: null },
-    },
+    operation({
+      operationId: 'getMe',
+      summary: 'Check the key',
+      description:
+        'Validates the key and shows its company, the key itself, the access mode and the key’s rate limits. The first call to make with a new key.',
+      tag: 'Account',
+      scope: null,
+      success: { 200: jsonResponse('The key and its company.', ref(MeSchema)) },
+    }),
     async (request) => {
       const { auth } = request;
       return {

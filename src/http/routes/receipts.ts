@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { findReceipt, findReceiptOfExpense, type ReceiptFiles } from '../../db/receipts.queries.ts';
 import {
   type ReceiptVariant,
@@ -6,8 +7,15 @@ import {
   verifyReceiptGrant,
 } from '../../receipts/signing.ts';
 import { IdPathParams } from '../../schemas/common.ts';
-import { ReceiptFileParams, ReceiptFileQuery, ReceiptQuery } from '../../schemas/receipts.ts';
-import { ApiError, recordNotFound } from '../errors.ts';
+import {
+  RECEIPT_FILE_TYPES,
+  ReceiptFileParams,
+  ReceiptFileQuery,
+  ReceiptQuery,
+} from '../../schemas/receipts.ts';
+import { ApiError, problem, recordNotFound } from '../errors.ts';
+import { headers, RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
+import { noBodyResponse, operation, problemResponse } from '../openapi/operation.ts';
 import { type ApiDeps, apiBaseUrl } from './index.ts';
 
 const noReceipt = () => new ApiError('receipt_not_found', 'This expense has no receipt image.');
@@ -35,16 +43,28 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
 
   app.get(
     '/expenses/:id/receipt',
-    {
-      schema: {
-        summary: 'Get the receipt image',
-        description: `Checks the key and that the expense is the company's, then redirects (302) to a signed URL of the image, valid ${config.signedUrlTtlSeconds} s and needing no key. 404 receipt_not_found when the expense has no receipt.`,
-        tags: ['Expenses'],
-        params: IdPathParams,
-        querystring: ReceiptQuery,
+    operation({
+      operationId: 'getExpenseReceipt',
+      summary: 'Get the receipt image',
+      description: `Checks the key and that the expense is the company’s, then redirects (302) to a signed URL of the image, valid ${config.signedUrlTtlSeconds} s and needing no key. 404 receipt_not_found when the expense has no receipt.`,
+      tag: 'Expenses',
+      scope: 'expenses.read',
+      params: IdPathParams,
+      querystring: ReceiptQuery,
+      success: {
+        302: noBodyResponse('Redirect to a signed URL of the image (see `Location`); no body.', [
+          'RequestId',
+          'ReceiptLocation',
+          'CacheControlNoStore',
+          ...RATE_LIMIT_HEADERS,
+        ]),
       },
-      config: { scope: 'expenses.read' },
-    },
+      notFound: {
+        description:
+          'No expense with this id in the key’s company (`not_found`), or the expense has no receipt image (`receipt_not_found`).',
+        examples: [recordNotFound().toProblem(), noReceipt().toProblem()],
+      },
+    }),
     async (request, reply) => {
       const companyId = request.auth.company.id;
       const expenseId = Number(request.params.id);
@@ -73,13 +93,66 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
     '/receipt-files/:expenseId/:variant',
     {
       schema: {
+        operationId: 'getReceiptFile',
         summary: 'Receipt image behind a signed URL',
         description:
-          'Where /expenses/{id}/receipt redirects. Needs no key; the signature and expiry in the URL are checked. 403 invalid_signature when tampered with or expired.',
+          'Where /expenses/{id}/receipt redirects: take the URL from its `Location`, never build one. Needs no key and is not rate limited; the signature and expiry in the URL are checked. 403 invalid_signature when tampered with or expired.',
         tags: ['Expenses'],
+        security: [],
         params: ReceiptFileParams,
         querystring: ReceiptFileQuery,
-        security: [],
+        response: {
+          200: {
+            description:
+              'The image. `processed` is always JPEG; `original` keeps the type it was imported with.',
+            headers: headers(
+              'RequestId',
+              'CacheControlReceiptFile',
+              'ReceiptETag',
+              'ReceiptContentLength',
+              'ReceiptContentDisposition',
+            ),
+            content: Object.fromEntries(
+              RECEIPT_FILE_TYPES.map((type) => [
+                type,
+                { schema: Type.Unsafe<unknown>({ type: 'string', format: 'binary' }) },
+              ]),
+            ),
+          },
+          304: noBodyResponse(
+            'The `If-None-Match` ETag is current: use the cached image. No body.',
+            ['RequestId', 'CacheControlReceiptFile', 'ReceiptETag', 'ReceiptContentDisposition'],
+          ),
+          403: problemResponse(
+            'The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt.',
+            [badSignature().toProblem()],
+            [],
+          ),
+          404: problemResponse(
+            'The receipt is gone, or the path does not name one (`receipt_not_found`, `not_found`).',
+            [noReceipt().toProblem(), recordNotFound().toProblem()],
+            [],
+          ),
+          422: problemResponse(
+            'A query part is longer than any signed URL has; `errors` names it.',
+            [
+              problem('validation_failed', 'Invalid query parameter: signature.', [
+                { parameter: 'signature', message: 'must NOT have more than 128 characters' },
+              ]),
+            ],
+            [],
+          ),
+          503: problemResponse(
+            'The database is unreachable for the moment; retry after `Retry-After` seconds.',
+            [
+              problem(
+                'service_unavailable',
+                'The service is temporarily unavailable; retry shortly.',
+              ),
+            ],
+            ['RetryAfter'],
+          ),
+        },
       },
       config: { public: true },
     },

@@ -4,6 +4,7 @@ import { listActiveLeaveTypes } from '../../db/leaves.queries.ts';
 import { referenceListOf } from '../../schemas/common.ts';
 import { ExpenseCategorySchema } from '../../schemas/expenses.ts';
 import { LeaveTypeSchema } from '../../schemas/leaves.ts';
+import { jsonResponse, operation } from '../openapi/operation.ts';
 import type { ApiDeps } from './index.ts';
 
 /** Small reference lists: the company's active leave types and expense categories, unpaginated. */
@@ -13,31 +14,31 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asy
 ) => {
   app.get(
     '/leave-types',
-    {
-      schema: {
-        summary: 'List leave types',
-        description:
-          'The company’s active leave types. Inactive ones still appear embedded in the leaves that use them.',
-        tags: ['Leaves'],
-        response: { 200: referenceListOf(LeaveTypeSchema) },
-      },
-      config: { scope: 'leaves.read' },
-    },
+    operation({
+      operationId: 'listLeaveTypes',
+      summary: 'List leave types',
+      description:
+        'The company’s active leave types, all of them (no pagination). Inactive ones still appear embedded in the leaves that use them.',
+      tag: 'Leaves',
+      scope: 'leaves.read',
+      success: { 200: jsonResponse('The active leave types.', referenceListOf(LeaveTypeSchema)) },
+    }),
     async (request) => ({ data: await listActiveLeaveTypes(deps.db, request.auth.company.id) }),
   );
 
   app.get(
     '/expense-categories',
-    {
-      schema: {
-        summary: 'List expense categories',
-        description:
-          'The company’s active expense categories. Inactive ones still appear embedded in the expenses that use them.',
-        tags: ['Expenses'],
-        response: { 200: referenceListOf(ExpenseCategorySchema) },
+    operation({
+      operationId: 'listExpenseCategories',
+      summary: 'List expense categories',
+      description:
+        'The company’s active expense categories, all of them (no pagination). Inactive ones still appear embedded in the expenses that use them.',
+      tag: 'Expenses',
+      scope: 'expenses.read',
+      success: {
+        200: jsonResponse('The active expense categories.', referenceListOf(ExpenseCategorySchema)),
       },
-      config: { scope: 'expenses.read' },
-    },
+    }),
     async (request) => ({ data: await listActiveCategories(deps.db, request.auth.company.id) }),
   );
 };

@@ -1,0 +1,182 @@
+import { type TSchema, Type } from 'typebox';
+import type { Scope } from '../../keys/scopes.ts';
+import { ERROR_MESSAGE_KEYWORD, ProblemSchema, ref } from '../../schemas/common.ts';
+import { PROBLEM_CONTENT_TYPE, type Problem, problem, recordNotFound } from '../errors.ts';
+import { type HeaderKey, headers, RATE_LIMIT_HEADERS } from './headers.ts';
+
+/**
+ * Route schemas for the authenticated operations. One call gives a route everything the
+ * service and its OpenAPI description need: the scope the auth hook checks (`config.scope`),
+ * the scope said in the description and in `x-required-scope`, and every response the
+ * operation can give. The error responses are real route responses: Fastify serializes the
+ * problem bodies with them, so the document cannot promise a field the service drops.
+ */
+
+export type Tag = 'Account' | 'Employees' | 'Leaves' | 'Expenses';
+
+/** The operation groups of the reference page, in order. */
+export const TAGS: { name: Tag; description: string }[] = [
+  { name: 'Account', description: 'The API key in use: check it before anything else.' },
+  { name: 'Employees', description: 'The company’s employees, without any sensitive field.' },
+  { name: 'Leaves', description: 'Leave requests and the company’s leave types.' },
+  {
+    name: 'Expenses',
+    description: 'Expense records, their receipt images and the company’s expense categories.',
+  },
+];
+
+/** A JSON success answer: company data, never cached. */
+export function jsonResponse<T extends TSchema>(description: string, schema: T) {
+  return {
+    description,
+    headers: headers('RequestId', 'CacheControlNoStore', ...RATE_LIMIT_HEADERS),
+    content: { 'application/json': { schema } },
+  };
+}
+
+/**
+ * An answer without a body (a redirect, a 304). `type: 'null'` keeps a body out of the
+ * document; typed `undefined` so the handler sends nothing.
+ */
+export function noBodyResponse(description: string, carries: HeaderKey[]) {
+  return Type.Unsafe<undefined>({ type: 'null', description, headers: headers(...carries) });
+}
+
+/** An error answer: a problem+json body, with one example for each code it can carry. */
+export function problemResponse(description: string, examples: Problem[], carries: HeaderKey[]) {
+  return {
+    description,
+    headers: headers('RequestId', ...carries),
+    content: {
+      [PROBLEM_CONTENT_TYPE]: {
+        schema: ref(ProblemSchema),
+        examples: Object.fromEntries(
+          examples.map((example) => [example.code, { summary: example.title, value: example }]),
+        ),
+      },
+    },
+  };
+}
+
+type ProblemResponse = ReturnType<typeof problemResponse>;
+type ErrorStatus = 401 | 403 | 404 | 422 | 429 | 503;
+
+interface OperationSpec<Q, P, R> {
+  /** A stable name for client generators: `listLeaves`, `getLeave`. */
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: Tag;
+  /** The scope a key needs; null when any valid key may call the operation. */
+  scope: Scope | null;
+  querystring?: Q;
+  params?: P;
+  /** The answer when all goes well, by status. */
+  success: R;
+  /** When the operation can answer 404: what the 404 means, and its codes. */
+  notFound?: { description: string; examples: Problem[] };
+}
+
+export interface OperationSchema<Q, P, R> {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: Tag[];
+  security: Array<Record<string, string[]>>;
+  'x-required-scope': Scope | null;
+  querystring: Q;
+  params: P;
+  /** 404 and 422 are present only where the operation can give them. */
+  response: R & Record<ErrorStatus, ProblemResponse>;
+}
+
+/** The 404 of a record looked up by id. */
+export const RECORD_NOT_FOUND = {
+  description: 'No record with this id in the key’s company (or the id is malformed).',
+  examples: [recordNotFound().toProblem()],
+};
+
+/** The 422 example: the first query parameter refused, with the message its schema declares. */
+function validationExample(querystring: TSchema): Problem {
+  const properties = (querystring as { properties?: Record<string, Record<string, unknown>> })
+    .properties;
+  const [name, schema] = Object.entries(properties ?? {})[0] ?? ['page', {}];
+  const message = schema[ERROR_MESSAGE_KEYWORD];
+  return problem('validation_failed', `Invalid query parameter: ${name}.`, [
+    { parameter: name, message: typeof message === 'string' ? message : 'is invalid' },
+  ]);
+}
+
+function scopeSentence(scope: Scope | null): string {
+  return scope === null
+    ? '**Scope:** none; any valid API key may call this operation.'
+    : `**Scope:** \`${scope}\`. A key without it is answered 403 \`insufficient_scope\`.`;
+}
+
+export function operation<
+  Q extends TSchema | undefined = undefined,
+  P extends TSchema | undefined = undefined,
+  R extends Record<number, unknown> = Record<number, unknown>,
+>(
+  spec: OperationSpec<Q, P, R>,
+): { schema: OperationSchema<Q, P, R>; config: { scope: Scope | null } } {
+  const { scope } = spec;
+  const accepted: HeaderKey[] = RATE_LIMIT_HEADERS;
+  const errors: Partial<Record<ErrorStatus, ProblemResponse>> = {
+    401: problemResponse(
+      'No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked.',
+      [
+        problem(
+          'unauthenticated',
+          'A valid API key is required: send Authorization: Bearer <key>.',
+        ),
+      ],
+      ['WwwAuthenticate'],
+    ),
+    403: problemResponse(
+      scope === null
+        ? 'The key’s company is inactive (`company_inactive`).'
+        : `The key’s company is inactive (\`company_inactive\`), or the key lacks the scope \`${scope}\` (\`insufficient_scope\`, which carries the rate-limit headers and \`WWW-Authenticate\`).`,
+      [
+        problem('company_inactive', 'The company this key belongs to is inactive.'),
+        ...(scope === null
+          ? []
+          : [problem('insufficient_scope', `This operation needs the scope ${scope}.`)]),
+      ],
+      scope === null ? [] : ['WwwAuthenticateInsufficientScope', ...accepted],
+    ),
+  };
+  if (spec.notFound) {
+    errors[404] = problemResponse(spec.notFound.description, spec.notFound.examples, accepted);
+  }
+  if (spec.querystring) {
+    errors[422] = problemResponse(
+      'One or more query parameters are invalid; `errors` names each one with its message.',
+      [validationExample(spec.querystring)],
+      accepted,
+    );
+  }
+  errors[429] = problemResponse(
+    'The key’s rate limit is exhausted in one of its windows. A refused request does not count against either window.',
+    [problem('rate_limited', 'Rate limit exceeded; retry after 23 seconds.')],
+    ['RetryAfter', ...accepted],
+  );
+  errors[503] = problemResponse(
+    'The database is unreachable for the moment; retry after `Retry-After` seconds. Carries the rate-limit headers when the key had already been accepted.',
+    [problem('service_unavailable', 'The service is temporarily unavailable; retry shortly.')],
+    ['RetryAfter', ...accepted],
+  );
+
+  const schema = {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: `${spec.description}\n\n${scopeSentence(scope)}`,
+    tags: [spec.tag],
+    security: [{ bearer: [] }],
+    'x-required-scope': scope,
+    ...(spec.querystring ? { querystring: spec.querystring } : {}),
+    ...(spec.params ? { params: spec.params } : {}),
+    response: { ...spec.success, ...errors },
+  };
+  return { schema: schema as OperationSchema<Q, P, R>, config: { scope } };
+}

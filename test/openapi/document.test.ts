@@ -1,0 +1,458 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { generateOpenApiDocument, renderOpenApiDocument } from '../../src/http/openapi/generate.ts';
+import { useApi } from '../helpers/api.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const COMMITTED = `${ROOT}openapi.json`;
+
+interface Parameter {
+  in: string;
+  name: string;
+  schema?: Json;
+  example?: unknown;
+  examples?: Record<string, unknown>;
+}
+interface Response {
+  description: string;
+  headers?: Record<string, { $ref: string }>;
+  content?: Record<string, { schema: Json; examples?: Record<string, { value: Json }> }>;
+}
+interface Operation {
+  operationId: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  'x-required-scope'?: string | null;
+  parameters?: Parameter[];
+  responses: Record<string, Response>;
+}
+type Json = Record<string, unknown>;
+interface Document {
+  openapi: string;
+  info: { version: string; title: string };
+  servers?: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    schemas: Record<string, Json>;
+    headers: Record<string, Json>;
+    securitySchemes: Record<string, Json>;
+  };
+}
+
+function readCommitted(): string {
+  try {
+    return readFileSync(COMMITTED, 'utf8');
+  } catch (error) {
+    throw new Error(`openapi.json cannot be read (${error}): run \`npm run openapi\``);
+  }
+}
+
+const document = JSON.parse(readCommitted()) as Document;
+
+const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+);
+const byId = (operationId: string): Operation => {
+  const found = operations.find((o) => o.operation.operationId === operationId);
+  assert.ok(found, `no operation ${operationId}`);
+  return found.operation;
+};
+
+/** Every operation a key is needed for: all of them but the signed file route. */
+const SIGNED_FILE = 'getReceiptFile';
+const authenticated = operations.filter((o) => o.operation.operationId !== SIGNED_FILE);
+
+/** The scopes of PRODUCT.md: null means any valid key. */
+const SCOPES: Record<string, string | null> = {
+  getMe: null,
+  listEmployees: null,
+  getEmployee: null,
+  listLeaves: 'leaves.read',
+  getLeave: 'leaves.read',
+  listLeaveTypes: 'leaves.read',
+  listExpenses: 'expenses.read',
+  getExpense: 'expenses.read',
+  getExpenseReceipt: 'expenses.read',
+  listExpenseCategories: 'expenses.read',
+};
+
+const RATE_LIMIT_HEADERS = [
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
+
+const headerNames = (response: Response | undefined) => Object.keys(response?.headers ?? {});
+
+/** Every object inside `value`, depth first. */
+function* objectsIn(value: unknown): Generator<Json> {
+  if (Array.isArray(value)) for (const item of value) yield* objectsIn(item);
+  else if (typeof value === 'object' && value !== null) {
+    yield value as Json;
+    for (const child of Object.values(value)) yield* objectsIn(child);
+  }
+}
+
+describe('openapi.json', () => {
+  it('is the document the service generates from its route schemas', async () => {
+    const generated = renderOpenApiDocument(await generateOpenApiDocument());
+    assert.ok(
+      readCommitted() === generated,
+      'openapi.json differs from the document the routes generate: run `npm run openapi` and commit the result',
+    );
+  });
+
+  it('is what GET /openapi.json serves', async (t) => {
+    const api = await useApi(t, 'sqlite');
+    const res = await api.get('/openapi.json', null);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json, document);
+  });
+
+  it('passes `redocly lint` with the recommended rules: no errors, no warnings', () => {
+    const run = spawnSync(
+      `${ROOT}node_modules/.bin/redocly`,
+      ['lint', 'openapi.json', '--format=json'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
+    );
+    assert.equal(run.error, undefined);
+    const report = JSON.parse(run.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string; location: { pointer: string }[] }[];
+    };
+    const problems = report.problems.map(
+      (p) => `${p.ruleId} at ${p.location.map((l) => l.pointer).join(', ')}: ${p.message}`,
+    );
+    assert.deepEqual(problems, []);
+    assert.deepEqual(report.totals, { ...report.totals, errors: 0, warnings: 0 });
+    assert.equal(run.status, 0, run.stderr);
+  });
+
+  it('is OpenAPI 3.1 for version 1.0.0 of the API, with a server and the bearer scheme', () => {
+    assert.match(document.openapi, /^3\.1\.\d+$/);
+    assert.equal(document.info.version, '1.0.0');
+    assert.deepEqual(document.servers, [{ url: '/api/company/v1', description: 'This service' }]);
+    assert.deepEqual(document.components.securitySchemes.bearer, {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'cdk_ API key',
+      description: 'The company API key, created with `cdapi keys create`.',
+    });
+  });
+
+  it('describes the API operations and nothing else: no openapi.json, 405 answers, HEAD or health checks', () => {
+    assert.deepEqual(operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
+      'GET /employees',
+      'GET /employees/{id}',
+      'GET /expense-categories',
+      'GET /expenses',
+      'GET /expenses/{id}',
+      'GET /expenses/{id}/receipt',
+      'GET /leave-types',
+      'GET /leaves',
+      'GET /leaves/{id}',
+      'GET /me',
+      'GET /receipt-files/{expenseId}/{variant}',
+    ]);
+  });
+});
+
+describe('operations', () => {
+  it('each has a unique operationId, a summary, a description and a tag', () => {
+    const ids = operations.map((o) => o.operation.operationId);
+    assert.equal(new Set(ids).size, ids.length);
+    for (const { path, operation } of operations) {
+      assert.ok(operation.summary, `${path}: summary`);
+      assert.ok(operation.description, `${path}: description`);
+      assert.equal(operation.tags?.length, 1, `${path}: tags`);
+    }
+  });
+
+  it('each authenticated one needs the bearer key and names its scope in x-required-scope and its description', () => {
+    assert.deepEqual(
+      Object.fromEntries(
+        authenticated.map((o) => [o.operation.operationId, o.operation['x-required-scope']]),
+      ),
+      SCOPES,
+    );
+    for (const { operation } of authenticated) {
+      assert.deepEqual(operation.security, [{ bearer: [] }], operation.operationId);
+      const scope = SCOPES[operation.operationId];
+      assert.ok(
+        operation.description?.includes(
+          scope ? `**Scope:** \`${scope}\`` : '**Scope:** none; any valid API key',
+        ),
+        `${operation.operationId}: the description names the scope`,
+      );
+    }
+  });
+
+  it('each authenticated one answers 401, 403, 429 and 503 as problems with their headers', () => {
+    for (const { operation } of authenticated) {
+      const { responses, operationId } = operation;
+      for (const status of ['401', '403', '429', '503']) {
+        assert.ok(responses[status], `${operationId}: ${status}`);
+      }
+      assert.ok(headerNames(responses['401']).includes('WWW-Authenticate'), operationId);
+      assert.ok(headerNames(responses['429']).includes('Retry-After'), operationId);
+      assert.ok(headerNames(responses['503']).includes('Retry-After'), operationId);
+      for (const name of RATE_LIMIT_HEADERS) {
+        assert.ok(headerNames(responses['429']).includes(name), `${operationId}: 429 ${name}`);
+      }
+      const codes = Object.keys(
+        responses['403']?.content?.['application/problem+json']?.examples ?? {},
+      );
+      assert.deepEqual(
+        codes,
+        SCOPES[operationId] ? ['company_inactive', 'insufficient_scope'] : ['company_inactive'],
+        operationId,
+      );
+    }
+  });
+
+  it('answers 404 exactly where a record is looked up, 422 exactly where query parameters can be invalid', () => {
+    const statuses = (statuses: string[]) =>
+      operations
+        .filter((o) => statuses.every((s) => s in o.operation.responses))
+        .map((o) => o.operation.operationId)
+        .sort();
+    assert.deepEqual(statuses(['404']), [
+      'getEmployee',
+      'getExpense',
+      'getExpenseReceipt',
+      'getLeave',
+      'getReceiptFile',
+    ]);
+    assert.deepEqual(statuses(['422']), [
+      'getExpenseReceipt',
+      'getReceiptFile',
+      'listEmployees',
+      'listExpenses',
+      'listLeaves',
+    ]);
+    for (const { operation } of operations) {
+      const hasQuery = (operation.parameters ?? []).some((p) => p.in === 'query');
+      assert.equal('422' in operation.responses, hasQuery, operation.operationId);
+    }
+  });
+
+  it('gives every response X-Request-Id, and every authenticated success the rate-limit headers', () => {
+    for (const { operation } of operations) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        assert.ok(
+          headerNames(response).includes('X-Request-Id'),
+          `${operation.operationId} ${status}`,
+        );
+      }
+    }
+    for (const { operation } of authenticated) {
+      const success = operation.responses['200'] ?? operation.responses['302'];
+      assert.deepEqual(
+        headerNames(success)
+          .filter((name) => RATE_LIMIT_HEADERS.includes(name))
+          .sort(),
+        [...RATE_LIMIT_HEADERS].sort(),
+        operation.operationId,
+      );
+      assert.ok(headerNames(success).includes('Cache-Control'), operation.operationId);
+    }
+  });
+
+  it('refers every header to the one component that explains it', () => {
+    for (const { operation } of operations) {
+      for (const response of Object.values(operation.responses)) {
+        for (const header of Object.values(response.headers ?? {})) {
+          const name = header.$ref.replace('#/components/headers/', '');
+          assert.ok(document.components.headers[name], header.$ref);
+        }
+      }
+    }
+  });
+
+  it('documents the receipt redirect as a body-less 302 with Location and Cache-Control', () => {
+    const { responses } = byId('getExpenseReceipt');
+    assert.deepEqual(Object.keys(responses), ['302', '401', '403', '404', '422', '429', '503']);
+    assert.equal(responses['302']?.content, undefined);
+    assert.deepEqual(responses['302']?.headers?.Location, {
+      $ref: '#/components/headers/ReceiptLocation',
+    });
+    assert.deepEqual(responses['302']?.headers?.['Cache-Control'], {
+      $ref: '#/components/headers/CacheControlNoStore',
+    });
+    assert.deepEqual(document.components.headers.CacheControlNoStore?.schema, {
+      type: 'string',
+      enum: ['no-store'],
+    });
+  });
+
+  it('documents the signed file route without security: the image bytes, 304, 403 invalid_signature, 404', () => {
+    const operation = byId(SIGNED_FILE);
+    assert.deepEqual(operation.security, []);
+    assert.equal(operation['x-required-scope'], undefined);
+    assert.deepEqual(Object.keys(operation.responses), ['200', '304', '403', '404', '422', '503']);
+    const image = operation.responses['200'];
+    assert.deepEqual(Object.keys(image?.content ?? {}), [
+      'image/jpeg',
+      'image/png',
+      'image/webp',
+      'image/heic',
+      'image/tiff',
+    ]);
+    assert.deepEqual(image?.content?.['image/jpeg']?.schema, { type: 'string', format: 'binary' });
+    assert.deepEqual(headerNames(image), [
+      'X-Request-Id',
+      'Cache-Control',
+      'ETag',
+      'Content-Length',
+      'Content-Disposition',
+    ]);
+    assert.equal(operation.responses['304']?.content, undefined);
+    assert.deepEqual(
+      Object.keys(
+        operation.responses['403']?.content?.['application/problem+json']?.examples ?? {},
+      ),
+      ['invalid_signature'],
+    );
+  });
+});
+
+describe('parameters', () => {
+  it('each path and query parameter has a schema and an example', () => {
+    for (const { operation } of operations) {
+      for (const parameter of operation.parameters ?? []) {
+        const where = `${operation.operationId} ${parameter.in} ${parameter.name}`;
+        assert.ok(['path', 'query'].includes(parameter.in), where);
+        assert.ok(parameter.schema?.type, `${where}: schema with a type`);
+        const examples = parameter.example ?? Object.keys(parameter.examples ?? {})[0];
+        assert.notEqual(examples, undefined, `${where}: example`);
+      }
+    }
+  });
+
+  it('declares the limits and defaults the validator enforces', () => {
+    const parameter = (operationId: string, name: string) =>
+      byId(operationId).parameters?.find((p) => p.name === name);
+    assert.deepEqual(parameter('listLeaves', 'per_page')?.schema, {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 25,
+      'x-error-message': 'must be an integer from 1 to 100',
+    });
+    assert.deepEqual(parameter('listExpenses', 'sort')?.schema?.enum, [
+      'id',
+      'expense_date',
+      'amount',
+      'created_at',
+      'updated_at',
+      '-id',
+      '-expense_date',
+      '-amount',
+      '-created_at',
+      '-updated_at',
+    ]);
+    assert.deepEqual(parameter('getExpenseReceipt', 'variant')?.schema?.enum, [
+      'processed',
+      'original',
+    ]);
+    assert.equal(parameter('listEmployees', 'search')?.schema?.maxLength, 100);
+    assert.equal(parameter('listLeaves', 'updated_since')?.schema?.format, 'date-time');
+    assert.equal(parameter('getLeave', 'id')?.schema?.pattern, '^[1-9][0-9]{0,15}$');
+  });
+});
+
+describe('components', () => {
+  const MODELS = [
+    'Problem',
+    'PaginationMeta',
+    'Me',
+    'EmployeeSummary',
+    'Employee',
+    'Leave',
+    'LeaveDetail',
+    'LeaveType',
+    'Expense',
+    'ExpenseDetail',
+    'ExpenseCategory',
+  ];
+
+  it('holds each shared model once, and the operations refer to it instead of repeating it', () => {
+    assert.deepEqual(Object.keys(document.components.schemas), MODELS);
+    const text = JSON.stringify(document);
+    for (const model of MODELS) {
+      assert.ok(text.includes(`"#/components/schemas/${model}"`), `${model} is referenced`);
+      const keys = Object.keys(document.components.schemas[model]?.properties ?? {}).join();
+      const copies = [...objectsIn(document)].filter(
+        (o) => o.properties && Object.keys(o.properties).join() === keys,
+      );
+      assert.equal(copies.length, 1, `${model} is defined once`);
+    }
+  });
+
+  it('makes exactly the fields that can be null nullable', () => {
+    const isNullable = (schema: Json) =>
+      (Array.isArray(schema.type) && schema.type.includes('null')) ||
+      (Array.isArray(schema.anyOf) && schema.anyOf.some((s: Json) => s.type === 'null'));
+    const nullableFields = (schema: Json, prefix = ''): string[] =>
+      Object.entries((schema.properties ?? {}) as Record<string, Json>).flatMap(([name, s]) => [
+        ...(isNullable(s) ? [`${prefix}${name}`] : []),
+        ...nullableFields(s, `${prefix}${name}.`),
+      ]);
+    const LEAVE = [
+      'start_time',
+      'end_time',
+      'hours',
+      'reason',
+      'rejection_reason',
+      'substitute_employee',
+      'approved_at',
+    ];
+    const EXPENSE = ['description', 'receipt_url', 'approved_at', 'paid_at', 'rejected_reason'];
+    assert.deepEqual(
+      Object.fromEntries(
+        MODELS.map((model) => [model, nullableFields(document.components.schemas[model] ?? {})]),
+      ),
+      {
+        Problem: [],
+        PaginationMeta: ['from', 'to'],
+        Me: [],
+        EmployeeSummary: [],
+        Employee: [],
+        Leave: LEAVE,
+        LeaveDetail: [...LEAVE, 'document.deadline', 'document.obligation_status'],
+        LeaveType: ['description'],
+        Expense: EXPENSE,
+        ExpenseDetail: [...EXPENSE, 'receipt'],
+        ExpenseCategory: ['description', 'max_amount'],
+      },
+    );
+    assert.doesNotMatch(JSON.stringify(document), /"nullable"/);
+  });
+
+  it('describes every error with the one Problem schema, as application/problem+json', () => {
+    for (const { operation } of operations) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        const where = `${operation.operationId} ${status}`;
+        assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], where);
+        const media = response.content?.['application/problem+json'];
+        assert.deepEqual(media?.schema, { $ref: '#/components/schemas/Problem' }, where);
+        for (const example of Object.values(media?.examples ?? {})) {
+          assert.equal(example.value.status, Number(status), where);
+        }
+      }
+    }
+  });
+});
