@@ -3,7 +3,7 @@ import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { sql } from 'kysely';
 import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
@@ -18,12 +18,13 @@ import { ERROR_MESSAGE_KEYWORD } from './schemas/common.ts';
 
 export interface AppOptions {
   config: ServerConfig;
+  /** Where API reads go: the primary, or a replica when DATABASE_READ_URL is set. */
   database: DatabaseHandle;
-  /** Where the few writes (last_used_at) go; defaults to `database`. */
-  writeDatabase?: DatabaseHandle;
+  /** The primary, for key lookups and the few writes (last_used_at); defaults to `database`. */
+  primaryDatabase?: DatabaseHandle;
   limiter: RateLimitStore;
   receipts: ReceiptStore;
-  logger?: FastifyServerOptions['logger'];
+  logger?: FastifyBaseLogger;
 }
 
 /** Lets schemas carry `x-error-message` (read by the 422 formatter) without tripping Ajv. */
@@ -39,8 +40,9 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Builds the whole service as a Fastify instance; `server.ts` only listens. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
+  const primary = options.primaryDatabase ?? database;
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // Fastify's own per-request lines are replaced by the one line the onResponse hook writes.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy,
@@ -106,25 +108,38 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
+  // Not ready (503) without the database; ready but `degraded` while rate limits cannot be
+  // shared, so a load balancer keeps the instance while operators are told.
   app.get('/readyz', { logLevel: 'warn' }, async () => {
-    try {
-      await sql`select 1`.execute(database.db);
-    } catch {
-      throw new ApiError('service_unavailable', 'The database is not reachable.', {
-        headers: { 'retry-after': '5' },
-      });
+    const databases: Array<[check: string, label: string, handle: DatabaseHandle]> =
+      primary === database
+        ? [['database', 'The database', database]]
+        : [
+            ['primary', 'The primary database', primary],
+            ['replica', 'The read replica', database],
+          ];
+    const checks: Record<string, 'ok' | 'unreachable'> = {};
+    for (const [check, label, handle] of databases) {
+      try {
+        await sql`select 1`.execute(handle.db);
+        checks[check] = 'ok';
+      } catch {
+        throw new ApiError('service_unavailable', `${label} is not reachable.`, {
+          headers: { 'retry-after': '5' },
+        });
+      }
     }
-    return { status: 'ok' };
+    Object.assign(checks, options.limiter.checks());
+    const degraded = Object.values(checks).some((state) => state !== 'ok');
+    return { status: degraded ? 'degraded' : 'ok', checks };
   });
 
-  const writeDb = (options.writeDatabase ?? database).db;
   const deps: ApiDeps = {
     config,
     db: database.db,
     receipts: options.receipts,
     authenticator: createAuthenticator({
-      db: database.db,
-      writeDb,
+      primaryDb: primary.db,
       limiter: options.limiter,
       onWriteError: (error) => app.log.warn({ err: error }, 'could not record key use'),
     }),

@@ -17,7 +17,14 @@ export interface Config {
 
 /** What `cdapi serve` needs on top. */
 export interface ServerConfig extends Config {
+  /** Optional PostgreSQL replica that API reads go to; `database` keeps the writes. */
+  readonly readDatabase: DatabaseTarget | null;
+  readonly poolMax: number;
+  readonly readPoolMax: number;
+  /** No API query runs longer; one that would answers 503. */
+  readonly statementTimeoutMs: number;
   readonly redisUrl: string | null;
+  readonly redisKeyPrefix: string;
   readonly host: string;
   readonly port: number;
   readonly publicBaseUrl: string | null;
@@ -122,15 +129,47 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   });
 }
 
+function parseReadDatabase(
+  raw: string | undefined,
+  primary: DatabaseTarget,
+): DatabaseTarget | null {
+  if (!raw) return null;
+  const target = parseDatabaseUrl(raw, 'DATABASE_READ_URL');
+  if (target.dialect !== 'postgres' || primary.dialect !== 'postgres') {
+    throw new ConfigError(
+      'DATABASE_READ_URL',
+      'read replicas need PostgreSQL: both DATABASE_URL and DATABASE_READ_URL must be postgres:// URLs',
+    );
+  }
+  return target;
+}
+
 export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const base = loadConfig(env);
   const redisUrl = env.REDIS_URL || null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
   }
+  const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? 'cdapi:';
+  if (!/^[\x21-\x7e]{0,64}$/.test(redisKeyPrefix)) {
+    throw new ConfigError('REDIS_KEY_PREFIX', 'must be at most 64 printable characters, no spaces');
+  }
+  const poolMax = parseInteger('DATABASE_POOL_MAX', env.DATABASE_POOL_MAX || '10', 1, 1000);
   return Object.freeze({
     ...base,
+    readDatabase: parseReadDatabase(env.DATABASE_READ_URL, base.database),
+    poolMax,
+    readPoolMax: env.DATABASE_READ_POOL_MAX
+      ? parseInteger('DATABASE_READ_POOL_MAX', env.DATABASE_READ_POOL_MAX, 1, 1000)
+      : poolMax,
+    statementTimeoutMs: parseInteger(
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      env.DATABASE_STATEMENT_TIMEOUT_MS || '10000',
+      1,
+      3_600_000,
+    ),
     redisUrl,
+    redisKeyPrefix,
     host: env.HOST || '127.0.0.1',
     port: parseInteger('PORT', env.PORT || '8080', 0, 65535),
     publicBaseUrl: env.PUBLIC_BASE_URL ? parsePublicBaseUrl(env.PUBLIC_BASE_URL) : null,

@@ -40,13 +40,20 @@ const pgTypes = {
   },
 };
 
-export interface PostgresPoolOptions {
+export interface ConnectionOptions {
+  /** PostgreSQL pool size. */
   max?: number;
+  /**
+   * For the service, not for the CLI's long imports. PostgreSQL cancels a statement that runs
+   * longer (and a wait for a pooled connection gives up after as long); SQLite, whose reads
+   * never wait under WAL, uses it as the busy timeout for a locked database.
+   */
+  statementTimeoutMs?: number;
 }
 
 export function openDatabase(
   target: DatabaseTarget,
-  options: PostgresPoolOptions = {},
+  options: ConnectionOptions = {},
 ): DatabaseHandle {
   if (target.dialect === 'sqlite') {
     if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true });
@@ -54,15 +61,26 @@ export function openDatabase(
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${options.statementTimeoutMs ?? 5000}`);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
+  // Server options given in the URL (`?options=-c …`) are kept, and the session is always UTC:
+  // pg lets the URL's own `options` replace ours, so the two are joined here.
+  const url = new URL(target.url);
+  const urlOptions = url.searchParams.get('options');
+  if (urlOptions !== null) url.searchParams.delete('options');
   const pool = new pg.Pool({
-    connectionString: target.url,
+    connectionString: urlOptions === null ? target.url : url.toString(),
     max: options.max ?? 10,
     types: pgTypes,
-    options: '-c TimeZone=UTC',
+    options: [urlOptions, '-c TimeZone=UTC'].filter(Boolean).join(' '),
+    ...(options.statementTimeoutMs === undefined
+      ? {}
+      : {
+          statement_timeout: options.statementTimeoutMs,
+          connectionTimeoutMillis: options.statementTimeoutMs,
+        }),
   });
   // An idle client losing its connection (server restart) must not crash the process;
   // the pool drops it and the next query opens a fresh one.

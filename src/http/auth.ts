@@ -31,8 +31,9 @@ declare module 'fastify' {
 
 /**
  * Key lookups are cached for at most one second, so a revoked key or a deactivated company is
- * refused by a running instance within that time (PRODUCT.md asks for 2 s) while a busy key
- * costs one query a second. The cache is bounded; the oldest entries go first.
+ * refused by every running instance within that time (PRODUCT.md asks for 2 s) while a busy
+ * key costs one query a second per instance. They read the primary, never a replica, so
+ * replication lag cannot stretch that bound. The cache is bounded; the oldest entries go first.
  */
 const CACHE_TTL_MS = 1000;
 const CACHE_MAX_ENTRIES = 10_000;
@@ -46,9 +47,8 @@ export interface Authenticator {
 }
 
 export function createAuthenticator(options: {
-  db: Db;
-  /** Where last_used_at is written (the primary when reads go to a replica). */
-  writeDb: Db;
+  /** The primary: key lookups and the last_used_at writes go here, not to a replica. */
+  primaryDb: Db;
   limiter: RateLimitStore;
   onWriteError: (error: unknown) => void;
 }): Authenticator {
@@ -58,7 +58,7 @@ export function createAuthenticator(options: {
   async function lookup(hash: string, now: number): Promise<KeyForAuth | null> {
     const cached = cache.get(hash);
     if (cached && cached.expires > now) return cached.key;
-    const key = await findKeyForAuth(options.db, hash);
+    const key = await findKeyForAuth(options.primaryDb, hash);
     cache.delete(hash);
     if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
     cache.set(hash, { key, expires: now + CACHE_TTL_MS });
@@ -69,7 +69,7 @@ export function createAuthenticator(options: {
     const last = lastWrites.get(keyId);
     if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
     lastWrites.set(keyId, now);
-    recordKeyUse(options.writeDb, keyId, usedAt).catch(options.onWriteError);
+    recordKeyUse(options.primaryDb, keyId, usedAt).catch(options.onWriteError);
   }
 
   return {

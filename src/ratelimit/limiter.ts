@@ -34,5 +34,79 @@ export interface RateLimitDecision {
 export interface RateLimitStore {
   /** Counts the request for the key if both windows have room; atomic per key. */
   consume(keyId: string, limits: RateLimits, nowMs?: number): Promise<RateLimitDecision>;
+  /** What `/readyz` reports about the store's own dependencies (none for the in-process one). */
+  checks(): Record<string, 'ok' | 'unreachable'>;
   close(): Promise<void>;
+}
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+
+/** One window of one key as a store sees it once the request is counted or refused. */
+export interface WindowSnapshot {
+  /** Accepted requests in the window, this one included when it was accepted. */
+  count: number;
+  /** Time (ms) of the oldest of them; null when the window is empty. */
+  oldestMs: number | null;
+  /**
+   * Only when refused and this window is full: the time (ms) of the entry that must leave
+   * before the window has room, i.e. the (count − limit + 1)-th oldest.
+   */
+  freeingMs: number | null;
+}
+
+export function assertLimits(limits: RateLimits): void {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`${name} must be a positive integer, got ${value}`);
+    }
+  }
+}
+
+/**
+ * The decision every store reports, from what it saw of the two windows. Kept here so the
+ * in-process and the Redis store answer with the same numbers, headers and Retry-After.
+ */
+export function decide(
+  limits: RateLimits,
+  nowMs: number,
+  allowed: boolean,
+  minute: WindowSnapshot,
+  hour: WindowSnapshot,
+): RateLimitDecision {
+  const windowState = (
+    name: 'minute' | 'hour',
+    limit: number,
+    windowMs: number,
+    seen: WindowSnapshot,
+  ): WindowState => ({
+    name,
+    limit,
+    windowSeconds: windowMs / 1000,
+    // A key's limits can be lowered while it holds more entries than the new quota.
+    remaining: Math.max(0, limit - seen.count),
+    resetSeconds:
+      seen.count > 0 && seen.oldestMs !== null
+        ? Math.ceil((seen.oldestMs + windowMs - nowMs) / 1000)
+        : 0,
+  });
+  let retryAfterSeconds: number | null = null;
+  if (!allowed) {
+    let waitMs = 0;
+    for (const [seen, windowMs] of [
+      [minute, MINUTE_MS],
+      [hour, HOUR_MS],
+    ] as const) {
+      if (seen.freeingMs !== null) waitMs = Math.max(waitMs, seen.freeingMs + windowMs - nowMs);
+    }
+    retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+  }
+  return {
+    allowed,
+    windows: [
+      windowState('minute', limits.perMinute, MINUTE_MS, minute),
+      windowState('hour', limits.perHour, HOUR_MS, hour),
+    ],
+    retryAfterSeconds,
+  };
 }

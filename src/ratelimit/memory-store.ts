@@ -1,7 +1,13 @@
-import type { RateLimitDecision, RateLimitStore, RateLimits, WindowState } from './limiter.ts';
+import {
+  assertLimits,
+  decide,
+  HOUR_MS,
+  MINUTE_MS,
+  type RateLimitDecision,
+  type RateLimitStore,
+  type RateLimits,
+} from './limiter.ts';
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
 const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
 const MIN_CAPACITY = 8;
 
@@ -63,12 +69,6 @@ class TimestampRing {
   }
 }
 
-function assertLimit(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  }
-}
-
 /**
  * In-process `RateLimitStore`: exact per key because `consume` reads and records without
  * yielding to the event loop. Only valid for a single instance; several instances need a
@@ -88,8 +88,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   // No await anywhere in here: the read-check-record sequence must be one synchronous step.
   async consume(keyId: string, limits: RateLimits, nowMs = Date.now()): Promise<RateLimitDecision> {
-    assertLimit('perMinute', limits.perMinute);
-    assertLimit('perHour', limits.perHour);
+    assertLimits(limits);
     if (!Number.isFinite(nowMs)) throw new RangeError(`nowMs must be finite, got ${nowMs}`);
 
     let log = this.logs.get(keyId);
@@ -103,7 +102,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
     // The ring holds exactly the last hour, so the hour window is all of it and the minute
     // window a suffix of it; pushing one entry grows both counts and moves neither start.
-    const hourStart = 0;
     let hourCount = log?.length ?? 0;
     const minuteStart = log ? log.firstAfter(nowMs - MINUTE_MS) : 0;
     let minuteCount = hourCount - minuteStart;
@@ -122,43 +120,26 @@ export class MemoryRateLimitStore implements RateLimitStore {
       minuteCount += 1;
     }
 
-    const windowFor = (
-      name: 'minute' | 'hour',
-      limit: number,
-      windowMs: number,
-      start: number,
-      count: number,
-    ): WindowState => ({
-      name,
-      limit,
-      windowSeconds: windowMs / 1000,
-      // A key's limits can be lowered while it holds more entries than the new quota.
-      remaining: Math.max(0, limit - count),
-      resetSeconds: log && count > 0 ? Math.ceil((log.at(start) + windowMs - nowMs) / 1000) : 0,
-    });
-
-    const windows: [WindowState, WindowState] = [
-      windowFor('minute', limits.perMinute, MINUTE_MS, minuteStart, minuteCount),
-      windowFor('hour', limits.perHour, HOUR_MS, hourStart, hourCount),
-    ];
-
-    let retryAfterSeconds: number | null = null;
-    if (!allowed && log) {
-      let waitMs = 0;
-      const full: Array<[number, number, number, number]> = [
-        [limits.perMinute, MINUTE_MS, minuteStart, minuteCount],
-        [limits.perHour, HOUR_MS, hourStart, hourCount],
-      ];
-      for (const [limit, windowMs, start, count] of full) {
-        if (count < limit) continue;
-        // count - limit + 1 of the oldest entries must leave before the window has room.
-        const freeing = log.at(start + count - limit);
-        waitMs = Math.max(waitMs, freeing + windowMs - nowMs);
-      }
-      retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-    }
-
-    return { allowed, windows, retryAfterSeconds };
+    const entry = (index: number): number | null =>
+      log && index < log.length ? log.at(index) : null;
+    // count - limit + 1 of the oldest entries must leave before a full window has room.
+    const freeing = (count: number, limit: number): number | null =>
+      !allowed && count >= limit ? entry(hourCount - limit) : null;
+    return decide(
+      limits,
+      nowMs,
+      allowed,
+      {
+        count: minuteCount,
+        oldestMs: minuteCount > 0 ? entry(minuteStart) : null,
+        freeingMs: freeing(minuteCount, limits.perMinute),
+      },
+      {
+        count: hourCount,
+        oldestMs: hourCount > 0 ? entry(0) : null,
+        freeingMs: freeing(hourCount, limits.perHour),
+      },
+    );
   }
 
   /** Drops every key whose entries have all left the hour window. */
@@ -172,6 +153,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   /** Number of keys currently holding entries (for tests and metrics). */
   size(): number {
     return this.logs.size;
+  }
+
+  checks(): Record<string, 'ok' | 'unreachable'> {
+    return {};
   }
 
   async close(): Promise<void> {

@@ -44,6 +44,40 @@ describe('configuration', () => {
     assert.ok(Object.isFrozen(config));
   });
 
+  it('defaults the scale-out settings, and reads them', () => {
+    const defaults = loadServerConfig({
+      DATABASE_URL: 'postgres://u@primary/db',
+      SIGNING_SECRET: secret,
+    });
+    assert.equal(defaults.readDatabase, null);
+    assert.equal(defaults.poolMax, 10);
+    assert.equal(defaults.readPoolMax, 10);
+    assert.equal(defaults.statementTimeoutMs, 10_000);
+    assert.equal(defaults.redisUrl, null);
+    assert.equal(defaults.redisKeyPrefix, 'cdapi:');
+
+    const config = loadServerConfig({
+      DATABASE_URL: 'postgres://u@primary/db',
+      DATABASE_READ_URL: 'postgres://u@replica/db',
+      DATABASE_POOL_MAX: '4',
+      DATABASE_STATEMENT_TIMEOUT_MS: '2500',
+      REDIS_KEY_PREFIX: 'tenant-a:',
+      SIGNING_SECRET: secret,
+    });
+    assert.deepEqual(config.readDatabase, { dialect: 'postgres', url: 'postgres://u@replica/db' });
+    assert.equal(config.poolMax, 4);
+    assert.equal(config.readPoolMax, 4, 'the read pool follows DATABASE_POOL_MAX unless set');
+    assert.equal(config.statementTimeoutMs, 2500);
+    assert.equal(config.redisKeyPrefix, 'tenant-a:');
+    const readPool = loadServerConfig({
+      DATABASE_URL: 'postgres://u@primary/db',
+      DATABASE_READ_URL: 'postgres://u@replica/db',
+      DATABASE_READ_POOL_MAX: '40',
+      SIGNING_SECRET: secret,
+    });
+    assert.equal(readPool.readPoolMax, 40);
+  });
+
   const bad: Array<[Record<string, string>, RegExp]> = [
     [
       { DATABASE_URL: 'mysql://localhost/db' },
@@ -58,6 +92,25 @@ describe('configuration', () => {
     [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY: must be true or false/],
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL: must start with redis:\/\//],
     [{ SIGNING_SECRET: 'short' }, /^SIGNING_SECRET: must be at least 32 characters/],
+    [
+      { DATABASE_READ_URL: 'sqlite:./replica.db' },
+      /^DATABASE_READ_URL: read replicas need PostgreSQL/,
+    ],
+    [
+      { DATABASE_URL: 'sqlite:./data.db', DATABASE_READ_URL: 'postgres://u@replica/db' },
+      /^DATABASE_READ_URL: read replicas need PostgreSQL/,
+    ],
+    [
+      { DATABASE_READ_URL: 'replica:5432' },
+      /^DATABASE_READ_URL: must start with sqlite: or postgres/,
+    ],
+    [{ DATABASE_POOL_MAX: '0' }, /^DATABASE_POOL_MAX: must be between 1 and 1000/],
+    [{ DATABASE_READ_POOL_MAX: 'many' }, /^DATABASE_READ_POOL_MAX: must be a whole number/],
+    [
+      { DATABASE_STATEMENT_TIMEOUT_MS: '-5' },
+      /^DATABASE_STATEMENT_TIMEOUT_MS: must be a whole number/,
+    ],
+    [{ REDIS_KEY_PREFIX: 'has space:' }, /^REDIS_KEY_PREFIX: must be at most 64 printable/],
   ];
   for (const [env, message] of bad) {
     it(`stops with a message naming ${Object.keys(env)[0]}`, () => {

@@ -435,7 +435,10 @@ describeEachDialect('operations endpoints', (dialect) => {
     for (const path of ['/healthz', '/readyz']) {
       const res = await api.get(path, null);
       assert.equal(res.status, 200, `${path}: ${res.body}`);
-      assert.equal(res.body, '{"status":"ok"}');
+      assert.equal(
+        res.body,
+        path === '/readyz' ? '{"status":"ok","checks":{"database":"ok"}}' : '{"status":"ok"}',
+      );
       assert.match(String(res.headers['content-type']), /^application\/json/);
       assertNoRateLimitHeaders(res);
       const withBadKey = await api.get(path, generateApiKey().key);

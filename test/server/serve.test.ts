@@ -1,67 +1,30 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
 import { cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { smallCompany, writeNdjson } from '../helpers/records.ts';
+import { freePort, serve } from '../helpers/serve.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/cdapi.js', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-interface Served {
-  child: ChildProcess;
-  base: string;
-  stdout: () => string;
-  exit: Promise<number | null>;
-}
-
-async function serve(env: Record<string, string>): Promise<Served> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), ...env },
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (chunk) => {
-    out += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    err += chunk;
-  });
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
-  const deadline = Date.now() + 30_000;
-  while (!err.includes('listening on')) {
-    if (Date.now() > deadline || child.exitCode !== null)
-      throw new Error(`serve did not start: ${err}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { child, base: `http://127.0.0.1:${port}/api/company/v1`, stdout: () => out, exit };
-}
-
-async function servedCompany(t: TestContext, dialect: Dialect) {
+/** One company and a key on a fresh database, served by `cdapi serve` with `extraEnv`. */
+async function servedCompany(
+  t: TestContext,
+  dialect: Dialect,
+  options: { extraEnv?: Record<string, string>; keyArgs?: string[] } = {},
+) {
   const database = await useDatabase(t, dialect);
   const dir = useTempDir(t);
   const env = {
     DATABASE_URL: database.url,
     RECEIPTS_DIR: join(dir, 'receipts'),
     SIGNING_SECRET: 'serve-test-signing-secret-0123456789',
+    ...options.extraEnv,
   };
   cdapiJson(['import', writeNdjson(dir, smallCompany(1, 0))], env);
   const { key } = cdapiJson<{ key: string }>(
-    ['keys', 'create', '--company', '1', '--name', 't'],
+    ['keys', 'create', '--company', '1', '--name', 't', ...(options.keyArgs ?? [])],
     env,
   );
   const server = await serve(env);
@@ -95,6 +58,31 @@ describeEachDialect('cdapi serve', (dialect) => {
     assert.ok(!server.stdout().includes(key), 'the key is never logged');
     assert.ok(!server.stdout().includes('yilmaz'), 'query strings are never logged');
     assert.ok(lines.some((line) => line.msg === 'shutting down'));
+  });
+
+  it('keeps serving with per-instance limits and reports degraded when Redis is unreachable', async (t) => {
+    const { server, headers } = await servedCompany(t, dialect, {
+      extraEnv: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+      keyArgs: ['--per-minute', '2'],
+    });
+
+    const ready = await fetch(`${server.origin}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(await ready.json(), {
+      status: 'degraded',
+      checks: { database: 'ok', redis: 'unreachable' },
+    });
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1)
+      statuses.push((await fetch(`${server.base}/me`, { headers })).status);
+    assert.deepEqual(statuses, [200, 200, 429]);
+    const warnings = server
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.level === 40 && /Redis unreachable/.test(line.msg));
+    assert.equal(warnings.length, 1, 'one warning, not one a request');
   });
 
   if (dialect === 'postgres') {

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import type { RateLimitStore } from '../../src/ratelimit/limiter.ts';
+import { RedisRateLimitStore } from '../../src/ratelimit/redis-store.ts';
+import {
+  ownRedisSkip,
+  recordingLog,
+  testRedisUrl,
+  useOwnRedis,
+  useRedisPrefix,
+} from '../helpers/redis.ts';
+import { freePort } from '../helpers/serve.ts';
+
+const redis = testRedisUrl();
+
+async function acceptedOf(stores: RateLimitStore[], requests: number, perMinute: number) {
+  const decisions = await Promise.all(
+    Array.from({ length: requests }, (_, i) =>
+      (stores[i % stores.length] as RateLimitStore).consume('k', { perMinute, perHour: 1000 }),
+    ),
+  );
+  return decisions.filter((d) => d.allowed);
+}
+
+/** Polls until `condition` holds; the deadline only keeps a broken build from hanging. */
+async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+if (redis.skip) {
+  it('RedisRateLimitStore', { skip: redis.skip }, () => {});
+} else {
+  const url = redis.url as string;
+  describe('RedisRateLimitStore', () => {
+    it('is exact across instances sharing one Redis, on the server clock', async (t) => {
+      const keyPrefix = useRedisPrefix(t, url);
+      const log = recordingLog();
+      const stores = [1, 2, 3].map(() => new RedisRateLimitStore({ url, keyPrefix, log }));
+      t.after(() => Promise.all(stores.map((store) => store.close())));
+      await Promise.all(stores.map((store) => store.connect(5000)));
+
+      const accepted = await acceptedOf(stores, 150, 37);
+      assert.equal(accepted.length, 37);
+      // Each accepted request saw a distinct count: no two instances took the same slot.
+      assert.deepEqual(
+        accepted.map((d) => d.windows[0].remaining).sort((a, b) => a - b),
+        Array.from({ length: 37 }, (_, i) => i),
+      );
+      for (const d of accepted) assert.ok(d.windows[0].resetSeconds <= 60);
+      assert.deepEqual(log.lines, []);
+    });
+
+    it('keeps its keys under the prefix, each expiring an hour after its last use', async (t) => {
+      const keyPrefix = useRedisPrefix(t, url);
+      const store = new RedisRateLimitStore({ url, keyPrefix, log: recordingLog() });
+      t.after(() => store.close());
+      await store.connect(5000);
+      await store.consume('42', { perMinute: 5, perHour: 10 });
+
+      const client = new Redis(url);
+      t.after(() => client.disconnect());
+      assert.deepEqual(await client.keys(`${keyPrefix}*`), [`${keyPrefix}ratelimit:42`]);
+      const ttl = await client.pttl(`${keyPrefix}ratelimit:42`);
+      assert.ok(ttl > 3_500_000 && ttl <= 3_600_000, `ttl ${ttl}`);
+      assert.deepEqual(store.checks(), { redis: 'ok' });
+    });
+
+    it('falls back to per-instance limits when Redis cannot be reached, and says so', async (t) => {
+      const log = recordingLog();
+      const store = new RedisRateLimitStore({
+        url: `redis://127.0.0.1:${await freePort()}`,
+        keyPrefix: 'unused:',
+        log,
+      });
+      t.after(() => store.close());
+      await store.connect(1000);
+      assert.deepEqual(store.checks(), { redis: 'unreachable' });
+
+      const accepted = await acceptedOf([store], 10, 3);
+      assert.equal(accepted.length, 3);
+      assert.deepEqual(
+        log.lines.map((line) => line.level),
+        ['warn'],
+      );
+      assert.match(log.lines[0]?.message ?? '', /per-instance/);
+    });
+  });
+}
+
+const ownSkip = redis.skip ?? ownRedisSkip();
+if (ownSkip) {
+  it('RedisRateLimitStore during an outage', { skip: ownSkip }, () => {});
+} else {
+  describe('RedisRateLimitStore during an outage', () => {
+    it('answers from per-instance counts while Redis is down or frozen, and shares again when it returns', async (t) => {
+      const own = await useOwnRedis(t);
+      const log = recordingLog();
+      const store = new RedisRateLimitStore({
+        url: own.url,
+        keyPrefix: 'outage:',
+        log,
+        commandTimeoutMs: 200,
+        retryAfterFailureMs: 100,
+      });
+      t.after(() => store.close());
+      await store.connect(5000);
+      const limits = { perMinute: 1000, perHour: 1000 };
+      const consume = () => store.consume('k', limits);
+      assert.equal((await consume()).windows[0].remaining, 999);
+
+      // Frozen: a command times out instead of hanging, and the request is still answered.
+      own.freeze();
+      const frozen = await consume();
+      assert.equal(frozen.allowed, true);
+      assert.equal(frozen.windows[0].remaining, 999, 'counted by the fallback, which starts empty');
+      assert.deepEqual(store.checks(), { redis: 'unreachable' });
+      own.thaw();
+      await eventually(async () => {
+        await consume();
+        return store.checks().redis === 'ok';
+      }, 'Redis used again after a freeze');
+
+      // Killed: the connection drops; requests fall back at once, and Redis's own count is
+      // used again after it restarts (empty: this server keeps nothing on disk).
+      await own.kill();
+      assert.equal((await consume()).allowed, true);
+      assert.deepEqual(store.checks(), { redis: 'unreachable' });
+      await own.start();
+      await eventually(async () => {
+        await consume();
+        return store.checks().redis === 'ok';
+      }, 'Redis used again after a restart');
+
+      assert.deepEqual(
+        log.lines.map((line) => line.level),
+        ['warn', 'info', 'warn', 'info'],
+      );
+    });
+  });
+}

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import pg from 'pg';
+import type { ServerConfig } from '../../src/config.ts';
+import { insertApiKey } from '../../src/db/keys.queries.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { generateApiKey } from '../../src/keys/api-key.ts';
+import { SCOPES } from '../../src/keys/scopes.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { startServer } from '../../src/server.ts';
+import { testServerConfig } from '../helpers/api.ts';
+import { type TestDatabase, testDialects, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { smallCompany, writeNdjson } from '../helpers/records.ts';
+
+const postgres = testDialects().find((dialect) => dialect.name === 'postgres');
+
+async function loadCompany(database: TestDatabase, dir: string): Promise<void> {
+  const receipts = new FileReceiptStore(`${dir}/receipts`);
+  await importFile(database.handle, receipts, writeNdjson(dir, smallCompany(1, 0)));
+}
+
+async function createKey(database: TestDatabase): Promise<{ id: number; key: string }> {
+  const generated = generateApiKey();
+  const { id } = await insertApiKey(database.handle.db, {
+    companyId: 1,
+    name: 'production',
+    prefix: generated.prefix,
+    hash: generated.hash,
+    scopes: [...SCOPES],
+    perMinute: 1000,
+    perHour: 10_000,
+  });
+  return { id, key: generated.key };
+}
+
+async function started(t: TestContext, config: ServerConfig) {
+  const server = await startServer({ ...config, logLevel: 'silent' });
+  t.after(() => server.close());
+  return server;
+}
+
+if (postgres?.skip) {
+  it('PostgreSQL in production', { skip: postgres.skip }, () => {});
+} else {
+  describe('PostgreSQL in production', () => {
+    it('reads from DATABASE_READ_URL, and looks keys up and records their use on the primary', async (t) => {
+      const dir = useTempDir(t);
+      const primary = await useDatabase(t, 'postgres');
+      const replica = await useDatabase(t, 'postgres');
+      await loadCompany(primary, dir);
+      await loadCompany(replica, dir);
+      // Only the replica has this name, and only the primary has the key.
+      await replica.handle.db
+        .updateTable('employees')
+        .set({ full_name: 'Replicated Person' })
+        .where('company_id', '=', 1)
+        .execute();
+      const { id, key } = await createKey(primary);
+      // The replica session is read-only, as a hot standby's is: a write sent there would fail.
+      const readOnly = new URL(replica.url);
+      readOnly.searchParams.set('options', '-c default_transaction_read_only=on');
+      const server = await started(
+        t,
+        testServerConfig(primary, dir, {
+          readDatabase: { dialect: 'postgres', url: readOnly.toString() },
+        }),
+      );
+      const headers = { authorization: `Bearer ${key}` };
+
+      const employees = await server.app.inject({ url: '/api/company/v1/employees', headers });
+      assert.equal(employees.statusCode, 200, employees.body);
+      assert.deepEqual(
+        employees.json().data.map((e: { full_name: string }) => e.full_name),
+        ['Replicated Person'],
+      );
+      const me = await server.app.inject({ url: '/api/company/v1/me', headers });
+      assert.equal(me.statusCode, 200);
+      const recorded = async (database: TestDatabase) =>
+        (
+          await database.handle.db
+            .selectFrom('api_keys')
+            .select('last_used_at')
+            .where('id', '=', id)
+            .executeTakeFirst()
+        )?.last_used_at;
+      // The write is fire-and-forget; wait for it to land on the primary.
+      const deadline = Date.now() + 10_000;
+      while ((await recorded(primary)) == null) {
+        assert.ok(Date.now() < deadline, 'last_used_at never written to the primary');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(await recorded(replica), undefined, 'the replica does not have the key');
+
+      const ready = await server.app.inject({ url: '/readyz' });
+      assert.deepEqual(ready.json(), {
+        status: 'ok',
+        checks: { primary: 'ok', replica: 'ok' },
+      });
+    });
+
+    it('answers 503 service_unavailable when a query outlasts the statement timeout, then recovers', async (t) => {
+      const dir = useTempDir(t);
+      const database = await useDatabase(t, 'postgres');
+      await loadCompany(database, dir);
+      const { key } = await createKey(database);
+      const server = await started(t, testServerConfig(database, dir, { statementTimeoutMs: 300 }));
+      const headers = { authorization: `Bearer ${key}` };
+      const list = () => server.app.inject({ url: '/api/company/v1/employees', headers });
+      assert.equal((await list()).statusCode, 200);
+
+      // A lock the list query needs, held by another session: without the timeout it would wait.
+      const locker = new pg.Client({ connectionString: database.url });
+      locker.on('error', () => {}); // the database is dropped with force at teardown
+      await locker.connect();
+      t.after(() => locker.end());
+      await locker.query('begin');
+      await locker.query('lock table employees in access exclusive mode');
+      const refused = await list();
+      assert.equal(refused.statusCode, 503);
+      assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+      assert.equal(refused.json().code, 'service_unavailable');
+      assert.equal(refused.headers['retry-after'], '5');
+      // Queries that do not need the lock are unaffected.
+      assert.equal(
+        (await server.app.inject({ url: '/api/company/v1/me', headers })).statusCode,
+        200,
+      );
+
+      await locker.query('rollback');
+      assert.equal((await list()).statusCode, 200);
+    });
+  });
+}
