@@ -39,8 +39,17 @@ export function moneyToNumber(units: number): number {
   return units / SCALE;
 }
 
+/** Making an Intl.NumberFormat costs microseconds; an import asks once per money field. */
+const fractionDigitsByCurrency = new Map<string, number>();
+
 /** Decimal places a currency uses (JPY 0, EUR 2, KWD 3), from the runtime's ISO 4217 data. */
 export function currencyFractionDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-    .maximumFractionDigits as number;
+  let digits = fractionDigitsByCurrency.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
+      .maximumFractionDigits as number;
+    // Bounded: only well-formed three-letter codes get here, and the runtime knows few.
+    if (fractionDigitsByCurrency.size < 1000) fractionDigitsByCurrency.set(currency, digits);
+  }
+  return digits;
 }

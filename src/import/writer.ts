@@ -76,13 +76,17 @@ async function insertChunked(
   }
 }
 
-/** Finds the first pending row whose id is already stored under another company. */
-async function findConflict<T extends { line: number; row: { company_id: number } }>(
+/**
+ * Looks up which pending ids are already stored. Returns the first one stored under another
+ * company as a conflict, or else the stored ids: only those can have children to replace.
+ */
+async function storedIds<T extends { line: number; row: { company_id: number } }>(
   db: Db,
   table: TenantTable,
   pending: Map<number, T>,
-): Promise<WriteOutcome['conflict']> {
+): Promise<{ conflict: WriteOutcome['conflict']; stored: number[] }> {
   const ids = [...pending.keys()];
+  const found: number[] = [];
   for (let start = 0; start < ids.length; start += MAX_VALUES_PER_STATEMENT) {
     const stored = await db
       .selectFrom(table)
@@ -92,11 +96,31 @@ async function findConflict<T extends { line: number; row: { company_id: number 
     for (const { id, company_id } of stored) {
       const entry = pending.get(id);
       if (entry && entry.row.company_id !== company_id) {
-        return { line: entry.line, label: LABELS[table], id, ownerCompanyId: company_id };
+        const conflict = { line: entry.line, label: LABELS[table], id, ownerCompanyId: company_id };
+        return { conflict, stored: [] };
       }
+      found.push(id);
     }
   }
-  return null;
+  return { conflict: null, stored: found };
+}
+
+/**
+ * Groups stored parent ids by company, so that deleting their children can use the child
+ * tables' indexes, which are all led by company_id.
+ */
+function byCompany<T extends { row: { company_id: number } }>(
+  pending: Map<number, T>,
+  ids: number[],
+): Map<number, number[]> {
+  const groups = new Map<number, number[]>();
+  for (const id of ids) {
+    const companyId = (pending.get(id) as T).row.company_id;
+    const group = groups.get(companyId);
+    if (group) group.push(id);
+    else groups.set(companyId, [id]);
+  }
+  return groups;
 }
 
 /**
@@ -112,13 +136,15 @@ export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteO
     'leaves',
     'expenses',
   ] as const;
+  const stored = {} as Record<TenantTable, number[]>;
   for (const table of tenantTables) {
-    const conflict = await findConflict(
+    const found = await storedIds(
       db,
       table,
       pending[table] as Map<number, { line: number; row: { company_id: number } }>,
     );
-    if (conflict) return { conflict, replacedReceiptKeys: [] };
+    if (found.conflict) return { conflict: found.conflict, replacedReceiptKeys: [] };
+    stored[table] = found.stored;
   }
 
   const rows = <T extends { row: object }>(map: Map<number, T>) =>
@@ -129,9 +155,14 @@ export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteO
   await insertChunked(db, 'expense_categories', rows(pending.expense_categories), true);
 
   await insertChunked(db, 'leaves', rows(pending.leaves), true);
-  const leaveIds = [...pending.leaves.keys()];
-  if (leaveIds.length > 0) {
-    await db.deleteFrom('leave_attachments').where('leave_id', 'in', leaveIds).execute();
+  // Only records that were stored before can have children to replace; a first import of a
+  // file deletes nothing.
+  for (const [companyId, leaveIds] of byCompany(pending.leaves, stored.leaves)) {
+    await db
+      .deleteFrom('leave_attachments')
+      .where('company_id', '=', companyId)
+      .where('leave_id', 'in', leaveIds)
+      .execute();
   }
   const attachments = [...pending.leaves.values()].flatMap(({ row, attachments }) =>
     attachments.map((file_name) => ({ company_id: row.company_id, leave_id: row.id, file_name })),
@@ -139,10 +170,13 @@ export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteO
   await insertChunked(db, 'leave_attachments', attachments, false);
 
   await insertChunked(db, 'expenses', rows(pending.expenses), true);
-  const expenseIds = [...pending.expenses.keys()];
   const replacedReceiptKeys: string[] = [];
-  if (expenseIds.length > 0) {
-    await db.deleteFrom('expense_items').where('expense_id', 'in', expenseIds).execute();
+  for (const [companyId, expenseIds] of byCompany(pending.expenses, stored.expenses)) {
+    await db
+      .deleteFrom('expense_items')
+      .where('company_id', '=', companyId)
+      .where('expense_id', 'in', expenseIds)
+      .execute();
     const previous = await db
       .selectFrom('receipts')
       .select(['expense_id', 'original_key', 'processed_key'])
