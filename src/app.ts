@@ -7,10 +7,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { sql } from 'kysely';
 import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
+import { DerivedCache } from './db/derived-cache.ts';
 import { createAuthenticator } from './http/auth.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
+import { ResponseCache } from './http/response-cache.ts';
 import { API_PREFIX, type ApiDeps, apiRoutes } from './http/routes/index.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
@@ -137,6 +139,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const deps: ApiDeps = {
     config,
     db: database.db,
+    lists: { db: database.db, derived: new DerivedCache() },
+    responses:
+      config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : null,
     receipts: options.receipts,
     authenticator: createAuthenticator({
       primaryDb: primary.db,

@@ -25,6 +25,8 @@ export interface ServerConfig extends Config {
   readonly statementTimeoutMs: number;
   readonly redisUrl: string | null;
   readonly redisKeyPrefix: string;
+  /** Budget of the in-process response cache; 0 turns it off. */
+  readonly responseCacheMb: number;
   readonly host: string;
   readonly port: number;
   readonly publicBaseUrl: string | null;
@@ -170,6 +172,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     ),
     redisUrl,
     redisKeyPrefix,
+    responseCacheMb: parseInteger('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB || '64', 0, 4096),
     host: env.HOST || '127.0.0.1',
     port: parseInteger('PORT', env.PORT || '8080', 0, 65535),
     publicBaseUrl: env.PUBLIC_BASE_URL ? parsePublicBaseUrl(env.PUBLIC_BASE_URL) : null,

@@ -45,3 +45,16 @@ export async function setCompanyActive(
     .execute();
   return findCompany(db, id);
 }
+
+/**
+ * The company's data version: every import that touches the company increments it in its
+ * own transaction, so anything derived from the data can be cached under it.
+ */
+export async function companyDataVersion(db: Db, id: number): Promise<number> {
+  const row = await db
+    .selectFrom('companies')
+    .select('data_version')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.data_version ?? 0;
+}

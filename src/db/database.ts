@@ -22,6 +22,8 @@ export interface CompaniesTable {
   name: string;
   timezone: string;
   active: Flag;
+  /** Incremented by every import that touches the company (migration 0002). */
+  data_version: Generated<number>;
 }
 
 export interface ApiKeysTable {

@@ -2,7 +2,14 @@ import type { EmployeeStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
 import type { Db } from './database.ts';
-import { containsFolded, offsetOf, type Page, type PageRequest, pageOf } from './pagination.ts';
+import {
+  containsFolded,
+  type ListSource,
+  offsetOf,
+  type Page,
+  type PageRequest,
+  pageOf,
+} from './pagination.ts';
 
 export interface EmployeeFilters {
   status?: EmployeeStatus[];
@@ -44,21 +51,21 @@ function filtered(db: Db, companyId: number, filters: EmployeeFilters) {
 }
 
 export async function listEmployees(
-  db: Db,
+  source: ListSource,
   companyId: number,
   filters: EmployeeFilters,
   sort: SortOrder<SortField>,
   page: PageRequest,
 ): Promise<Page<Employee>> {
-  const base = filtered(db, companyId, filters);
+  const base = filtered(source.db, companyId, filters);
   const column = SORT_COLUMNS[sort.field];
   let query = base.select(COLUMNS).orderBy(column, sort.direction);
   if (column !== 'id') query = query.orderBy('id', sort.direction);
-  const [rows, count] = await Promise.all([
+  const [rows, total] = await Promise.all([
     query.limit(page.perPage).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    source.derived.count(source.db, companyId, base),
   ]);
-  return pageOf(rows.map(toEmployee), Number(count.total), page);
+  return pageOf(rows.map(toEmployee), total, page);
 }
 
 export async function findEmployee(

@@ -8,7 +8,15 @@ import type {
   ExpenseDetail,
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
-import { containsFolded, offsetOf, type Page, type PageRequest, pageOf } from './pagination.ts';
+import {
+  containsFolded,
+  type ListSource,
+  offsetOf,
+  type Page,
+  type PageRequest,
+  pageOf,
+  rowsOfPage,
+} from './pagination.ts';
 
 export interface ExpenseFilters {
   status?: ExpenseStatus[];
@@ -51,8 +59,12 @@ function joined(db: Db, companyId: number) {
 
 type Joined = ReturnType<typeof joined>;
 
-function applyFilters(query: Joined, filters: ExpenseFilters): Joined {
-  let q = query;
+/**
+ * The company's expenses that match the filters, from the expenses table alone: the page's
+ * ids and the count need no join (the foreign keys guarantee the joined rows).
+ */
+function filtered(db: Db, companyId: number, filters: ExpenseFilters) {
+  let q = db.selectFrom('expenses as x').where('x.company_id', '=', companyId);
   if (filters.status) q = q.where('x.status', 'in', filters.status);
   if (filters.employeeIds) q = q.where('x.employee_id', 'in', filters.employeeIds);
   if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
@@ -133,23 +145,25 @@ function toExpense(row: ExpenseRow, urls: ReceiptUrls): Expense {
 }
 
 export async function listExpenses(
-  db: Db,
+  source: ListSource,
   companyId: number,
   filters: ExpenseFilters,
   sort: SortOrder<SortField>,
   page: PageRequest,
   urls: ReceiptUrls,
 ): Promise<Page<Expense>> {
-  const base = applyFilters(joined(db, companyId), filters);
-  let query = selectExpense(base).orderBy(SORT_COLUMNS[sort.field], sort.direction);
-  if (sort.field !== 'id') query = query.orderBy('x.id', sort.direction);
-  const [rows, count] = await Promise.all([
-    query.limit(page.perPage).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  const matching = filtered(source.db, companyId, filters);
+  let ids = matching.select('x.id').orderBy(SORT_COLUMNS[sort.field], sort.direction);
+  if (sort.field !== 'id') ids = ids.orderBy('x.id', sort.direction);
+  const [rows, total] = await Promise.all([
+    rowsOfPage(ids.limit(page.perPage).offset(offsetOf(page)), (pageIds) =>
+      selectExpense(joined(source.db, companyId)).where('x.id', 'in', pageIds).execute(),
+    ),
+    source.derived.count(source.db, companyId, matching),
   ]);
   return pageOf(
     rows.map((row) => toExpense(row, urls)),
-    Number(count.total),
+    total,
     page,
   );
 }

@@ -1,9 +1,17 @@
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, PostgresAdapter, sql } from 'kysely';
 import type { LeaveStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
-import { containsFolded, offsetOf, type Page, type PageRequest, pageOf } from './pagination.ts';
+import {
+  containsFolded,
+  type ListSource,
+  offsetOf,
+  type Page,
+  type PageRequest,
+  pageOf,
+  rowsOfPage,
+} from './pagination.ts';
 
 export interface LeaveFilters {
   status?: LeaveStatus[];
@@ -37,8 +45,15 @@ function joined(db: Db, companyId: number) {
 
 type Joined = ReturnType<typeof joined>;
 
-function applyFilters(query: Joined, filters: LeaveFilters): Joined {
-  let q = query;
+/**
+ * The company's leaves that match the filters, from the leaves table alone: the page's ids
+ * and the count need no join (the foreign keys guarantee the joined rows), and a search by
+ * employee becomes a subquery over the company's employees.
+ */
+function filtered(db: Db, companyId: number, filters: LeaveFilters, earliestStart?: string) {
+  let q = db.selectFrom('leaves as l').where('l.company_id', '=', companyId);
+  // Implied by `from` (see earliestStartFor); lets the start_date index bound the range.
+  if (earliestStart) q = q.where('l.start_date', '>=', earliestStart);
   if (filters.status) q = q.where('l.status', 'in', filters.status);
   if (filters.employeeIds) q = q.where('l.employee_id', 'in', filters.employeeIds);
   if (filters.leaveTypeIds) q = q.where('l.leave_type_id', 'in', filters.leaveTypeIds);
@@ -48,8 +63,17 @@ function applyFilters(query: Joined, filters: LeaveFilters): Joined {
   if (filters.updatedSince) q = q.where('l.updated_at', '>=', filters.updatedSince);
   const { search } = filters;
   if (search) {
-    q = q.where((eb) =>
-      eb.or([containsFolded('e.name_folded', search), containsFolded('e.number_folded', search)]),
+    q = q.where('l.employee_id', 'in', (eb) =>
+      eb
+        .selectFrom('employees as e')
+        .select('e.id')
+        .where('e.company_id', '=', companyId)
+        .where((e) =>
+          e.or([
+            containsFolded('e.name_folded', search),
+            containsFolded('e.number_folded', search),
+          ]),
+        ),
     );
   }
   return q;
@@ -133,21 +157,55 @@ function toLeave(row: LeaveRow): Leave {
   };
 }
 
+/** The longest leave of the company, in days from its start date to its end date. */
+function longestLeaveQuery(db: Db, companyId: number) {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const span = postgres
+    ? sql<number | null>`max(end_date - start_date)`
+    : sql<number | null>`max(julianday(end_date) - julianday(start_date))`;
+  return db.selectFrom('leaves').select(span.as('days')).where('company_id', '=', companyId);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A leave intersects a range starting at `from` only when it ends on or after `from`, so it
+ * starts no earlier than `from` minus the company's longest leave. Adding that bound is
+ * exact, and turns "every leave ending after `from`" (years of rows for a recent quarter)
+ * into an index range of a few months.
+ */
+async function earliestStartFor(
+  source: ListSource,
+  companyId: number,
+  from: string | undefined,
+): Promise<string | undefined> {
+  if (!from) return undefined;
+  const query = longestLeaveQuery(source.db, companyId);
+  const days = await source.derived.value(source.db, companyId, query, async () => {
+    const row = await query.executeTakeFirst();
+    return Math.ceil(Number(row?.days ?? 0));
+  });
+  return new Date(Date.parse(`${from}T00:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
+}
+
 export async function listLeaves(
-  db: Db,
+  source: ListSource,
   companyId: number,
   filters: LeaveFilters,
   sort: SortOrder<SortField>,
   page: PageRequest,
 ): Promise<Page<Leave>> {
-  const base = applyFilters(joined(db, companyId), filters);
-  let query = selectLeave(base).orderBy(`l.${sort.field}`, sort.direction);
-  if (sort.field !== 'id') query = query.orderBy('l.id', sort.direction);
-  const [rows, count] = await Promise.all([
-    query.limit(page.perPage).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  const earliestStart = await earliestStartFor(source, companyId, filters.from);
+  const matching = filtered(source.db, companyId, filters, earliestStart);
+  let ids = matching.select('l.id').orderBy(`l.${sort.field}`, sort.direction);
+  if (sort.field !== 'id') ids = ids.orderBy('l.id', sort.direction);
+  const [rows, total] = await Promise.all([
+    rowsOfPage(ids.limit(page.perPage).offset(offsetOf(page)), (pageIds) =>
+      selectLeave(joined(source.db, companyId)).where('l.id', 'in', pageIds).execute(),
+    ),
+    source.derived.count(source.db, companyId, matching),
   ]);
-  return pageOf(rows.map(toLeave), Number(count.total), page);
+  return pageOf(rows.map(toLeave), total, page);
 }
 
 export async function findLeave(

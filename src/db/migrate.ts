@@ -2,11 +2,15 @@ import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DatabaseHandle } from './connect.ts';
 import type { Db } from './database.ts';
 import * as m0001 from './migrations/0001_initial.ts';
+import * as m0002 from './migrations/0002_data_version.ts';
+import * as m0003 from './migrations/0003_covering_date_indexes.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
 // from dist/ after a build.
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_data_version': m0002,
+  '0003_covering_date_indexes': m0003,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,5 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import { fold } from '../fold.ts';
+import type { Db } from './database.ts';
+import type { DerivedCache } from './derived-cache.ts';
 
 export interface PageRequest {
   page: number;
@@ -48,4 +50,25 @@ export function containsFolded(column: string, search: string): Expression<SqlBo
   if (search.includes('\u0000')) return sql<SqlBool>`1 = 0`;
   const escaped = fold(search).replace(/[\\%_]/g, (c) => `\\${c}`);
   return sql<SqlBool>`${sql.ref(column)} like ${`%${escaped}%`} escape '\\'`;
+}
+
+/**
+ * A page's rows in two steps: first the ids, ordered and offset on the filtered table alone
+ * (often index-only), then the joined rows of just those ids, put back in the ids' order.
+ * Skipped rows of a deep page are never joined.
+ */
+export async function rowsOfPage<Row extends { id: number }>(
+  ids: { execute(): Promise<Array<{ id: number }>> },
+  rowsOf: (ids: number[]) => Promise<Row[]>,
+): Promise<Row[]> {
+  const pageIds = (await ids.execute()).map((row) => row.id);
+  if (pageIds.length === 0) return [];
+  const byId = new Map((await rowsOf(pageIds)).map((row) => [row.id, row]));
+  return pageIds.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** What list queries read from: the database, and the values derived from it. */
+export interface ListSource {
+  db: Db;
+  derived: DerivedCache;
 }

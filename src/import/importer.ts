@@ -97,6 +97,7 @@ export async function importRecords(
         if (session.pendingCount() >= BATCH_SIZE) await session.flush(trx);
       }
       await session.flush(trx);
+      await session.bumpDataVersions(trx);
     });
   } catch (error) {
     await session.removeAddedFiles(handle.db);
@@ -247,6 +248,21 @@ class ImportSession {
       );
     }
     for (const key of outcome.replacedReceiptKeys) this.replacedFiles.add(key);
+  }
+
+  /**
+   * In the import's transaction: every company it touched gets a new data version, so nothing
+   * cached from that company's data before the commit is served after it.
+   */
+  async bumpDataVersions(trx: Db): Promise<void> {
+    const ids = [...this.companies];
+    for (let start = 0; start < ids.length; start += BATCH_SIZE) {
+      await trx
+        .updateTable('companies')
+        .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+        .where('id', 'in', ids.slice(start, start + BATCH_SIZE))
+        .execute();
+    }
   }
 
   private async requireCompany(trx: Db, line: number, companyId: number): Promise<void> {

@@ -64,6 +64,7 @@ export function testServerConfig(
     statementTimeoutMs: 10_000,
     redisUrl: null,
     redisKeyPrefix: 'cdapi:',
+    responseCacheMb: 64,
     host: '127.0.0.1',
     port: 0,
     publicBaseUrl: null,

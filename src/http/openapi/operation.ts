@@ -75,6 +75,11 @@ interface OperationSpec<Q, P, R> {
   success: R;
   /** When the operation can answer 404: what the 404 means, and its codes. */
   notFound?: { description: string; examples: Problem[] };
+  /**
+   * The answer depends on nothing but the company's data and the URL, so the response cache
+   * may keep it (not /me, whose last_used_at is the request's time; not signed redirects).
+   */
+  cacheable?: boolean;
 }
 
 export interface OperationSchema<Q, P, R> {
@@ -119,7 +124,10 @@ export function operation<
   R extends Record<number, unknown> = Record<number, unknown>,
 >(
   spec: OperationSpec<Q, P, R>,
-): { schema: OperationSchema<Q, P, R>; config: { scope: Scope | null } } {
+): {
+  schema: OperationSchema<Q, P, R>;
+  config: { scope: Scope | null; cacheable: boolean };
+} {
   const { scope } = spec;
   const accepted: HeaderKey[] = RATE_LIMIT_HEADERS;
   const errors: Partial<Record<ErrorStatus, ProblemResponse>> = {
@@ -178,5 +186,8 @@ export function operation<
     ...(spec.params ? { params: spec.params } : {}),
     response: { ...spec.success, ...errors },
   };
-  return { schema: schema as OperationSchema<Q, P, R>, config: { scope } };
+  return {
+    schema: schema as OperationSchema<Q, P, R>,
+    config: { scope, cacheable: spec.cacheable ?? false },
+  };
 }

@@ -15,6 +15,7 @@ export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asyn
     '/employees',
     operation({
       operationId: 'listEmployees',
+      cacheable: true,
       summary: 'List employees',
       description:
         'The roster, to resolve an employee_id in a leave or expense to a name and department. Never contains sensitive fields.',
@@ -26,7 +27,7 @@ export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asyn
     async (request) => {
       const { query } = request;
       return listEmployees(
-        deps.db,
+        deps.lists,
         request.auth.company.id,
         { status: valueList(query.status), search: searchText(query.search) },
         sortOrder(query.sort),
@@ -39,6 +40,7 @@ export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asyn
     '/employees/:id',
     operation({
       operationId: 'getEmployee',
+      cacheable: true,
       summary: 'Get an employee',
       description: 'One employee of the key’s company; 404 when absent or another company’s.',
       tag: 'Employees',

@@ -34,6 +34,7 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
     {
       ...operation({
         operationId: 'listExpenses',
+        cacheable: true,
         summary: 'List expenses',
         description:
           'Expense records of the key’s company; `from`/`to` bound expense_date, inclusive, and `from` after `to` is a 422.',
@@ -47,7 +48,7 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
     async (request) => {
       const { query } = request;
       return listExpenses(
-        deps.db,
+        deps.lists,
         request.auth.company.id,
         {
           status: valueList(query.status),
@@ -69,6 +70,7 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
     '/expenses/:id',
     operation({
       operationId: 'getExpense',
+      cacheable: true,
       summary: 'Get an expense',
       description: 'One expense with its items and the URLs of its receipt variants.',
       tag: 'Expenses',

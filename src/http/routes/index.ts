@@ -1,11 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../../config.ts';
+import { companyDataVersion } from '../../db/companies.queries.ts';
 import type { Db } from '../../db/database.ts';
+import type { ListSource } from '../../db/pagination.ts';
 import type { ReceiptStore } from '../../receipts/store.ts';
 import { MODELS } from '../../schemas/models.ts';
 import type { Authenticator } from '../auth.ts';
 import { ApiError } from '../errors.ts';
+import type { ResponseCache } from '../response-cache.ts';
 import { employeeRoutes } from './employees.ts';
 import { expenseRoutes } from './expenses.ts';
 import { leaveRoutes } from './leaves.ts';
@@ -18,6 +21,10 @@ export const API_PREFIX = '/api/company/v1';
 export interface ApiDeps {
   config: ServerConfig;
   db: Db;
+  /** The same database for list queries, with the cache of values derived from it. */
+  lists: ListSource;
+  /** Null when RESPONSE_CACHE_MB is 0. */
+  responses: ResponseCache | null;
   receipts: ReceiptStore;
   authenticator: Authenticator;
 }
@@ -26,6 +33,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Routes anyone may call without a key (405 answers, the API description). */
     public?: boolean;
+    /** Answers the response cache may keep (see `operation`). */
+    cacheable?: boolean;
+  }
+  interface FastifyRequest {
+    /** Set when this request's 200 answer is to be kept by the response cache. */
+    responseCacheKey?: string;
   }
 }
 
@@ -51,6 +64,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (ap
   app.addHook('onSend', async (_request, reply) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
+  if (deps.responses) registerResponseCache(app, deps, deps.responses);
 
   await app.register(meRoutes, { deps });
   await app.register(employeeRoutes, { deps });
@@ -85,3 +99,26 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (ap
     });
   }
 };
+
+/**
+ * After the key, scope and rate-limit checks (a cached answer is still a counted request):
+ * an answer kept for this company's current data version and this URL is sent as it was;
+ * otherwise the route runs and its 200 answer is kept. Answers compressed on the way out are
+ * not kept, but a kept one is compressed for a client that asks.
+ */
+function registerResponseCache(app: FastifyInstance, deps: ApiDeps, cache: ResponseCache): void {
+  app.addHook('preHandler', async (request, reply) => {
+    if (!request.routeOptions.config.cacheable) return;
+    const companyId = request.auth.company.id;
+    const version = await companyDataVersion(deps.db, companyId);
+    // The base URL is in the key: receipt links in a body are absolute.
+    const key = `${companyId}:${version}:${apiBaseUrl(deps.config, request)}:${request.url}`;
+    const body = cache.get(key);
+    if (body !== undefined) return reply.type('application/json; charset=utf-8').send(body);
+    request.responseCacheKey = key;
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.responseCacheKey;
+    if (key && reply.statusCode === 200 && typeof payload === 'string') cache.set(key, payload);
+  });
+}

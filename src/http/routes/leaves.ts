@@ -21,6 +21,7 @@ export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
     {
       ...operation({
         operationId: 'listLeaves',
+        cacheable: true,
         summary: 'List leave requests',
         description:
           'Leave requests of the key’s company. With `from` and/or `to`, the leaves whose period intersects the range; `from` after `to` is a 422.',
@@ -34,7 +35,7 @@ export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
     async (request) => {
       const { query } = request;
       return listLeaves(
-        deps.db,
+        deps.lists,
         request.auth.company.id,
         {
           status: valueList(query.status),
@@ -55,6 +56,7 @@ export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
     '/leaves/:id',
     operation({
       operationId: 'getLeave',
+      cacheable: true,
       summary: 'Get a leave request',
       description:
         'One leave with its document obligation; attachments are reported by presence only and never returned.',

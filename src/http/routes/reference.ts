@@ -16,6 +16,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asy
     '/leave-types',
     operation({
       operationId: 'listLeaveTypes',
+      cacheable: true,
       summary: 'List leave types',
       description:
         'The company’s active leave types, all of them (no pagination). Inactive ones still appear embedded in the leaves that use them.',
@@ -30,6 +31,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asy
     '/expense-categories',
     operation({
       operationId: 'listExpenseCategories',
+      cacheable: true,
       summary: 'List expense categories',
       description:
         'The company’s active expense categories, all of them (no pagination). Inactive ones still appear embedded in the expenses that use them.',

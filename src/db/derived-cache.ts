@@ -1,0 +1,65 @@
+import type { SelectQueryBuilder } from 'kysely';
+import { companyDataVersion } from './companies.queries.ts';
+import type { Db } from './database.ts';
+
+const DEFAULT_MAX_ENTRIES = 10_000;
+
+/**
+ * Values derived from a company's data — list totals, the longest leave — cached under the
+ * company's data version. Counting a million leaves takes tens of milliseconds, and the same
+ * filters are asked for again and again (an integrator pages through one result page by
+ * page), so each distinct value is computed once per version.
+ *
+ * Never stale: an import increments the version of every company it touches in its own
+ * transaction, and the version is read on every call, from the same database as the data.
+ * Concurrent calls for the same uncached value share one query. Bounded: the least recently
+ * used entries go first.
+ */
+export class DerivedCache {
+  private readonly entries = new Map<string, Promise<number>>();
+
+  constructor(private readonly maxEntries = DEFAULT_MAX_ENTRIES) {}
+
+  /** The number of rows a filtered select of the company's rows matches. */
+  count<DB, TB extends keyof DB, O>(
+    db: Db,
+    companyId: number,
+    query: SelectQueryBuilder<DB, TB, O>,
+  ): Promise<number> {
+    const counting = query.clearSelect().select((eb) => eb.fn.countAll<number>().as('total'));
+    return this.value(db, companyId, counting, async () => {
+      const row = (await counting.executeTakeFirstOrThrow()) as { total: number | string };
+      return Number(row.total);
+    });
+  }
+
+  /**
+   * A number computed by `query` (whose compiled SQL and parameters, the company id among
+   * them, name it exactly) for the company's current data.
+   */
+  async value(
+    db: Db,
+    companyId: number,
+    query: { compile(): { sql: string; parameters: readonly unknown[] } },
+    compute: () => Promise<number>,
+  ): Promise<number> {
+    const version = await companyDataVersion(db, companyId);
+    const { sql, parameters } = query.compile();
+    const key = `${companyId}:${version}:${sql}:${JSON.stringify(parameters)}`;
+    let entry = this.entries.get(key);
+    if (entry) {
+      // Refresh its place in the LRU order.
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      return entry;
+    }
+    entry = compute();
+    this.entries.set(key, entry);
+    if (this.entries.size > this.maxEntries) {
+      this.entries.delete(this.entries.keys().next().value as string);
+    }
+    // A failed computation (database down) is not remembered.
+    entry.catch(() => this.entries.delete(key));
+    return entry;
+  }
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { useApi } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
+import { company, employee, expense, leave, smallCompany } from '../helpers/records.ts';
+
+const total = (res: { status: number; body: string; json: { meta: { total: number } } }) => {
+  assert.equal(res.status, 200, res.body);
+  return res.json.meta.total;
+};
+
+describeEachDialect('cached list totals', (dialect) => {
+  for (const responseCacheMb of [64, 0]) {
+    it(`are never served after an import changed the company’s data (response cache ${responseCacheMb} MB)`, async (t) => {
+      const api = await useApi(t, dialect, { records: [], config: { responseCacheMb } });
+      await api.load([...smallCompany(1, 0), ...smallCompany(2, 100)]);
+      const key = await api.createKey(1);
+      const paths = [
+        '/employees',
+        '/leaves',
+        '/expenses',
+        '/leaves?per_page=1',
+        '/expenses?sort=-amount',
+      ];
+      const totals = async () => {
+        const found: number[] = [];
+        for (const path of paths) found.push(total(await api.get(path, key)));
+        return found;
+      };
+      const before = await totals();
+      // Asked again: the same totals (now from the caches).
+      assert.deepEqual(await totals(), before);
+
+      // Another company's import leaves company 1's answers alone…
+      await api.load([company(2), employee(2, 150)]);
+      assert.deepEqual(await totals(), before);
+
+      // …and company 1's own import is seen by the very next request.
+      await api.load([company(1), employee(1, 50), leave(1, 50, 1, 1), expense(1, 50, 1, 1)]);
+      assert.deepEqual(
+        await totals(),
+        before.map((n) => n + 1),
+      );
+      const detail = await api.get('/employees/50', key);
+      assert.equal(detail.status, 200);
+    });
+  }
+
+  it('increments the data version of each company an import touches, in the import', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    const versions = async () =>
+      (
+        await api.handle.db
+          .selectFrom('companies')
+          .select(['id', 'data_version'])
+          .orderBy('id')
+          .execute()
+      ).map((row) => [row.id, Number(row.data_version)]);
+    await api.load([...smallCompany(1, 0), ...smallCompany(2, 100)]);
+    assert.deepEqual(await versions(), [
+      [1, 1],
+      [2, 1],
+    ]);
+    // Records of company 2 only (its company line is not repeated): only its version moves.
+    await api.load([employee(2, 150)]);
+    assert.deepEqual(await versions(), [
+      [1, 1],
+      [2, 2],
+    ]);
+    // A failed import changes no version.
+    await assert.rejects(api.load([employee(1, 160), { type: 'employee', company_id: 1 }]));
+    assert.deepEqual(await versions(), [
+      [1, 1],
+      [2, 2],
+    ]);
+  });
+});
+
+describeEachDialect('response cache', (dialect) => {
+  it('answers from the cache while the data version stands, and from the database after', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    const key = await api.createKey(1);
+    const names = async () =>
+      (await api.get('/employees', key)).json.data.map((e: { full_name: string }) => e.full_name);
+    const first = await names();
+    // A change behind the importer's back (no new version) is not seen: the answer is kept…
+    await api.handle.db.updateTable('employees').set({ full_name: 'Changed Quietly' }).execute();
+    assert.deepEqual(await names(), first);
+    // …until the version moves, as every import makes it.
+    await api.handle.db
+      .updateTable('companies')
+      .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+      .execute();
+    assert.deepEqual(await names(), ['Changed Quietly']);
+  });
+});
