@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { DerivedCache } from './db/derived-cache.ts';
+import type { Anchor } from './db/pagination.ts';
 import { createAuthenticator } from './http/auth.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
@@ -36,6 +37,9 @@ function registerErrorMessageKeyword<
   ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: 'string' });
   return ajv;
 }
+
+/** Anchor lists of long lists kept at once (each up to total ÷ ANCHOR_INTERVAL anchors). */
+const ANCHOR_CACHE_ENTRIES = 200;
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -139,7 +143,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const deps: ApiDeps = {
     config,
     db: database.db,
-    lists: { db: database.db, derived: new DerivedCache() },
+    lists: {
+      db: database.db,
+      derived: new DerivedCache<number>(),
+      anchors: new DerivedCache<Anchor[]>(ANCHOR_CACHE_ENTRIES),
+    },
     responses:
       config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : null,
     receipts: options.receipts,

@@ -5,7 +5,7 @@ import type { Db } from './database.ts';
 const DEFAULT_MAX_ENTRIES = 10_000;
 
 /**
- * Values derived from a company's data — list totals, the longest leave — cached under the
+ * Values derived from a company's data — list totals, the longest leave, page anchors — cached under the
  * company's data version. Counting a million leaves takes tens of milliseconds, and the same
  * filters are asked for again and again (an integrator pages through one result page by
  * page), so each distinct value is computed once per version.
@@ -15,34 +15,21 @@ const DEFAULT_MAX_ENTRIES = 10_000;
  * Concurrent calls for the same uncached value share one query. Bounded: the least recently
  * used entries go first.
  */
-export class DerivedCache {
-  private readonly entries = new Map<string, Promise<number>>();
+export class DerivedCache<T> {
+  private readonly entries = new Map<string, Promise<T>>();
 
   constructor(private readonly maxEntries = DEFAULT_MAX_ENTRIES) {}
 
-  /** The number of rows a filtered select of the company's rows matches. */
-  count<DB, TB extends keyof DB, O>(
-    db: Db,
-    companyId: number,
-    query: SelectQueryBuilder<DB, TB, O>,
-  ): Promise<number> {
-    const counting = query.clearSelect().select((eb) => eb.fn.countAll<number>().as('total'));
-    return this.value(db, companyId, counting, async () => {
-      const row = (await counting.executeTakeFirstOrThrow()) as { total: number | string };
-      return Number(row.total);
-    });
-  }
-
   /**
-   * A number computed by `query` (whose compiled SQL and parameters, the company id among
-   * them, name it exactly) for the company's current data.
+   * The value `query` computes (its compiled SQL and parameters, the company id among them,
+   * name it exactly) for the company's current data.
    */
   async value(
     db: Db,
     companyId: number,
     query: { compile(): { sql: string; parameters: readonly unknown[] } },
-    compute: () => Promise<number>,
-  ): Promise<number> {
+    compute: () => Promise<T>,
+  ): Promise<T> {
     const version = await companyDataVersion(db, companyId);
     const { sql, parameters } = query.compile();
     const key = `${companyId}:${version}:${sql}:${JSON.stringify(parameters)}`;
@@ -62,4 +49,18 @@ export class DerivedCache {
     entry.catch(() => this.entries.delete(key));
     return entry;
   }
+}
+
+/** The number of rows a filtered select of the company's rows matches, cached. */
+export function cachedCount<DB, TB extends keyof DB, O>(
+  cache: DerivedCache<number>,
+  db: Db,
+  companyId: number,
+  query: SelectQueryBuilder<DB, TB, O>,
+): Promise<number> {
+  const counting = query.clearSelect().select((eb) => eb.fn.countAll<number>().as('total'));
+  return cache.value(db, companyId, counting, async () => {
+    const row = (await counting.executeTakeFirstOrThrow()) as { total: number | string };
+    return Number(row.total);
+  });
 }

@@ -2,6 +2,7 @@ import type { EmployeeStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
 import type { Db } from './database.ts';
+import { cachedCount } from './derived-cache.ts';
 import {
   containsFolded,
   type ListSource,
@@ -63,7 +64,7 @@ export async function listEmployees(
   if (column !== 'id') query = query.orderBy('id', sort.direction);
   const [rows, total] = await Promise.all([
     query.limit(page.perPage).offset(offsetOf(page)).execute(),
-    source.derived.count(source.db, companyId, base),
+    cachedCount(source.derived, source.db, companyId, base),
   ]);
   return pageOf(rows.map(toEmployee), total, page);
 }

@@ -8,14 +8,16 @@ import type {
   ExpenseDetail,
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
+import { cachedCount } from './derived-cache.ts';
 import {
   containsFolded,
+  idsOfPage,
+  type ListOrder,
   type ListSource,
-  offsetOf,
   type Page,
   type PageRequest,
   pageOf,
-  rowsOfPage,
+  rowsOf,
 } from './pagination.ts';
 
 export interface ExpenseFilters {
@@ -153,13 +155,18 @@ export async function listExpenses(
   urls: ReceiptUrls,
 ): Promise<Page<Expense>> {
   const matching = filtered(source.db, companyId, filters);
-  let ids = matching.select('x.id').orderBy(SORT_COLUMNS[sort.field], sort.direction);
-  if (sort.field !== 'id') ids = ids.orderBy('x.id', sort.direction);
+  const order: ListOrder = {
+    column: SORT_COLUMNS[sort.field],
+    id: 'x.id',
+    direction: sort.direction,
+  };
   const [rows, total] = await Promise.all([
-    rowsOfPage(ids.limit(page.perPage).offset(offsetOf(page)), (pageIds) =>
-      selectExpense(joined(source.db, companyId)).where('x.id', 'in', pageIds).execute(),
+    idsOfPage(source, companyId, matching, order, page).then((ids) =>
+      rowsOf(ids, (pageIds) =>
+        selectExpense(joined(source.db, companyId)).where('x.id', 'in', pageIds).execute(),
+      ),
     ),
-    source.derived.count(source.db, companyId, matching),
+    cachedCount(source.derived, source.db, companyId, matching),
   ]);
   return pageOf(
     rows.map((row) => toExpense(row, urls)),

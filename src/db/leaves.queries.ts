@@ -3,14 +3,16 @@ import type { LeaveStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
+import { cachedCount } from './derived-cache.ts';
 import {
   containsFolded,
+  idsOfPage,
+  type ListOrder,
   type ListSource,
-  offsetOf,
   type Page,
   type PageRequest,
   pageOf,
-  rowsOfPage,
+  rowsOf,
 } from './pagination.ts';
 
 export interface LeaveFilters {
@@ -197,13 +199,14 @@ export async function listLeaves(
 ): Promise<Page<Leave>> {
   const earliestStart = await earliestStartFor(source, companyId, filters.from);
   const matching = filtered(source.db, companyId, filters, earliestStart);
-  let ids = matching.select('l.id').orderBy(`l.${sort.field}`, sort.direction);
-  if (sort.field !== 'id') ids = ids.orderBy('l.id', sort.direction);
+  const order: ListOrder = { column: `l.${sort.field}`, id: 'l.id', direction: sort.direction };
   const [rows, total] = await Promise.all([
-    rowsOfPage(ids.limit(page.perPage).offset(offsetOf(page)), (pageIds) =>
-      selectLeave(joined(source.db, companyId)).where('l.id', 'in', pageIds).execute(),
+    idsOfPage(source, companyId, matching, order, page).then((ids) =>
+      rowsOf(ids, (pageIds) =>
+        selectLeave(joined(source.db, companyId)).where('l.id', 'in', pageIds).execute(),
+      ),
     ),
-    source.derived.count(source.db, companyId, matching),
+    cachedCount(source.derived, source.db, companyId, matching),
   ]);
   return pageOf(rows.map(toLeave), total, page);
 }

@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { fold } from '../fold.ts';
 import type { Db } from './database.ts';
 import type { DerivedCache } from './derived-cache.ts';
@@ -52,23 +52,121 @@ export function containsFolded(column: string, search: string): Expression<SqlBo
   return sql<SqlBool>`${sql.ref(column)} like ${`%${escaped}%`} escape '\\'`;
 }
 
-/**
- * A page's rows in two steps: first the ids, ordered and offset on the filtered table alone
- * (often index-only), then the joined rows of just those ids, put back in the ids' order.
- * Skipped rows of a deep page are never joined.
- */
-export async function rowsOfPage<Row extends { id: number }>(
-  ids: { execute(): Promise<Array<{ id: number }>> },
-  rowsOf: (ids: number[]) => Promise<Row[]>,
+/** The joined rows of a page's ids, in the ids' order. */
+export async function rowsOf<Row extends { id: number }>(
+  ids: number[],
+  fetch: (ids: number[]) => Promise<Row[]>,
 ): Promise<Row[]> {
-  const pageIds = (await ids.execute()).map((row) => row.id);
-  if (pageIds.length === 0) return [];
-  const byId = new Map((await rowsOf(pageIds)).map((row) => [row.id, row]));
-  return pageIds.flatMap((id) => byId.get(id) ?? []);
+  if (ids.length === 0) return [];
+  const byId = new Map((await fetch(ids)).map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** What list queries read from: the database, and the values derived from it. */
 export interface ListSource {
   db: Db;
-  derived: DerivedCache;
+  /** List totals and other numbers. */
+  derived: DerivedCache<number>;
+  /** Page anchors of long lists; fewer entries, each up to a few thousand anchors. */
+  anchors: DerivedCache<Anchor[]>;
+}
+
+/** The sort key and id of one row of an ordered list. */
+export interface Anchor {
+  value: unknown;
+  id: number;
+}
+
+/** An order over a list: a column, then the id as tie-breaker, both in one direction. */
+export interface ListOrder {
+  /** Qualified column, e.g. `l.start_date`; the id column itself for the default order. */
+  column: string;
+  id: string;
+  direction: 'asc' | 'desc';
+}
+
+/** Every how many rows of a long list an anchor is kept. */
+export const ANCHOR_INTERVAL = 1000;
+
+// The list helpers work on any table's filtered select; Kysely's per-table types cannot
+// follow qualified column names given as strings.
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+type AnyQuery = SelectQueryBuilder<any, any, any>;
+
+function ordered(query: AnyQuery, order: ListOrder): AnyQuery {
+  let q = query.orderBy(sql.ref(order.column), order.direction);
+  if (order.column !== order.id) q = q.orderBy(sql.ref(order.id), order.direction);
+  return q;
+}
+
+/**
+ * The sort key and id of every ANCHOR_INTERVAL-th row of the list (1-based positions
+ * ANCHOR_INTERVAL, 2 × ANCHOR_INTERVAL, …), computed by the database in one ordered pass and
+ * cached under the company's data version.
+ */
+function anchorsOf(
+  source: ListSource,
+  companyId: number,
+  matching: AnyQuery,
+  order: ListOrder,
+): Promise<Anchor[]> {
+  const position = sql<number>`row_number() over (order by ${sql.ref(order.column)} ${sql.raw(
+    order.direction,
+  )}, ${sql.ref(order.id)} ${sql.raw(order.direction)})`;
+  const ranked = matching
+    .clearSelect()
+    .select([
+      sql.ref(order.column).as('value'),
+      sql.ref(order.id).as('id'),
+      position.as('position'),
+    ]);
+  const query = (source.db as unknown as Kysely<Record<string, never>>)
+    .selectFrom(ranked.as('ranked') as never)
+    .select([sql.ref('value').as('value'), sql.ref('id').as('id')])
+    .where(sql`position % ${ANCHOR_INTERVAL}`, '=', 0)
+    .orderBy(sql.ref('position'));
+  return source.anchors.value(source.db, companyId, query, async () =>
+    (await query.execute()).map((row) => {
+      const { value, id } = row as { value: unknown; id: number };
+      return { value, id: Number(id) };
+    }),
+  );
+}
+
+/**
+ * The ids of one page of the list, in order. A shallow page skips its offset; a deep one
+ * starts after the nearest cached anchor and skips fewer than ANCHOR_INTERVAL rows, so page
+ * 10,000 costs about what page 10 does (once the anchors are made).
+ */
+export async function idsOfPage(
+  source: ListSource,
+  companyId: number,
+  matching: AnyQuery,
+  order: ListOrder,
+  page: PageRequest,
+): Promise<number[]> {
+  const offset = offsetOf(page);
+  let query = ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), order);
+  let skip = offset;
+  const anchored = Math.floor(offset / ANCHOR_INTERVAL);
+  if (anchored > 0) {
+    const anchors = await anchorsOf(source, companyId, matching, order);
+    const used = Math.min(anchored, anchors.length);
+    const anchor = anchors[used - 1];
+    if (anchor) {
+      const after = order.direction === 'asc' ? '>' : '<';
+      query = query.where((eb) =>
+        order.column === order.id
+          ? eb(sql.ref(order.id), after, anchor.id)
+          : eb(
+              eb.refTuple(sql.ref(order.column) as never, sql.ref(order.id) as never),
+              after,
+              eb.tuple(anchor.value as never, anchor.id as never),
+            ),
+      );
+      skip = offset - used * ANCHOR_INTERVAL;
+    }
+  }
+  const rows = await query.limit(page.perPage).offset(skip).execute();
+  return rows.map((row) => Number((row as { id: number }).id));
 }
