@@ -4,12 +4,13 @@ import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
 import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
 import {
-  containsFolded,
   type ListSource,
+  matchesSearch,
   offsetOf,
   type Page,
   type PageRequest,
   pageOf,
+  type SearchedTable,
 } from './pagination.ts';
 
 export interface EmployeeFilters {
@@ -39,15 +40,18 @@ const COLUMNS = [
 
 const toEmployee = (row: Employee): Employee => row;
 
+/** Search looks in the folded name and personnel number. */
+const EMPLOYEE_SEARCH: SearchedTable = {
+  table: 'employees',
+  id: 'employees.id',
+  columns: ['employees.name_folded', 'employees.number_folded'],
+};
+
 function filtered(db: Db, companyId: number, filters: EmployeeFilters) {
   let query = db.selectFrom('employees').where('company_id', '=', companyId);
   if (filters.status) query = query.where('status', 'in', filters.status);
   const { search } = filters;
-  if (search) {
-    query = query.where((eb) =>
-      eb.or([containsFolded('name_folded', search), containsFolded('number_folded', search)]),
-    );
-  }
+  if (search) query = query.where(matchesSearch(db, EMPLOYEE_SEARCH, search));
   return query;
 }
 

@@ -10,14 +10,15 @@ import type {
 import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
 import {
-  containsFolded,
   idsOfPage,
   type ListOrder,
   type ListSource,
+  matchesSearch,
   type Page,
   type PageRequest,
   pageOf,
   rowsOf,
+  type SearchedTable,
 } from './pagination.ts';
 
 export interface ExpenseFilters {
@@ -65,6 +66,13 @@ type Joined = ReturnType<typeof joined>;
  * The company's expenses that match the filters, from the expenses table alone: the page's
  * ids and the count need no join (the foreign keys guarantee the joined rows).
  */
+/** An expense search looks in the folded title and merchant. */
+const EXPENSE_SEARCH: SearchedTable = {
+  table: 'expenses',
+  id: 'x.id',
+  columns: ['x.title_folded', 'x.merchant_folded'],
+};
+
 function filtered(db: Db, companyId: number, filters: ExpenseFilters) {
   let q = db.selectFrom('expenses as x').where('x.company_id', '=', companyId);
   if (filters.status) q = q.where('x.status', 'in', filters.status);
@@ -74,14 +82,7 @@ function filtered(db: Db, companyId: number, filters: ExpenseFilters) {
   if (filters.to) q = q.where('x.expense_date', '<=', filters.to);
   if (filters.updatedSince) q = q.where('x.updated_at', '>=', filters.updatedSince);
   const { search } = filters;
-  if (search) {
-    q = q.where((eb) =>
-      eb.or([
-        containsFolded('x.title_folded', search),
-        containsFolded('x.merchant_folded', search),
-      ]),
-    );
-  }
+  if (search) q = q.where(matchesSearch(db, EXPENSE_SEARCH, search));
   return q;
 }
 

@@ -1,18 +1,20 @@
-import { type ExpressionBuilder, PostgresAdapter, sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { LeaveStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
 import {
-  containsFolded,
   idsOfPage,
+  isPostgres,
   type ListOrder,
   type ListSource,
+  matchesSearch,
   type Page,
   type PageRequest,
   pageOf,
   rowsOf,
+  type SearchedTable,
 } from './pagination.ts';
 
 export interface LeaveFilters {
@@ -52,10 +54,24 @@ type Joined = ReturnType<typeof joined>;
  * and the count need no join (the foreign keys guarantee the joined rows), and a search by
  * employee becomes a subquery over the company's employees.
  */
-function filtered(db: Db, companyId: number, filters: LeaveFilters, earliestStart?: string) {
+/** A leave search looks in its employee's folded name and personnel number. */
+const EMPLOYEES_BY_NAME: SearchedTable = {
+  table: 'employees',
+  id: 'e.id',
+  columns: ['e.name_folded', 'e.number_folded'],
+};
+
+/** Derived from the filters before the list query runs (see listLeaves). */
+interface Bounds {
+  /** Implied by `from` (see earliestStartFor); lets the start_date index bound the range. */
+  earliestStart?: string;
+  /** The employees a search found, when there are few enough to list. */
+  searchedEmployeeIds?: number[];
+}
+
+function filtered(db: Db, companyId: number, filters: LeaveFilters, bounds: Bounds = {}) {
   let q = db.selectFrom('leaves as l').where('l.company_id', '=', companyId);
-  // Implied by `from` (see earliestStartFor); lets the start_date index bound the range.
-  if (earliestStart) q = q.where('l.start_date', '>=', earliestStart);
+  if (bounds.earliestStart) q = q.where('l.start_date', '>=', bounds.earliestStart);
   if (filters.status) q = q.where('l.status', 'in', filters.status);
   if (filters.employeeIds) q = q.where('l.employee_id', 'in', filters.employeeIds);
   if (filters.leaveTypeIds) q = q.where('l.leave_type_id', 'in', filters.leaveTypeIds);
@@ -64,18 +80,15 @@ function filtered(db: Db, companyId: number, filters: LeaveFilters, earliestStar
   if (filters.to) q = q.where('l.start_date', '<=', filters.to);
   if (filters.updatedSince) q = q.where('l.updated_at', '>=', filters.updatedSince);
   const { search } = filters;
-  if (search) {
+  if (bounds.searchedEmployeeIds) {
+    q = q.where('l.employee_id', 'in', bounds.searchedEmployeeIds);
+  } else if (search) {
     q = q.where('l.employee_id', 'in', (eb) =>
       eb
         .selectFrom('employees as e')
         .select('e.id')
         .where('e.company_id', '=', companyId)
-        .where((e) =>
-          e.or([
-            containsFolded('e.name_folded', search),
-            containsFolded('e.number_folded', search),
-          ]),
-        ),
+        .where(matchesSearch(db, EMPLOYEES_BY_NAME, search)),
     );
   }
   return q;
@@ -161,14 +174,38 @@ function toLeave(row: LeaveRow): Leave {
 
 /** The longest leave of the company, in days from its start date to its end date. */
 function longestLeaveQuery(db: Db, companyId: number) {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  const span = postgres
+  const span = isPostgres(db)
     ? sql<number | null>`max(end_date - start_date)`
     : sql<number | null>`max(julianday(end_date) - julianday(start_date))`;
   return db.selectFrom('leaves').select(span.as('days')).where('company_id', '=', companyId);
 }
 
 const DAY_MS = 86_400_000;
+
+/** Up to this many employees found by a search are listed in the leave query itself. */
+const LISTED_EMPLOYEES = 500;
+
+/**
+ * The employees a leave search finds, looked up first: a short list lets the database read
+ * just their leaves through the employee index (and no employee found means no leave), where
+ * a subquery would have it walk every leave of the company. Undefined when there is no
+ * search, or more employees than are worth listing (the subquery is used then).
+ */
+async function employeesFound(
+  db: Db,
+  companyId: number,
+  search: string | undefined,
+): Promise<number[] | undefined> {
+  if (!search) return undefined;
+  const rows = await db
+    .selectFrom('employees as e')
+    .select('e.id')
+    .where('e.company_id', '=', companyId)
+    .where(matchesSearch(db, EMPLOYEES_BY_NAME, search))
+    .limit(LISTED_EMPLOYEES + 1)
+    .execute();
+  return rows.length > LISTED_EMPLOYEES ? undefined : rows.map((row) => row.id);
+}
 
 /**
  * A leave intersects a range starting at `from` only when it ends on or after `from`, so it
@@ -197,8 +234,10 @@ export async function listLeaves(
   sort: SortOrder<SortField>,
   page: PageRequest,
 ): Promise<Page<Leave>> {
+  const searchedEmployeeIds = await employeesFound(source.db, companyId, filters.search);
+  if (searchedEmployeeIds?.length === 0) return pageOf([], 0, page);
   const earliestStart = await earliestStartFor(source, companyId, filters.from);
-  const matching = filtered(source.db, companyId, filters, earliestStart);
+  const matching = filtered(source.db, companyId, filters, { earliestStart, searchedEmployeeIds });
   const order: ListOrder = { column: `l.${sort.field}`, id: 'l.id', direction: sort.direction };
   const [rows, total] = await Promise.all([
     idsOfPage(source, companyId, matching, order, page).then((ids) =>

@@ -1,4 +1,11 @@
-import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import {
+  type Expression,
+  type Kysely,
+  PostgresAdapter,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import { fold } from '../fold.ts';
 import type { Db } from './database.ts';
 import type { DerivedCache } from './derived-cache.ts';
@@ -50,6 +57,39 @@ export function containsFolded(column: string, search: string): Expression<SqlBo
   if (search.includes('\u0000')) return sql<SqlBool>`1 = 0`;
   const escaped = fold(search).replace(/[\\%_]/g, (c) => `\\${c}`);
   return sql<SqlBool>`${sql.ref(column)} like ${`%${escaped}%`} escape '\\'`;
+}
+
+export const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** A table whose two folded text columns `search` looks in (see migration 0004). */
+export interface SearchedTable {
+  table: 'employees' | 'expenses';
+  /** The qualified id and folded columns, e.g. `x.id`, `x.title_folded`. */
+  id: string;
+  columns: [string, string];
+}
+
+/** The shortest text the trigram index can find; shorter ones are looked for row by row. */
+const TRIGRAM = 3;
+
+/**
+ * Rows whose folded columns contain the search text, as `containsFolded` on either column
+ * says. PostgreSQL answers that LIKE from its trigram indexes itself; SQLite is asked through
+ * the FTS5 trigram table, whose phrase match is the same substring test.
+ */
+export function matchesSearch(
+  db: Db,
+  searched: SearchedTable,
+  search: string,
+): Expression<SqlBool> {
+  const folded = fold(search);
+  if (!isPostgres(db) && !search.includes('\u0000') && [...folded].length >= TRIGRAM) {
+    const index = sql.table(`${searched.table}_search`);
+    const phrase = `"${folded.replaceAll('"', '""')}"`;
+    return sql<SqlBool>`${sql.ref(searched.id)} in (select rowid from ${index} where ${index} match ${phrase})`;
+  }
+  const [a, b] = searched.columns;
+  return sql<SqlBool>`(${containsFolded(a, search)} or ${containsFolded(b, search)})`;
 }
 
 /** The joined rows of a page's ids, in the ids' order. */

@@ -5,6 +5,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db, NewReceipt } from '../db/database.ts';
+import { refreshPlannerStatistics } from '../db/statistics.ts';
 import { sniffImageType } from '../receipts/image-type.ts';
 import { processReceipt, UnreadableImageError } from '../receipts/process.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
@@ -103,6 +104,7 @@ export async function importRecords(
     await session.removeAddedFiles(handle.db);
     throw error;
   }
+  await refreshPlannerStatistics(handle);
   await session.removeReplacedFiles(handle.db);
   return session.summary();
 }

@@ -94,3 +94,30 @@ describeEachDialect('response cache', (dialect) => {
     assert.deepEqual(await names(), ['Changed Quietly']);
   });
 });
+
+describeEachDialect('search indexes', (dialect) => {
+  it('follow re-imported text, on both columns, for long and short terms', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    const key = await api.createKey(1);
+    const found = async (path: string) =>
+      (await api.get(path, key)).json.data.map((r: { id: number }) => r.id);
+    await api.load([
+      expense(1, 7, 1, 1, { title: 'Taxi to Ankara', merchant_name: 'BiTaksi' }),
+      expense(1, 8, 1, 1, { title: 'Dinner', merchant_name: 'Çiya Sofrası' }),
+    ]);
+    assert.deepEqual(await found('/expenses?search=ankara'), [7]);
+    assert.deepEqual(await found('/expenses?search=SOFRA'), [8]);
+    assert.deepEqual(await found('/expenses?search=ciya s'), [8]);
+    // Replaced by a later import: the old text is no longer found, the new one is.
+    await api.load([expense(1, 7, 1, 1, { title: 'Lunch', merchant_name: 'Kebapçı' })]);
+    assert.deepEqual(await found('/expenses?search=ankara'), []);
+    assert.deepEqual(await found('/expenses?search=kebap'), [7]);
+    // Two characters: below the trigram index, still found.
+    assert.deepEqual(await found('/expenses?search=lu'), [7]);
+    await api.load([employee(1, 9, { first_name: 'Gülşen', last_name: 'Öztürk' })]);
+    assert.deepEqual(await found('/employees?search=ozturk'), [9]);
+    await api.load([employee(1, 9, { first_name: 'Gülşen', last_name: 'Kaya' })]);
+    assert.deepEqual(await found('/employees?search=ozturk'), []);
+    assert.deepEqual(await found('/employees?search=kaya'), [9]);
+  });
+});

@@ -103,7 +103,11 @@ if (postgres?.skip) {
       const database = await useDatabase(t, 'postgres');
       await loadCompany(database, dir);
       const { key } = await createKey(database);
-      const server = await started(t, testServerConfig(database, dir, { statementTimeoutMs: 300 }));
+      // No response cache: the list asked again must reach the database.
+      const server = await started(
+        t,
+        testServerConfig(database, dir, { statementTimeoutMs: 300, responseCacheMb: 0 }),
+      );
       const headers = { authorization: `Bearer ${key}` };
       const list = () => server.app.inject({ url: '/api/company/v1/employees', headers });
       assert.equal((await list()).statusCode, 200);

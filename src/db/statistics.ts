@@ -1,0 +1,30 @@
+import { sql } from 'kysely';
+import type { DatabaseHandle } from './connect.ts';
+
+const TABLES = [
+  'companies',
+  'employees',
+  'leave_types',
+  'leaves',
+  'leave_attachments',
+  'expense_categories',
+  'expenses',
+  'expense_items',
+  'receipts',
+];
+
+/**
+ * Refreshes the query planner's statistics after an import changed the data. Without them
+ * SQLite cannot tell that one employee's leaves are few among a million, and walks the whole
+ * company in id order instead of reading them through the employee index. SQLite samples at
+ * most 1,000 rows of each index (approximate, and quick on any size); PostgreSQL samples its
+ * usual 30,000 rows a table instead of waiting for autovacuum to notice.
+ */
+export async function refreshPlannerStatistics(handle: DatabaseHandle): Promise<void> {
+  if (handle.dialect === 'sqlite') {
+    await sql`pragma analysis_limit = 1000`.execute(handle.db);
+    await sql`analyze`.execute(handle.db);
+    return;
+  }
+  await sql`analyze ${sql.join(TABLES.map((table) => sql.table(table)))}`.execute(handle.db);
+}
