@@ -172,7 +172,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     ),
     redisUrl,
     redisKeyPrefix,
-    responseCacheMb: parseInteger('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB || '64', 0, 4096),
+    responseCacheMb: parseInteger('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB || '16', 0, 4096),
     host: env.HOST || '127.0.0.1',
     port: parseInteger('PORT', env.PORT || '8080', 0, 65535),
     publicBaseUrl: env.PUBLIC_BASE_URL ? parsePublicBaseUrl(env.PUBLIC_BASE_URL) : null,

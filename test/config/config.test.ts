@@ -55,6 +55,7 @@ describe('configuration', () => {
     assert.equal(defaults.statementTimeoutMs, 10_000);
     assert.equal(defaults.redisUrl, null);
     assert.equal(defaults.redisKeyPrefix, 'cdapi:');
+    assert.equal(defaults.responseCacheMb, 16);
 
     const config = loadServerConfig({
       DATABASE_URL: 'postgres://u@primary/db',
@@ -111,6 +112,7 @@ describe('configuration', () => {
       /^DATABASE_STATEMENT_TIMEOUT_MS: must be a whole number/,
     ],
     [{ REDIS_KEY_PREFIX: 'has space:' }, /^REDIS_KEY_PREFIX: must be at most 64 printable/],
+    [{ RESPONSE_CACHE_MB: '5000' }, /^RESPONSE_CACHE_MB: must be between 0 and 4096/],
   ];
   for (const [env, message] of bad) {
     it(`stops with a message naming ${Object.keys(env)[0]}`, () => {

@@ -1,0 +1,129 @@
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { basename, extname, resolve } from 'node:path';
+import pg from 'pg';
+import { openDatabase } from '../../src/db/connect.ts';
+import type { Engine } from './options.ts';
+import { runCli, runCliMeasured } from './processes.ts';
+
+const BENCH_DATA_DIR = 'bench-data';
+
+export type ImportFigures =
+  | {
+      status: 'imported';
+      records: number;
+      /** Wall time of the whole `cdapi import` process, start-up included. */
+      seconds: number;
+      recordsPerSecond: number;
+      peakRssBytes: number | null;
+      rssSource: string;
+    }
+  | { status: 'reused'; reason: string };
+
+export interface PreparedDatabase {
+  engine: Engine;
+  /** Where the data lives, for the report (never a password). */
+  label: string;
+  /** The environment `cdapi` commands and the service run with against this database. */
+  env: NodeJS.ProcessEnv;
+  import: ImportFigures;
+}
+
+function cliEnv(databaseUrl: string, receiptsDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    RECEIPTS_DIR: receiptsDir,
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/** bench-data/<name>-<engine>-receipts: emptied before each import so every import starts cold. */
+function receiptsDirFor(dataFile: string, engine: Engine): string {
+  return resolve(BENCH_DATA_DIR, `${basename(dataFile, extname(dataFile))}-${engine}-receipts`);
+}
+
+async function importData(dataFile: string, env: NodeJS.ProcessEnv): Promise<ImportFigures> {
+  rmSync(env.RECEIPTS_DIR as string, { recursive: true, force: true });
+  const run = await runCliMeasured(['import', '--json', dataFile], env);
+  const { records } = JSON.parse(run.stdout) as { records: number };
+  return {
+    status: 'imported',
+    records,
+    seconds: run.seconds,
+    recordsPerSecond: records / run.seconds,
+    peakRssBytes: run.peakRssBytes,
+    rssSource: run.rssSource,
+  };
+}
+
+function removeSqliteFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/** bench-data/<name>.db, imported afresh when missing or older than the data file. */
+async function prepareSqlite(dataFile: string): Promise<PreparedDatabase> {
+  const path = resolve(BENCH_DATA_DIR, `${basename(dataFile, extname(dataFile))}.db`);
+  const env = cliEnv(`sqlite:${path}`, receiptsDirFor(dataFile, 'sqlite'));
+  const prepared = { engine: 'sqlite' as const, label: path, env };
+  if (existsSync(path) && statSync(path).mtimeMs >= statSync(dataFile).mtimeMs) {
+    return { ...prepared, import: { status: 'reused', reason: 'database newer than the data' } };
+  }
+  removeSqliteFiles(path);
+  try {
+    return { ...prepared, import: await importData(dataFile, env) };
+  } catch (error) {
+    // A failed import leaves a migrated, empty file that would look up to date next time.
+    removeSqliteFiles(path);
+    throw error;
+  }
+}
+
+async function createPostgresDatabaseIfMissing(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const maintenanceUrl = new URL(url);
+  maintenanceUrl.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenanceUrl.toString() });
+  await client.connect();
+  try {
+    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (existing.rowCount === 0)
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function countCompanies(url: string): Promise<number> {
+  const handle = openDatabase({ dialect: 'postgres', url });
+  try {
+    const row = await handle.db
+      .selectFrom('companies')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Creates the database if needed, migrates it, and imports into an empty one. */
+async function preparePostgres(dataFile: string, url: string): Promise<PreparedDatabase> {
+  const env = cliEnv(url, receiptsDirFor(dataFile, 'postgres'));
+  const label = new URL(url);
+  label.password = '';
+  const prepared = { engine: 'postgres' as const, label: label.toString(), env };
+  await createPostgresDatabaseIfMissing(url);
+  await runCli(['migrate'], env);
+  if ((await countCompanies(url)) > 0) {
+    return { ...prepared, import: { status: 'reused', reason: 'companies table not empty' } };
+  }
+  return { ...prepared, import: await importData(dataFile, env) };
+}
+
+export function prepareDatabase(
+  engine: Engine,
+  dataFile: string,
+  postgresUrl: string,
+): Promise<PreparedDatabase> {
+  return engine === 'sqlite' ? prepareSqlite(dataFile) : preparePostgres(dataFile, postgresUrl);
+}

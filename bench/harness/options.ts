@@ -1,0 +1,107 @@
+import { parseArgs } from 'node:util';
+import { SCENARIO_NAMES, type ScenarioName } from './scenarios.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface BenchOptions {
+  /** NDJSON file to import (the output of `npm run bench:data`). */
+  readonly data: string;
+  /** Engines to run, in order. */
+  readonly engines: readonly Engine[];
+  /** `sqlite`, `postgres` or `both`: names the default results file. */
+  readonly dbLabel: string;
+  readonly postgresUrl: string;
+  readonly durationSeconds: number;
+  readonly connections: number;
+  readonly out: string;
+  readonly scenarios: readonly ScenarioName[];
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+  --data FILE          NDJSON to import (env BENCH_DATA; default bench-data/large.ndjson)
+  --db ENGINE          sqlite, postgres or both (env BENCH_DB; default sqlite)
+  --duration SECONDS   per scenario (env BENCH_DURATION; default 10)
+  --connections N      concurrent connections (env BENCH_CONNECTIONS; default 32)
+  --out FILE           JSON results (env BENCH_OUT; default bench-results/<db>-<timestamp>.json)
+  --scenarios a,b      run only these scenarios (env BENCH_SCENARIOS; default all):
+                       ${SCENARIO_NAMES.join(', ')}
+PostgreSQL: env BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/cdapi_bench).`;
+
+export class UsageError extends Error {
+  constructor(problem: string) {
+    super(`${problem}\n\n${USAGE}`);
+  }
+}
+
+function positiveInteger(name: string, raw: string): number {
+  if (!/^[1-9]\d*$/.test(raw)) throw new UsageError(`${name} must be a positive integer`);
+  return Number(raw);
+}
+
+function parseEngines(raw: string): Engine[] {
+  if (raw === 'both') return ['sqlite', 'postgres'];
+  if (raw === 'sqlite' || raw === 'postgres') return [raw];
+  throw new UsageError('--db must be sqlite, postgres or both');
+}
+
+function parseScenarios(raw: string | undefined): ScenarioName[] {
+  if (raw === undefined || raw === '') return [...SCENARIO_NAMES];
+  const names = raw.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(SCENARIO_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new UsageError(`unknown scenario(s): ${unknown.join(', ')}`);
+  return names as ScenarioName[];
+}
+
+/** `2026-05-01T12-30-00Z`: an ISO timestamp without the characters file names dislike. */
+function fileTimestamp(date: Date): string {
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
+}
+
+/**
+ * Flags win over the BENCH_* environment variables, which win over the defaults.
+ * Returns null when --help was asked for (the caller prints USAGE).
+ */
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions | null {
+  let values: ReturnType<typeof parseFlags>;
+  try {
+    values = parseFlags(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return null;
+  const dbLabel = values.db ?? env.BENCH_DB ?? 'sqlite';
+  return {
+    data: values.data ?? env.BENCH_DATA ?? 'bench-data/large.ndjson',
+    engines: parseEngines(dbLabel),
+    dbLabel,
+    postgresUrl: env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/cdapi_bench',
+    durationSeconds: positiveInteger('--duration', values.duration ?? env.BENCH_DURATION ?? '10'),
+    connections: positiveInteger(
+      '--connections',
+      values.connections ?? env.BENCH_CONNECTIONS ?? '32',
+    ),
+    out:
+      values.out ?? env.BENCH_OUT ?? `bench-results/${dbLabel}-${fileTimestamp(new Date())}.json`,
+    scenarios: parseScenarios(values.scenarios ?? env.BENCH_SCENARIOS),
+  };
+}
+
+function parseFlags(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    options: {
+      data: { type: 'string' },
+      db: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      out: { type: 'string' },
+      scenarios: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values;
+}

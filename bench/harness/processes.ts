@@ -1,0 +1,168 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { text } from 'node:stream/consumers';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+/** The real CLI, as an operator runs it (tsx compiles the sources at start-up). */
+const CLI = fileURLToPath(new URL('../../bin/cdapi.js', import.meta.url));
+const GNU_TIME = '/usr/bin/time';
+const SERVICE_START_TIMEOUT_MS = 60_000;
+
+const execFileAsync = promisify(execFile);
+
+/** Runs `cdapi ARGS` to completion and returns its stdout; a failure carries cdapi's message. */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [CLI, ...args], {
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return stdout;
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(`cdapi ${args.join(' ')} failed: ${stderr || (error as Error).message}`);
+  }
+}
+
+/** Resident set size of a process from /proc, or null once it is gone (or off Linux). */
+function readRssBytes(pid: number): number | null {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Polls a process's VmRSS; the peak is only as good as the interval, so say which was used. */
+export class RssSampler {
+  private peak: number | null = null;
+  private windowPeak: number | null = null;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pid: number,
+    readonly intervalMs: number,
+  ) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), intervalMs).unref();
+  }
+
+  get peakBytes(): number | null {
+    return this.peak;
+  }
+
+  /** The peak since the previous call (or the start): one scenario's share. */
+  takeWindowPeak(): number | null {
+    this.sample();
+    const peak = this.windowPeak;
+    this.windowPeak = null;
+    return peak;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    const rss = readRssBytes(this.pid);
+    if (rss === null) return;
+    this.peak = Math.max(this.peak ?? 0, rss);
+    this.windowPeak = Math.max(this.windowPeak ?? 0, rss);
+  }
+}
+
+export interface MeasuredRun {
+  stdout: string;
+  seconds: number;
+  peakRssBytes: number | null;
+  /** How the peak was measured. */
+  rssSource: string;
+}
+
+async function waitForExit(child: ChildProcess): Promise<number | null> {
+  const [code] = (await once(child, 'close')) as [number | null];
+  return code;
+}
+
+/**
+ * Runs `cdapi ARGS` and measures its wall time and peak RSS. GNU time reads the kernel's
+ * high-water mark (exact); without it, VmRSS is polled every 100 ms (can miss short peaks).
+ */
+export async function runCliMeasured(args: string[], env: NodeJS.ProcessEnv): Promise<MeasuredRun> {
+  const useGnuTime = existsSync(GNU_TIME);
+  const started = performance.now();
+  const child = useGnuTime
+    ? spawn(GNU_TIME, ['-v', process.execPath, CLI, ...args], { env })
+    : spawn(process.execPath, [CLI, ...args], { env });
+  const sampler = useGnuTime || child.pid === undefined ? null : new RssSampler(child.pid, 100);
+  const [stdout, stderr, code] = await Promise.all([
+    text(child.stdout),
+    text(child.stderr),
+    waitForExit(child),
+  ]);
+  const seconds = (performance.now() - started) / 1000;
+  sampler?.stop();
+  // GNU time appends its report to the command's own stderr.
+  const reportStart = stderr.search(/^\s*Command (?:being timed|exited)/m);
+  const cliStderr = reportStart === -1 ? stderr : stderr.slice(0, reportStart);
+  const timeReport = reportStart === -1 ? '' : stderr.slice(reportStart);
+  if (code !== 0) throw new Error(`cdapi ${args.join(' ')} failed: ${cliStderr.trim()}`);
+  if (sampler) {
+    return { stdout, seconds, peakRssBytes: sampler.peakBytes, rssSource: 'VmRSS every 100 ms' };
+  }
+  const maxRssKb = /Maximum resident set size \(kbytes\): (\d+)/.exec(timeReport)?.[1];
+  return {
+    stdout,
+    seconds,
+    peakRssBytes: maxRssKb === undefined ? null : Number(maxRssKb) * 1024,
+    rssSource: `${GNU_TIME} -v`,
+  };
+}
+
+export interface Service {
+  /** `http://127.0.0.1:PORT/api/company/v1`, as the service printed it. */
+  readonly baseUrl: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `cdapi serve` in its own process and resolves once it prints "listening on URL".
+ * Its output goes to our stderr so warnings stay visible without mixing into the tables.
+ */
+export async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
+  const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(process.stderr);
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error('the service did not start within 60 s')),
+      SERVICE_START_TIMEOUT_MS,
+    );
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      const url = /listening on (\S+)/.exec(line)?.[1];
+      if (url === undefined) {
+        process.stderr.write(`${line}\n`);
+        return;
+      }
+      clearTimeout(timer);
+      resolve(url);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the service exited (${signal ?? `code ${code}`}) before listening`));
+    });
+  });
+  return {
+    baseUrl,
+    pid: child.pid as number,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { table } from '../../src/cli/context.ts';
+import type { BaselineResults } from './baselines.ts';
+import type { ImportFigures } from './database.ts';
+import type { LoadResult } from './load.ts';
+import type { Engine } from './options.ts';
+import type { ScenarioParameters } from './parameters.ts';
+
+export interface ScenarioRun extends LoadResult {
+  name: string;
+  pattern: string;
+  /** The first (for most scenarios the only) path sent, under the API base. */
+  examplePath: string;
+  companyId: number;
+  servicePeakRssBytes: number | null;
+  /** req/s as a share of baseline (b), JSON.stringify per request. */
+  percentOfStringifyBaseline?: number;
+  /** req/s as a share of baseline (a), the prebuilt body: only for `repeated`. */
+  percentOfPrebuiltBaseline?: number;
+}
+
+export interface EngineRun {
+  engine: Engine;
+  /** The SQLite file or the PostgreSQL URL (no password). */
+  database: string;
+  import: ImportFigures;
+  parameters: Omit<ScenarioParameters, 'expenseIds'> & { expenseIdPoolSize: number };
+  servicePeakRssBytes: number | null;
+  rssSampling: string;
+  scenarios: ScenarioRun[];
+  baselines: BaselineResults;
+}
+
+export interface LatencyComparison {
+  scenario: string;
+  sqliteP50Ms: number;
+  postgresP50Ms: number;
+  p50Ratio: number;
+  sqliteP99Ms: number;
+  postgresP99Ms: number;
+  p99Ratio: number;
+}
+
+const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+
+const perSecond = (value: number) => Math.round(value).toString();
+const milliseconds = (value: number) => value.toFixed(2);
+const percent = (value: number | undefined) =>
+  value === undefined ? null : `${Math.round(value)}%`;
+const megabytes = (bytes: number | null) =>
+  bytes === null ? 'n/a' : `${Math.round(bytes / 2 ** 20)} MB`;
+
+/** Adds each scenario's throughput relative to the baselines measured in the same pass. */
+export function withBaselineRatios(
+  scenarios: ScenarioRun[],
+  baselines: BaselineResults,
+): ScenarioRun[] {
+  const share = (result: LoadResult, baseline: LoadResult) =>
+    (100 * result.requestsPerSecond) / baseline.requestsPerSecond;
+  return scenarios.map((scenario) => ({
+    ...scenario,
+    percentOfStringifyBaseline: share(scenario, baselines.stringify),
+    ...(scenario.name === 'repeated'
+      ? { percentOfPrebuiltBaseline: share(scenario, baselines.prebuilt) }
+      : {}),
+  }));
+}
+
+function describeImport(figures: ImportFigures): string {
+  if (figures.status === 'reused')
+    return `import: skipped, existing data reused (${figures.reason})`;
+  return (
+    `import: ${figures.records} records in ${figures.seconds.toFixed(2)} s ` +
+    `(${perSecond(figures.recordsPerSecond)} records/s, whole process), ` +
+    `peak RSS ${megabytes(figures.peakRssBytes)} (${figures.rssSource})`
+  );
+}
+
+export function formatEngineRun(
+  run: EngineRun,
+  settings: { durationSeconds: number; connections: number },
+): string {
+  const errors = (result: LoadResult) => result.errors + result.non2xx;
+  const scenarioRows = run.scenarios.map((s) => [
+    s.name,
+    perSecond(s.requestsPerSecond),
+    milliseconds(s.latencyMs.p50),
+    milliseconds(s.latencyMs.p99),
+    errors(s),
+    percent(s.percentOfStringifyBaseline),
+    percent(s.percentOfPrebuiltBaseline),
+  ]);
+  const baselineRow = (name: string, result: LoadResult) => [
+    name,
+    perSecond(result.requestsPerSecond),
+    milliseconds(result.latencyMs.p50),
+    milliseconds(result.latencyMs.p99),
+    errors(result),
+    null,
+    null,
+  ];
+  return [
+    `${ENGINE_NAMES[run.engine]} (${run.database}): ${settings.durationSeconds} s per scenario, ` +
+      `${settings.connections} connections`,
+    table(
+      ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', '% of (b)', '% of (a)'],
+      [
+        ...scenarioRows,
+        baselineRow('(a) node:http, prebuilt body', run.baselines.prebuilt),
+        baselineRow('(b) node:http, JSON.stringify', run.baselines.stringify),
+      ],
+    ),
+    `errors = non-2xx + socket errors; service peak RSS ${megabytes(run.servicePeakRssBytes)} ` +
+      `(${run.rssSampling})`,
+    describeImport(run.import),
+  ].join('\n');
+}
+
+/** PostgreSQL latency over SQLite latency, scenario by scenario (above 1: PostgreSQL slower). */
+export function compareLatencies(sqlite: EngineRun, postgres: EngineRun): LatencyComparison[] {
+  return sqlite.scenarios.flatMap((lite) => {
+    const pg = postgres.scenarios.find((candidate) => candidate.name === lite.name);
+    if (pg === undefined) return [];
+    return [
+      {
+        scenario: lite.name,
+        sqliteP50Ms: lite.latencyMs.p50,
+        postgresP50Ms: pg.latencyMs.p50,
+        p50Ratio: pg.latencyMs.p50 / lite.latencyMs.p50,
+        sqliteP99Ms: lite.latencyMs.p99,
+        postgresP99Ms: pg.latencyMs.p99,
+        p99Ratio: pg.latencyMs.p99 / lite.latencyMs.p99,
+      },
+    ];
+  });
+}
+
+export function formatComparison(rows: LatencyComparison[]): string {
+  const ratio = (value: number) => `${value.toFixed(2)}x`;
+  return [
+    'PostgreSQL ÷ SQLite latency',
+    table(
+      [
+        'scenario',
+        'SQLite p50',
+        'PG p50',
+        'PG/SQLite p50',
+        'SQLite p99',
+        'PG p99',
+        'PG/SQLite p99',
+      ],
+      rows.map((row) => [
+        row.scenario,
+        milliseconds(row.sqliteP50Ms),
+        milliseconds(row.postgresP50Ms),
+        ratio(row.p50Ratio),
+        milliseconds(row.sqliteP99Ms),
+        milliseconds(row.postgresP99Ms),
+        ratio(row.p99Ratio),
+      ]),
+    ),
+  ].join('\n');
+}

@@ -1,0 +1,195 @@
+/**
+ * Load benchmark of the API (`npm run bench -- --help`). For each engine: import the data
+ * with the real CLI (timed), create keys, start `cdapi serve` as its own process, check every
+ * scenario answers 200 once, load each with autocannon, then measure two bare node:http
+ * baselines serving the same JSON. Prints a table per engine and writes every figure as JSON.
+ */
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { runBaselines } from './harness/baselines.ts';
+import { type PreparedDatabase, prepareDatabase } from './harness/database.ts';
+import { describeEnvironment } from './harness/environment.ts';
+import { type LoadSettings, runLoad } from './harness/load.ts';
+import { type BenchOptions, type Engine, parseOptions, USAGE } from './harness/options.ts';
+import { LARGE_COMPANY_ID, pickParameters, SMALL_COMPANY_ID } from './harness/parameters.ts';
+import { RssSampler, runCli, startService } from './harness/processes.ts';
+import {
+  compareLatencies,
+  type EngineRun,
+  formatComparison,
+  formatEngineRun,
+  type ScenarioRun,
+  withBaselineRatios,
+} from './harness/report.ts';
+import { buildScenarios, LEAVES_PAGE_PATH, type Scenario } from './harness/scenarios.ts';
+
+/** Fixed so runs are comparable; 40 characters, the service wants at least 32. */
+const SIGNING_SECRET = 'cdapi-bench-signing-secret-0123456789abc';
+const RSS_INTERVAL_MS = 200;
+/** High enough that the limiter counts every request but never refuses one. */
+const KEY_LIMITS = ['--per-minute', '100000000', '--per-hour', '1000000000'];
+
+function progress(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+async function createKey(database: PreparedDatabase, companyId: number): Promise<string> {
+  const output = await runCli(
+    ['keys', 'create', '--company', String(companyId), '--name', 'bench', ...KEY_LIMITS, '--json'],
+    database.env,
+  );
+  return (JSON.parse(output) as { key: string }).key;
+}
+
+/** One plain request, as autocannon sends it (no compression); anything but 200 stops the bench. */
+async function fetchChecked(url: string, key: string): Promise<string> {
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'identity' },
+  });
+  const body = await response.text();
+  if (response.status !== 200) {
+    throw new Error(`GET ${url} answered ${response.status}, not 200: ${body.slice(0, 500)}`);
+  }
+  return body;
+}
+
+/** The service for one pass: its own process, one instance, in-process rate limiting. */
+function serviceEnv(database: PreparedDatabase): NodeJS.ProcessEnv {
+  return {
+    ...database.env,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    SIGNING_SECRET,
+    REDIS_URL: '',
+    DATABASE_READ_URL: '',
+  };
+}
+
+async function benchEngine(engine: Engine, dataFile: string, options: BenchOptions) {
+  progress(`${engine}: preparing the database`);
+  const database = await prepareDatabase(engine, dataFile, options.postgresUrl);
+  const keys = {
+    large: await createKey(database, LARGE_COMPANY_ID),
+    small: await createKey(database, SMALL_COMPANY_ID),
+  };
+  const parameters = await pickParameters(database.env.DATABASE_URL as string);
+  const scenarios = buildScenarios(parameters).filter((scenario) =>
+    options.scenarios.includes(scenario.name),
+  );
+  const settings: LoadSettings = {
+    durationSeconds: options.durationSeconds,
+    connections: options.connections,
+  };
+
+  const service = await startService(serviceEnv(database));
+  const rss = new RssSampler(service.pid, RSS_INTERVAL_MS);
+  const apiPath = new URL(service.baseUrl).pathname;
+  const runs: ScenarioRun[] = [];
+  let leavesPage: unknown;
+  try {
+    for (const scenario of scenarios) {
+      await fetchChecked(`${service.baseUrl}${scenario.paths[0]}`, keys[scenario.company]);
+    }
+    for (const scenario of scenarios) {
+      progress(`${engine}: ${scenario.name} for ${settings.durationSeconds} s`);
+      runs.push(await runScenario(scenario, service.baseUrl, apiPath, keys, settings, rss));
+    }
+    // Fetched after the runs so it warms nothing that is measured.
+    leavesPage = JSON.parse(
+      await fetchChecked(`${service.baseUrl}${LEAVES_PAGE_PATH}`, keys.large),
+    );
+  } finally {
+    rss.stop();
+    await service.stop();
+  }
+
+  progress(`${engine}: baselines`);
+  const baselines = await runBaselines(leavesPage, settings);
+  const { expenseIds, ...reportedParameters } = parameters;
+  return {
+    engine,
+    database: database.label,
+    import: database.import,
+    parameters: { ...reportedParameters, expenseIdPoolSize: expenseIds.length },
+    servicePeakRssBytes: rss.peakBytes,
+    rssSampling: `VmRSS every ${RSS_INTERVAL_MS} ms`,
+    scenarios: withBaselineRatios(runs, baselines),
+    baselines,
+  } satisfies EngineRun;
+}
+
+async function runScenario(
+  scenario: Scenario,
+  baseUrl: string,
+  apiPath: string,
+  keys: Record<Scenario['company'], string>,
+  settings: LoadSettings,
+  rss: RssSampler,
+): Promise<ScenarioRun> {
+  rss.takeWindowPeak(); // start this scenario's window
+  const result = await runLoad(
+    {
+      url: `${baseUrl}${scenario.paths[0]}`,
+      paths: scenario.paths.map((path) => `${apiPath}${path}`),
+      headers: { authorization: `Bearer ${keys[scenario.company]}` },
+    },
+    settings,
+  );
+  return {
+    name: scenario.name,
+    pattern: scenario.pattern,
+    examplePath: scenario.paths[0] as string,
+    companyId: scenario.company === 'large' ? LARGE_COMPANY_ID : SMALL_COMPANY_ID,
+    ...result,
+    servicePeakRssBytes: rss.takeWindowPeak(),
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2), process.env);
+  if (options === null) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const dataFile = resolve(options.data);
+  if (!existsSync(dataFile)) {
+    throw new Error(`${options.data} does not exist (npm run bench:data writes it)`);
+  }
+  const startedAt = new Date().toISOString();
+  const environment = describeEnvironment();
+  const runs: EngineRun[] = [];
+  for (const engine of options.engines) runs.push(await benchEngine(engine, dataFile, options));
+
+  const [sqlite, postgres] = runs;
+  const comparison =
+    runs.length === 2 && sqlite && postgres ? compareLatencies(sqlite, postgres) : undefined;
+  const sections = runs.map((run) => formatEngineRun(run, options));
+  if (comparison) sections.push(formatComparison(comparison));
+  process.stdout.write(`${sections.join('\n\n')}\n`);
+
+  const results = {
+    startedAt,
+    environment,
+    settings: {
+      data: options.data,
+      dataBytes: statSync(dataFile).size,
+      db: options.dbLabel,
+      durationSeconds: options.durationSeconds,
+      connections: options.connections,
+      scenarios: options.scenarios,
+      latency: 'ms over every response, from autocannon per-response timings (µs resolution)',
+    },
+    runs,
+    ...(comparison ? { comparison } : {}),
+  };
+  mkdirSync(dirname(resolve(options.out)), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`\nresults: ${options.out}\n`);
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}
