@@ -1,49 +1,38 @@
-import { list } from '../../src/demo/random.ts';
+import {
+  CATEGORIES as DEMO_CATEGORIES,
+  type CategorySpec as DemoCategorySpec,
+  type Merchant as DemoMerchant,
+  merchant as m,
+} from '../../src/demo/expenses.ts';
 
 /**
- * Expense categories and their merchants. Built on the demo's (src/demo/expenses.ts, which does
- * not export them), with US-dollar merchants and a groceries category added.
+ * Expense categories and their merchants: the demo's categories (src/demo/expenses.ts) with the
+ * bench's own weights, US-dollar amounts and merchants, and a groceries category added.
  */
 
 export type Currency = 'TRY' | 'EUR' | 'USD';
+export type Merchant = DemoMerchant<Currency>;
+export type CategorySpec = DemoCategorySpec<Currency>;
 
-export interface Merchant {
-  name: string;
-  currency: Currency;
-  titles: readonly string[];
-  items: readonly string[];
-}
-
-export interface CategorySpec {
-  name: string;
-  description: string | null;
-  requiresReceipt: boolean;
-  /** Limit per expense in TRY, or null for none. */
-  maxAmount: number | null;
-  active: boolean;
+interface BenchSide {
+  /** How often an expense is in this category; the weights add up to 100. */
   weight: number;
-  /** Amount ranges in whole currency units. */
-  range: Record<Currency, readonly [number, number]>;
+  /** The amount range in US dollars; TRY and EUR ranges are the demo's. */
+  usd: readonly [number, number];
   merchants: readonly Merchant[];
 }
 
-/** A merchant in one line: titles and item names are `|`-separated lists. */
-const m = (name: string, currency: Currency, titles: string, items: string): Merchant => ({
-  name,
-  currency,
-  titles: list(titles),
-  items: list(items),
-});
+/** The demo's category `name`, with what the bench sets itself. */
+function demoCategory(name: string, { weight, usd, merchants }: BenchSide): CategorySpec {
+  const spec = DEMO_CATEGORIES.find((category) => category.name === name);
+  if (spec === undefined) throw new Error(`bench: the demo has no expense category ${name}`);
+  return { ...spec, weight, range: { ...spec.range, USD: usd }, merchants };
+}
 
 export const CATEGORIES: readonly CategorySpec[] = [
-  {
-    name: 'Travel',
-    description: 'Flights, trains, taxis and parking on business trips.',
-    requiresReceipt: true,
-    maxAmount: 5000,
-    active: true,
+  demoCategory('Travel', {
     weight: 26,
-    range: { TRY: [150, 4800], EUR: [12, 140], USD: [15, 160] },
+    usd: [15, 160],
     merchants: [
       m('BiTaksi', 'TRY', 'Taxi to client meeting | Havalimanı taksi', 'Taxi fare | Bridge toll'),
       m(
@@ -59,15 +48,10 @@ export const CATEGORIES: readonly CategorySpec[] = [
       m('Uber', 'USD', 'Ride to JFK | Ride to the client office', 'Ride fare | Tip | Airport fee'),
       m('Delta Air Lines', 'USD', 'Flight to the Boston office', 'Flight ticket | Bag fee'),
     ],
-  },
-  {
-    name: 'Meals & Entertainment',
-    description: 'Client meals and team events; list the attendees.',
-    requiresReceipt: true,
-    maxAmount: 1500,
-    active: true,
+  }),
+  demoCategory('Meals & Entertainment', {
     weight: 20,
-    range: { TRY: [90, 1450], EUR: [8, 80], USD: [9, 90] },
+    usd: [9, 90],
     merchants: [
       m('Köfteci Yusuf', 'TRY', 'Team lunch | Ekip yemeği', 'Köfte menu | Ayran | Salad | Dessert'),
       m('Kahve Dünyası', 'TRY', 'Coffee with a candidate', 'Türk kahvesi | Latte | Cheesecake'),
@@ -77,15 +61,10 @@ export const CATEGORIES: readonly CategorySpec[] = [
       m('Casa Lucio', 'EUR', 'Cena con cliente', 'Huevos rotos | Vino | Postre'),
       m('Starbucks', 'USD', 'Coffee with a candidate', 'Latte | Bagel | Muffin | Cold brew'),
     ],
-  },
-  {
-    name: 'Accommodation',
-    description: null,
-    requiresReceipt: true,
-    maxAmount: null,
-    active: true,
+  }),
+  demoCategory('Accommodation', {
     weight: 10,
-    range: { TRY: [2200, 14500], EUR: [90, 420], USD: [120, 480] },
+    usd: [120, 480],
     merchants: [
       m('Hilton İstanbul Bomonti', 'TRY', 'Hotel for the offsite', 'Room | Breakfast | City tax'),
       m('Swissôtel Büyük Efes', 'TRY', 'Hotel, İzmir fair', 'Room | Breakfast | Minibar'),
@@ -93,15 +72,10 @@ export const CATEGORIES: readonly CategorySpec[] = [
       m('Hôtel Mercure Lyon Centre', 'EUR', 'Hôtel, Lyon', 'Room | Breakfast | Taxe de séjour'),
       m('Marriott Marquis', 'USD', 'Hotel, New York trade show', 'Room | Resort fee | Parking'),
     ],
-  },
-  {
-    name: 'Office Supplies',
-    description: 'Small equipment and stationery under 10,000 TRY.',
-    requiresReceipt: true,
-    maxAmount: null,
-    active: true,
+  }),
+  demoCategory('Office Supplies', {
     weight: 11,
-    range: { TRY: [60, 3200], EUR: [5, 90], USD: [5, 120] },
+    usd: [5, 120],
     merchants: [
       m(
         'Teknosa',
@@ -119,7 +93,7 @@ export const CATEGORIES: readonly CategorySpec[] = [
         'Docking station | DisplayPort cable | Keyboard | Mouse | Desk lamp | Notebook',
       ),
     ],
-  },
+  }),
   {
     name: 'Groceries & Kitchen',
     description: 'Tea, coffee and snacks for the office kitchen.',
@@ -142,50 +116,35 @@ export const CATEGORIES: readonly CategorySpec[] = [
       m('Whole Foods Market', 'USD', 'Snacks for the team', 'Fruit | Coffee | Granola | Juice'),
     ],
   },
-  {
-    name: 'Training & Conferences',
-    description: 'Courses, certifications and conference tickets agreed with your manager.',
-    requiresReceipt: true,
-    maxAmount: null,
-    active: true,
+  demoCategory('Training & Conferences', {
     weight: 6,
-    range: { TRY: [450, 24000], EUR: [40, 900], USD: [40, 1800] },
+    usd: [40, 1800],
     merchants: [
       m('Udemy', 'TRY', 'Online course', 'Course licence'),
       m('Boğaziçi Üniversitesi BÜYEM', 'TRY', 'Sertifika programı', 'Tuition | Materials'),
       m('WeAreDevelopers', 'EUR', 'World Congress ticket', 'Conference ticket | Workshop'),
       m('AWS re:Invent', 'USD', 're:Invent Las Vegas', 'Conference pass | Bootcamp'),
     ],
-  },
-  {
-    name: 'Mobile & Internet',
-    description: 'Work share of phone and home internet bills.',
-    requiresReceipt: false,
-    maxAmount: 750,
-    active: true,
+  }),
+  demoCategory('Mobile & Internet', {
     weight: 10,
-    range: { TRY: [180, 740], EUR: [10, 20], USD: [10, 25] },
+    usd: [10, 25],
     merchants: [
       m('Turkcell', 'TRY', 'Mobile phone bill | Fatura', 'Monthly plan | Roaming package'),
       m('Türk Telekom', 'TRY', 'Home internet for remote work', 'Fibre internet | Modem rental'),
       m('Deutsche Telekom', 'EUR', 'Roaming data package', 'Data package'),
       m('T-Mobile', 'USD', 'International roaming pass', 'Roaming pass | Data add-on'),
     ],
-  },
-  {
-    // Retired when the company moved to fleet fuel cards: only older expenses use it.
-    name: 'Fuel (retired)',
-    description: 'Replaced by fleet fuel cards.',
-    requiresReceipt: false,
-    maxAmount: 3000,
-    active: false,
+  }),
+  // Retired in the demo's list: only older expenses use it.
+  demoCategory('Fuel (retired)', {
     weight: 5,
-    range: { TRY: [600, 2900], EUR: [40, 95], USD: [30, 90] },
+    usd: [30, 90],
     merchants: [
       m('Opet', 'TRY', 'Fuel for customer visits', 'Fuel | Car wash'),
       m('Petrol Ofisi', 'TRY', 'Yakıt', 'Fuel | Windscreen fluid'),
       m('Aral', 'EUR', 'Tanken Mietwagen', 'Fuel'),
       m('Shell', 'USD', 'Fuel for the rental car', 'Fuel | Snacks'),
     ],
-  },
+  }),
 ];

@@ -1,23 +1,16 @@
-import { isoDate, later, officeMoment, timestamp } from '../../src/demo/calendar.ts';
+import { isoDate } from '../../src/demo/calendar.ts';
+import { type Context, type DemoRecord, formatCents } from '../../src/demo/context.ts';
 import {
-  type Context,
-  type DemoRecord,
-  formatCents,
-  RETIRED_BEFORE_DAYS,
-} from '../../src/demo/context.ts';
-import { expenseStatus } from '../../src/demo/expenses.ts';
-import {
-  chance,
-  int,
-  list,
-  pick,
-  type Rng,
-  sample,
-  weighted,
-  weightedKey,
-} from '../../src/demo/random.ts';
+  categoryRecord,
+  expenseStatus,
+  expenseTimestamps,
+  paymentMethod,
+  splitCents,
+} from '../../src/demo/expenses.ts';
+import { chance, int, list, pick, type Rng, sample, weightedKey } from '../../src/demo/random.ts';
 import { CATEGORIES, type CategorySpec, type Currency, type Merchant } from './categories.ts';
 import type { BenchEmployee } from './employees.ts';
+import { type Kinds, kindsOf } from './kinds.ts';
 import { slot } from './period.ts';
 
 /**
@@ -43,16 +36,8 @@ interface Category {
   merchants: Record<Currency, readonly Merchant[]>;
 }
 
-/** The company's categories, and which of them an expense on a day may have. */
-export interface ExpenseCategories {
-  records: DemoRecord[];
-  all: readonly (readonly [Category, number])[];
-  /** The retired category only appears on expenses from before it was retired. */
-  current: readonly (readonly [Category, number])[];
-  retiredFrom: number;
-}
-
-export function expenseCategories(ctx: Context): ExpenseCategories {
+/** The company's categories, with their merchants by currency. */
+export function expenseCategories(ctx: Context): Kinds<Category> {
   const categories = CATEGORIES.map((spec, i) => ({
     id: ctx.ids.expenseCategory + i,
     spec,
@@ -62,30 +47,8 @@ export function expenseCategories(ctx: Context): ExpenseCategories {
       USD: spec.merchants.filter((x) => x.currency === 'USD'),
     },
   }));
-  const entry = (category: Category) => [category, category.spec.weight] as const;
-  return {
-    records: categories.map(({ id, spec }) => ({
-      type: 'expense_category',
-      company_id: ctx.companyId,
-      id,
-      name: spec.name,
-      description: spec.description,
-      requires_receipt: spec.requiresReceipt,
-      max_amount: spec.maxAmount === null ? null : formatCents(spec.maxAmount * 100),
-      active: spec.active,
-    })),
-    all: categories.map(entry),
-    current: categories.filter((c) => c.spec.active).map(entry),
-    retiredFrom: ctx.today - RETIRED_BEFORE_DAYS,
-  };
-}
-
-/** Splits `total` cents into `parts` positive amounts that add up to it exactly. */
-function splitCents(rng: Rng, total: number, parts: number): number[] {
-  const weights = Array.from({ length: parts }, () => 1 + rng() * 3);
-  const sum = weights.reduce((a, b) => a + b, 0);
-  const head = weights.slice(1).map((w) => Math.floor((total * w) / sum));
-  return [total - head.reduce((a, b) => a + b, 0), ...head];
+  const records = categories.map(({ id, spec }) => categoryRecord(ctx, id, spec));
+  return kindsOf(ctx, records, categories);
 }
 
 function items(rng: Rng, merchant: Merchant, amount: number): DemoRecord[] {
@@ -96,7 +59,7 @@ function items(rng: Rng, merchant: Merchant, amount: number): DemoRecord[] {
 
 export function* employeeExpenses(
   ctx: Context,
-  categories: ExpenseCategories,
+  categories: Kinds<Category>,
   employee: BenchEmployee,
   count: number,
   firstId: number,
@@ -105,28 +68,14 @@ export function* employeeExpenses(
   for (let i = 0; i < count; i++) {
     const [slotStart, slotEnd] = slot(employee.from, employee.to, i, count);
     const day = int(rng, slotStart, slotEnd);
-    const category = weighted(
-      rng,
-      day < categories.retiredFrom ? categories.all : categories.current,
-    );
+    const category = categories.draw(rng, day);
     const currency = weightedKey<Currency>(rng, { TRY: 80, EUR: 13, USD: 7 });
     const merchant = pick(rng, category.merchants[currency]);
     const [min, max] = category.spec.range[currency];
     const amount = int(rng, min * 100, max * 100);
     const rate = TAX_RATE[currency];
     const status = expenseStatus(rng, ctx, day);
-    const createdAt = officeMoment(rng, day);
-    const submittedAt = later(rng, createdAt, 0, 6, ctx.lastDay);
-    const approvedAt =
-      status === 'approved' || status === 'paid'
-        ? later(rng, submittedAt, 0, 4, ctx.lastDay)
-        : null;
-    const paidAt =
-      status === 'paid' && approvedAt !== null ? later(rng, approvedAt, 1, 10, ctx.lastDay) : null;
-    const decidedAt =
-      status === 'rejected' || status === 'cancelled'
-        ? later(rng, submittedAt, 0, 5, ctx.lastDay)
-        : null;
+    const times = expenseTimestamps(rng, day, status, ctx.lastDay);
     yield {
       type: 'expense',
       company_id: ctx.companyId,
@@ -141,18 +90,13 @@ export function* employeeExpenses(
       tax_amount: formatCents(Math.round((amount * rate) / (100 + rate))),
       expense_date: isoDate(day),
       merchant_name: merchant.name,
-      payment_method: weightedKey(rng, {
-        corporate_card: 40,
-        personal_card: 35,
-        cash: 15,
-        bank_transfer: 10,
-      }),
-      approved_at: approvedAt === null ? null : timestamp(approvedAt),
-      paid_at: paidAt === null ? null : timestamp(paidAt),
+      payment_method: paymentMethod(rng),
+      approved_at: times.approved,
+      paid_at: times.paid,
       rejected_reason: status === 'rejected' ? pick(rng, EXPENSE_REJECTIONS) : null,
-      submitted_at: timestamp(submittedAt),
-      created_at: timestamp(createdAt),
-      updated_at: timestamp(paidAt ?? approvedAt ?? decidedAt ?? submittedAt),
+      submitted_at: times.submitted,
+      created_at: times.created,
+      updated_at: times.updated,
       items: items(rng, merchant, amount),
       receipt: null,
     };

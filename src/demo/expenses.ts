@@ -12,14 +12,16 @@ import { chance, int, list, pick, type Rng, sample, weighted, weightedKey } from
 type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
 type Currency = 'TRY' | 'EUR';
 
-interface Merchant {
+/** A merchant and what its receipts list; `C` is the currencies the data set uses. */
+export interface Merchant<C extends string = Currency> {
   name: string;
-  currency: Currency;
+  currency: C;
   titles: readonly string[];
   items: readonly string[];
 }
 
-interface CategorySpec {
+/** An expense category: its record's fields, and how often and how much it is spent on. */
+export interface CategorySpec<C extends string = Currency> {
   name: string;
   description: string | null;
   requiresReceipt: boolean;
@@ -28,19 +30,25 @@ interface CategorySpec {
   active: boolean;
   weight: number;
   /** Amount ranges in whole currency units. */
-  range: Record<Currency, readonly [number, number]>;
-  merchants: readonly Merchant[];
+  range: Record<C, readonly [number, number]>;
+  merchants: readonly Merchant<C>[];
 }
 
 /** A merchant in one line: titles and item names are `|`-separated lists. */
-const m = (name: string, currency: Currency, titles: string, items: string): Merchant => ({
-  name,
-  currency,
-  titles: list(titles),
-  items: list(items),
-});
+export function merchant<C extends string>(
+  name: string,
+  currency: C,
+  titles: string,
+  items: string,
+): Merchant<C> {
+  return { name, currency, titles: list(titles), items: list(items) };
+}
 
-const CATEGORIES: readonly CategorySpec[] = [
+/** Short, for the table below. */
+const m = merchant;
+
+/** The demo company's expense categories, in the order their ids are given. */
+export const CATEGORIES: readonly CategorySpec[] = [
   {
     name: 'Travel',
     description: 'Flights, trains, taxis and parking on business trips.',
@@ -228,17 +236,22 @@ export interface PlannedExpense {
   day: Day;
 }
 
-export function categoryRecords(ctx: Context, firstId: number): DemoRecord[] {
-  return CATEGORIES.map((spec, i) => ({
+/** A category as an importer record. */
+export function categoryRecord(ctx: Context, id: number, spec: CategorySpec<string>): DemoRecord {
+  return {
     type: 'expense_category',
     company_id: ctx.companyId,
-    id: firstId + i,
+    id,
     name: spec.name,
     description: spec.description,
     requires_receipt: spec.requiresReceipt,
     max_amount: spec.maxAmount === null ? null : formatCents(spec.maxAmount * 100),
     active: spec.active,
-  }));
+  };
+}
+
+export function categoryRecords(ctx: Context, firstId: number): DemoRecord[] {
+  return CATEGORIES.map((spec, i) => categoryRecord(ctx, firstId + i, spec));
 }
 
 export function planExpenses(
@@ -278,11 +291,50 @@ export function expenseStatus(rng: Rng, ctx: Context, day: Day): ExpenseStatus {
 }
 
 /** Splits `total` cents into `parts` positive amounts that add up to it exactly. */
-function splitCents(rng: Rng, total: number, parts: number): number[] {
+export function splitCents(rng: Rng, total: number, parts: number): number[] {
   const weights = Array.from({ length: parts }, () => 1 + rng() * 3);
   const sum = weights.reduce((a, b) => a + b, 0);
   const head = weights.slice(1).map((w) => Math.floor((total * w) / sum));
   return [total - head.reduce((a, b) => a + b, 0), ...head];
+}
+
+/** When an expense was created, submitted and decided on: each step follows the one before. */
+export interface ExpenseTimestamps {
+  created: string;
+  submitted: string;
+  /** Set once approved, so also for paid expenses. */
+  approved: string | null;
+  paid: string | null;
+  /** The latest step: payment, approval, rejection or cancellation, else submission. */
+  updated: string;
+}
+
+export function expenseTimestamps(
+  rng: Rng,
+  day: Day,
+  status: ExpenseStatus,
+  lastDay: Day,
+): ExpenseTimestamps {
+  const createdAt = officeMoment(rng, day);
+  const submittedAt = later(rng, createdAt, 0, 6, lastDay);
+  const approvedAt =
+    status === 'approved' || status === 'paid' ? later(rng, submittedAt, 0, 4, lastDay) : null;
+  const paidAt =
+    status === 'paid' && approvedAt !== null ? later(rng, approvedAt, 1, 10, lastDay) : null;
+  const decidedAt =
+    status === 'rejected' || status === 'cancelled' ? later(rng, submittedAt, 0, 5, lastDay) : null;
+  return {
+    created: timestamp(createdAt),
+    submitted: timestamp(submittedAt),
+    approved: approvedAt === null ? null : timestamp(approvedAt),
+    paid: paidAt === null ? null : timestamp(paidAt),
+    updated: timestamp(paidAt ?? approvedAt ?? decidedAt ?? submittedAt),
+  };
+}
+
+/** How an employee paid: most often by card. */
+export function paymentMethod(rng: Rng): string {
+  return weightedKey(rng, { corporate_card: 40, personal_card: 35, cash: 15, bank_transfer: 10 });
 }
 
 export function expenseRecord(
@@ -305,17 +357,7 @@ export function expenseRecord(
   const prices = splitCents(rng, amount, names.length);
   // The receipt's 20% VAT is included in the amount: tax = amount × 20/120, in whole cents.
   const tax = Math.round(amount / 6);
-  const createdAt = officeMoment(rng, expense.day);
-  const submittedAt = later(rng, createdAt, 0, 6, ctx.lastDay);
-  const approvedAt =
-    status === 'approved' || status === 'paid' ? later(rng, submittedAt, 0, 4, ctx.lastDay) : null;
-  const paidAt =
-    status === 'paid' && approvedAt !== null ? later(rng, approvedAt, 1, 10, ctx.lastDay) : null;
-  const decidedAt =
-    status === 'rejected' || status === 'cancelled'
-      ? later(rng, submittedAt, 0, 5, ctx.lastDay)
-      : null;
-  const optional = (ms: number | null) => (ms === null ? null : timestamp(ms));
+  const times = expenseTimestamps(rng, expense.day, status, ctx.lastDay);
   return {
     type: 'expense',
     company_id: ctx.companyId,
@@ -330,18 +372,13 @@ export function expenseRecord(
     tax_amount: formatCents(tax),
     expense_date: isoDate(expense.day),
     merchant_name: merchant.name,
-    payment_method: weightedKey(rng, {
-      corporate_card: 40,
-      personal_card: 35,
-      cash: 15,
-      bank_transfer: 10,
-    }),
-    approved_at: optional(approvedAt),
-    paid_at: optional(paidAt),
+    payment_method: paymentMethod(rng),
+    approved_at: times.approved,
+    paid_at: times.paid,
     rejected_reason: status === 'rejected' ? pick(rng, EXPENSE_REJECTIONS) : null,
-    submitted_at: timestamp(submittedAt),
-    created_at: timestamp(createdAt),
-    updated_at: timestamp(paidAt ?? approvedAt ?? decidedAt ?? submittedAt),
+    submitted_at: times.submitted,
+    created_at: times.created,
+    updated_at: times.updated,
     items: names.map((name, i) => ({ name, quantity: 1, price: formatCents(prices[i] ?? 0) })),
     receipt: receipt === null ? null : { original: receipt },
   };

@@ -24,7 +24,8 @@ import { chance, int, list, pick, type Rng, weighted, weightedKey } from './rand
 type LeaveStatus = (typeof LEAVE_STATUSES)[number];
 type DurationType = (typeof DURATION_TYPES)[number];
 
-interface LeaveTypeSpec {
+/** A leave type: its record's fields, and how the generator draws leaves of it. */
+export interface LeaveTypeSpec {
   key: string;
   name: string;
   description: string | null;
@@ -46,7 +47,8 @@ interface LeaveTypeSpec {
   oncePerEmployee: boolean;
 }
 
-const LEAVE_TYPES: readonly LeaveTypeSpec[] = [
+/** The demo company's leave types, in the order their ids are given. */
+export const LEAVE_TYPES: readonly LeaveTypeSpec[] = [
   {
     key: 'annual',
     name: 'Annual leave',
@@ -157,7 +159,8 @@ const LEAVE_TYPES: readonly LeaveTypeSpec[] = [
   },
 ];
 
-const LEAVE_REJECTIONS = [
+/** Why a manager turned a leave down. */
+export const LEAVE_REJECTIONS = [
   'Overlaps with the quarter-end closing.',
   'The team is already at minimum staffing on these dates.',
   'Not enough annual leave balance left.',
@@ -306,6 +309,55 @@ function leaveDocument(ctx: Context, leave: PlannedLeave, status: LeaveStatus): 
   };
 }
 
+/** When a leave was requested and decided on; a decision always follows the request. */
+export interface LeaveTimestamps {
+  created: string;
+  approved: string | null;
+  /** The decision (approval, rejection or cancellation), else the request. */
+  updated: string;
+}
+
+export function leaveTimestamps(
+  rng: Rng,
+  createdDay: Day,
+  status: LeaveStatus,
+  lastDay: Day,
+): LeaveTimestamps {
+  const createdAt = officeMoment(rng, createdDay);
+  const approvedAt = status === 'approved' ? later(rng, createdAt, 0, 3, lastDay) : null;
+  const decidedAt =
+    status === 'rejected' || status === 'cancelled' ? later(rng, createdAt, 0, 10, lastDay) : null;
+  return {
+    created: timestamp(createdAt),
+    approved: approvedAt === null ? null : timestamp(approvedAt),
+    updated: timestamp(approvedAt ?? decidedAt ?? createdAt),
+  };
+}
+
+/** How long a leave is: its workdays, half a day, or some hours with their clock times. */
+export interface LeaveLength {
+  days: number;
+  startTime: string | null;
+  endTime: string | null;
+  hours: number | null;
+}
+
+export function leaveLength(rng: Rng, duration: DurationType, start: Day, end: Day): LeaveLength {
+  if (duration === 'full_day') {
+    return { days: workdaysBetween(start, end), startTime: null, endTime: null, hours: null };
+  }
+  if (duration === 'half_day') return { days: 0.5, startTime: null, endTime: null, hours: null };
+  const startMinutes = int(rng, 16, 28) * 30; // 08:00 to 14:00
+  const halfHours = int(rng, 2, 8);
+  const hours = halfHours / 2;
+  return {
+    days: hours / 8, // an 8-hour working day; exact in binary for half hours
+    startTime: clockTime(startMinutes),
+    endTime: clockTime(startMinutes + halfHours * 30),
+    hours,
+  };
+}
+
 export function leaveRecord(
   ctx: Context,
   id: number,
@@ -322,26 +374,9 @@ export function leaveRecord(
     employee.hireDay,
     ctx.lastDay,
   );
-  const createdAt = officeMoment(rng, createdDay);
-  const approvedAt = status === 'approved' ? later(rng, createdAt, 0, 3, ctx.lastDay) : null;
-  const decidedAt =
-    status === 'rejected' || status === 'cancelled'
-      ? later(rng, createdAt, 0, 10, ctx.lastDay)
-      : null;
-  let startTime: string | null = null;
-  let endTime: string | null = null;
-  let hours: number | null = null;
-  let days = workdaysBetween(leave.start, leave.end);
-  if (leave.duration === 'half_day') days = 0.5;
-  if (leave.duration === 'hourly') {
-    const startMinutes = int(rng, 16, 28) * 30; // 08:00 to 14:00
-    const halfHours = int(rng, 2, 8);
-    startTime = clockTime(startMinutes);
-    endTime = clockTime(startMinutes + halfHours * 30);
-    hours = halfHours / 2;
-    days = hours / 8; // an 8-hour working day; exact in binary for half hours
-  }
-  const longEnough = leave.duration === 'full_day' && days >= 2;
+  const times = leaveTimestamps(rng, createdDay, status, ctx.lastDay);
+  const length = leaveLength(rng, leave.duration, leave.start, leave.end);
+  const longEnough = leave.duration === 'full_day' && length.days >= 2;
   const wantsSubstitute = longEnough && status !== 'rejected' && chance(rng, 0.35);
   return {
     type: 'leave',
@@ -352,19 +387,19 @@ export function leaveRecord(
     status,
     start_date: isoDate(leave.start),
     end_date: isoDate(leave.end),
-    days,
+    days: length.days,
     duration_type: leave.duration,
-    start_time: startTime,
-    end_time: endTime,
-    hours,
+    start_time: length.startTime,
+    end_time: length.endTime,
+    hours: length.hours,
     reason: chance(rng, 0.75)
       ? pick(rng, partial ? leave.spec.partialReasons : leave.spec.reasons)
       : null,
     rejection_reason: status === 'rejected' ? pick(rng, LEAVE_REJECTIONS) : null,
     substitute_employee_id: wantsSubstitute ? substituteFor(rng, employee, staff) : null,
-    approved_at: approvedAt === null ? null : timestamp(approvedAt),
-    created_at: timestamp(createdAt),
-    updated_at: timestamp(approvedAt ?? decidedAt ?? createdAt),
+    approved_at: times.approved,
+    created_at: times.created,
+    updated_at: times.updated,
     document: leaveDocument(ctx, leave, status),
   };
 }

@@ -10,8 +10,10 @@ import { digits, int, list, pick, type Rng, weighted, weightedKey, words } from 
 
 type EmployeeStatus = 'active' | 'inactive' | 'terminated';
 
-interface Origin {
+/** A place employees come from: its names, and how its home addresses are written. */
+export interface Origin {
   weight: number;
+  /** Foreign residents' Turkish identity numbers start with 99. */
   foreign: boolean;
   firstNames: readonly string[];
   lastNames: readonly string[];
@@ -19,7 +21,7 @@ interface Origin {
 }
 
 /** Where employees come from; most are Turkish, the rest make folding and search interesting. */
-const ORIGINS = {
+export const ORIGINS = {
   tr: {
     weight: 55,
     foreign: false,
@@ -174,14 +176,16 @@ const SHOWCASE_NAMES: readonly (readonly [string, string, OriginKey])[] = [
   ['Łukasz', 'Wiśniewski', 'pl'],
 ];
 
-interface Department {
+/** A department and its positions, each drawn in proportion to its weight. */
+export interface Department {
   name: string;
   weight: number;
   /** Title, relative weight, monthly gross salary range in TRY. */
   positions: readonly (readonly [string, number, number, number])[];
 }
 
-const DEPARTMENTS: readonly Department[] = [
+/** The demo company's departments, each with its positions and their monthly salaries. */
+export const DEPARTMENTS: readonly Department[] = [
   {
     name: 'Engineering',
     weight: 28,
@@ -270,7 +274,7 @@ export interface Employee {
 }
 
 /** An ASCII e-mail local part: fold() strips accents and ı; spell out what it leaves alone. */
-function emailPart(name: string): string {
+export function emailPart(name: string): string {
   return fold(name)
     .replace(/ß/g, 'ss')
     .replace(/ł/g, 'l')
@@ -291,7 +295,7 @@ function uniqueEmail(first: string, last: string, taken: Set<string>): string {
  * A Turkish identity number with valid check digits; foreign residents' numbers start with 99,
  * as real ones do.
  */
-function nationalId(rng: Rng, foreign: boolean): string {
+export function nationalId(rng: Rng, foreign: boolean): string {
   const head = foreign ? `99${digits(rng, 7)}` : `${int(rng, 1, 9)}${digits(rng, 8)}`;
   const d = [...head].map(Number);
   const odd = d.reduce((sum, v, i) => (i % 2 === 0 ? sum + v : sum), 0);
@@ -302,7 +306,7 @@ function nationalId(rng: Rng, foreign: boolean): string {
 }
 
 /** A Turkish IBAN (TR + 24 digits) at a real bank code, with valid ISO 7064 check digits. */
-function turkishIban(rng: Rng): string {
+export function turkishIban(rng: Rng): string {
   const bank = pick(rng, ['00010', '00012', '00015', '00046', '00062', '00064', '00067', '00111']);
   const bban = `${bank}0${digits(rng, 16)}`;
   // "TR00" moved to the end, letters as numbers (T = 29, R = 27), per ISO 13616.
