@@ -143,8 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const deps: ApiDeps = {
     config,
     db: database.db,
-    lists: {
-      db: database.db,
+    listCaches: {
       derived: new DerivedCache<number>(),
       anchors: new DerivedCache<Anchor[]>(ANCHOR_CACHE_ENTRIES),
     },

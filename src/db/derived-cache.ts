@@ -1,6 +1,4 @@
 import type { SelectQueryBuilder } from 'kysely';
-import { companyDataVersion } from './companies.queries.ts';
-import type { Db } from './database.ts';
 
 const DEFAULT_MAX_ENTRIES = 10_000;
 
@@ -11,8 +9,10 @@ const DEFAULT_MAX_ENTRIES = 10_000;
  * page), so each distinct value is computed once per version.
  *
  * Never stale: an import increments the version of every company it touches in its own
- * transaction, and the version is read on every call, from the same database as the data.
- * Concurrent calls for the same uncached value share one query. Bounded: the least recently
+ * transaction, and callers pass the version they read for this request from the same
+ * database as the data; a value missing from the cache is computed after that read, so it is
+ * never older than its version (see `companyDataVersion`). Concurrent calls for the same
+ * uncached value share one query. Bounded: the least recently
  * used entries go first.
  */
 export class DerivedCache<T> {
@@ -22,15 +22,14 @@ export class DerivedCache<T> {
 
   /**
    * The value `query` computes (its compiled SQL and parameters, the company id among them,
-   * name it exactly) for the company's current data.
+   * name it exactly) for the company's data at `version`.
    */
-  async value(
-    db: Db,
+  value(
     companyId: number,
+    version: number,
     query: { compile(): { sql: string; parameters: readonly unknown[] } },
     compute: () => Promise<T>,
   ): Promise<T> {
-    const version = await companyDataVersion(db, companyId);
     const { sql, parameters } = query.compile();
     const key = `${companyId}:${version}:${sql}:${JSON.stringify(parameters)}`;
     let entry = this.entries.get(key);
@@ -54,12 +53,12 @@ export class DerivedCache<T> {
 /** The number of rows a filtered select of the company's rows matches, cached. */
 export function cachedCount<DB, TB extends keyof DB, O>(
   cache: DerivedCache<number>,
-  db: Db,
   companyId: number,
+  version: number,
   query: SelectQueryBuilder<DB, TB, O>,
 ): Promise<number> {
   const counting = query.clearSelect().select((eb) => eb.fn.countAll<number>().as('total'));
-  return cache.value(db, companyId, counting, async () => {
+  return cache.value(companyId, version, counting, async () => {
     const row = (await counting.executeTakeFirstOrThrow()) as { total: number | string };
     return Number(row.total);
   });

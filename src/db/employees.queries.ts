@@ -68,7 +68,7 @@ export async function listEmployees(
   if (column !== 'id') query = query.orderBy('id', sort.direction);
   const [rows, total] = await Promise.all([
     query.limit(page.perPage).offset(offsetOf(page)).execute(),
-    cachedCount(source.derived, source.db, companyId, base),
+    cachedCount(source.derived, companyId, await source.version(), base),
   ]);
   return pageOf(rows.map(toEmployee), total, page);
 }

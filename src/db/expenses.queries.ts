@@ -8,16 +8,14 @@ import type {
   ExpenseDetail,
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
-import { cachedCount } from './derived-cache.ts';
 import {
-  idsOfPage,
   type ListOrder,
   type ListSource,
+  listPage,
   matchesSearch,
   type Page,
   type PageRequest,
   pageOf,
-  rowsOf,
   type SearchedTable,
 } from './pagination.ts';
 
@@ -62,10 +60,6 @@ function joined(db: Db, companyId: number) {
 
 type Joined = ReturnType<typeof joined>;
 
-/**
- * The company's expenses that match the filters, from the expenses table alone: the page's
- * ids and the count need no join (the foreign keys guarantee the joined rows).
- */
 /** An expense search looks in the folded title and merchant. */
 const EXPENSE_SEARCH: SearchedTable = {
   table: 'expenses',
@@ -73,6 +67,10 @@ const EXPENSE_SEARCH: SearchedTable = {
   columns: ['x.title_folded', 'x.merchant_folded'],
 };
 
+/**
+ * The company's expenses that match the filters, from the expenses table alone: the page's
+ * ids and the count need no join (the foreign keys guarantee the joined rows).
+ */
 function filtered(db: Db, companyId: number, filters: ExpenseFilters) {
   let q = db.selectFrom('expenses as x').where('x.company_id', '=', companyId);
   if (filters.status) q = q.where('x.status', 'in', filters.status);
@@ -161,14 +159,9 @@ export async function listExpenses(
     id: 'x.id',
     direction: sort.direction,
   };
-  const [rows, total] = await Promise.all([
-    idsOfPage(source, companyId, matching, order, page).then((ids) =>
-      rowsOf(ids, (pageIds) =>
-        selectExpense(joined(source.db, companyId)).where('x.id', 'in', pageIds).execute(),
-      ),
-    ),
-    cachedCount(source.derived, source.db, companyId, matching),
-  ]);
+  const { rows, total } = await listPage(source, companyId, matching, order, page, (ids) =>
+    selectExpense(joined(source.db, companyId)).where('x.id', 'in', ids).execute(),
+  );
   return pageOf(
     rows.map((row) => toExpense(row, urls)),
     total,

@@ -3,17 +3,15 @@ import type { LeaveStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
-import { cachedCount } from './derived-cache.ts';
 import {
-  idsOfPage,
   isPostgres,
   type ListOrder,
   type ListSource,
+  listPage,
   matchesSearch,
   type Page,
   type PageRequest,
   pageOf,
-  rowsOf,
   type SearchedTable,
 } from './pagination.ts';
 
@@ -49,11 +47,6 @@ function joined(db: Db, companyId: number) {
 
 type Joined = ReturnType<typeof joined>;
 
-/**
- * The company's leaves that match the filters, from the leaves table alone: the page's ids
- * and the count need no join (the foreign keys guarantee the joined rows), and a search by
- * employee becomes a subquery over the company's employees.
- */
 /** A leave search looks in its employee's folded name and personnel number. */
 const EMPLOYEES_BY_NAME: SearchedTable = {
   table: 'employees',
@@ -69,6 +62,11 @@ interface Bounds {
   searchedEmployeeIds?: number[];
 }
 
+/**
+ * The company's leaves that match the filters, from the leaves table alone: the page's ids
+ * and the count need no join (the foreign keys guarantee the joined rows), and a search by
+ * employee reads the employees it found (or, when there are many, a subquery over them).
+ */
 function filtered(db: Db, companyId: number, filters: LeaveFilters, bounds: Bounds = {}) {
   let q = db.selectFrom('leaves as l').where('l.company_id', '=', companyId);
   if (bounds.earliestStart) q = q.where('l.start_date', '>=', bounds.earliestStart);
@@ -220,7 +218,7 @@ async function earliestStartFor(
 ): Promise<string | undefined> {
   if (!from) return undefined;
   const query = longestLeaveQuery(source.db, companyId);
-  const days = await source.derived.value(source.db, companyId, query, async () => {
+  const days = await source.derived.value(companyId, await source.version(), query, async () => {
     const row = await query.executeTakeFirst();
     return Math.ceil(Number(row?.days ?? 0));
   });
@@ -239,14 +237,9 @@ export async function listLeaves(
   const earliestStart = await earliestStartFor(source, companyId, filters.from);
   const matching = filtered(source.db, companyId, filters, { earliestStart, searchedEmployeeIds });
   const order: ListOrder = { column: `l.${sort.field}`, id: 'l.id', direction: sort.direction };
-  const [rows, total] = await Promise.all([
-    idsOfPage(source, companyId, matching, order, page).then((ids) =>
-      rowsOf(ids, (pageIds) =>
-        selectLeave(joined(source.db, companyId)).where('l.id', 'in', pageIds).execute(),
-      ),
-    ),
-    cachedCount(source.derived, source.db, companyId, matching),
-  ]);
+  const { rows, total } = await listPage(source, companyId, matching, order, page, (ids) =>
+    selectLeave(joined(source.db, companyId)).where('l.id', 'in', ids).execute(),
+  );
   return pageOf(rows.map(toLeave), total, page);
 }
 

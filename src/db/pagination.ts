@@ -8,7 +8,7 @@ import {
 } from 'kysely';
 import { fold } from '../fold.ts';
 import type { Db } from './database.ts';
-import type { DerivedCache } from './derived-cache.ts';
+import { cachedCount, type DerivedCache } from './derived-cache.ts';
 
 export interface PageRequest {
   page: number;
@@ -93,7 +93,7 @@ export function matchesSearch(
 }
 
 /** The joined rows of a page's ids, in the ids' order. */
-export async function rowsOf<Row extends { id: number }>(
+async function rowsOf<Row extends { id: number }>(
   ids: number[],
   fetch: (ids: number[]) => Promise<Row[]>,
 ): Promise<Row[]> {
@@ -102,13 +102,22 @@ export async function rowsOf<Row extends { id: number }>(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** What list queries read from: the database, and the values derived from it. */
-export interface ListSource {
-  db: Db;
+/** The caches of values derived from companies' data, shared by every request. */
+export interface ListCaches {
   /** List totals and other numbers. */
   derived: DerivedCache<number>;
   /** Page anchors of long lists; fewer entries, each up to a few thousand anchors. */
   anchors: DerivedCache<Anchor[]>;
+}
+
+/** What one request's list queries read from. */
+export interface ListSource extends ListCaches {
+  db: Db;
+  /**
+   * The company's data version, read at most once per request. Cached values are computed
+   * after it is read, so none is older than the version it is kept under.
+   */
+  version(): Promise<number>;
 }
 
 /** The sort key and id of one row of an ordered list. */
@@ -144,7 +153,7 @@ function ordered(query: AnyQuery, order: ListOrder): AnyQuery {
  * ANCHOR_INTERVAL, 2 × ANCHOR_INTERVAL, …), computed by the database in one ordered pass and
  * cached under the company's data version.
  */
-function anchorsOf(
+async function anchorsOf(
   source: ListSource,
   companyId: number,
   matching: AnyQuery,
@@ -165,7 +174,7 @@ function anchorsOf(
     .select([sql.ref('value').as('value'), sql.ref('id').as('id')])
     .where(sql`position % ${ANCHOR_INTERVAL}`, '=', 0)
     .orderBy(sql.ref('position'));
-  return source.anchors.value(source.db, companyId, query, async () =>
+  return source.anchors.value(companyId, await source.version(), query, async () =>
     (await query.execute()).map((row) => {
       const { value, id } = row as { value: unknown; id: number };
       return { value, id: Number(id) };
@@ -178,7 +187,7 @@ function anchorsOf(
  * starts after the nearest cached anchor and skips fewer than ANCHOR_INTERVAL rows, so page
  * 10,000 costs about what page 10 does (once the anchors are made).
  */
-export async function idsOfPage(
+async function idsOfPage(
   source: ListSource,
   companyId: number,
   matching: AnyQuery,
@@ -209,4 +218,24 @@ export async function idsOfPage(
   }
   const rows = await query.limit(page.perPage).offset(skip).execute();
   return rows.map((row) => Number((row as { id: number }).id));
+}
+
+/**
+ * One page of a list and its total: the page's ids (see `idsOfPage`), the rows `rowsOfIds`
+ * fetches for them in the ids' order, and the cached count of `matching`.
+ */
+export async function listPage<Row extends { id: number }>(
+  source: ListSource,
+  companyId: number,
+  matching: AnyQuery,
+  order: ListOrder,
+  page: PageRequest,
+  rowsOfIds: (ids: number[]) => Promise<Row[]>,
+): Promise<{ rows: Row[]; total: number }> {
+  const version = await source.version();
+  const [rows, total] = await Promise.all([
+    idsOfPage(source, companyId, matching, order, page).then((ids) => rowsOf(ids, rowsOfIds)),
+    cachedCount(source.derived, companyId, version, matching),
+  ]);
+  return { rows, total };
 }

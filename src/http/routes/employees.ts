@@ -5,7 +5,7 @@ import { EmployeeListQuery, EmployeeSchema } from '../../schemas/employees.ts';
 import { recordNotFound } from '../errors.ts';
 import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.ts';
 import { pageRequest, searchText, sortOrder, valueList } from '../params.ts';
-import type { ApiDeps } from './index.ts';
+import { type ApiDeps, listSource } from './index.ts';
 
 export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
   app,
@@ -27,7 +27,7 @@ export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asyn
     async (request) => {
       const { query } = request;
       return listEmployees(
-        deps.lists,
+        listSource(deps, request),
         request.auth.company.id,
         { status: valueList(query.status), search: searchText(query.search) },
         sortOrder(query.sort),

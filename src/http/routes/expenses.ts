@@ -14,7 +14,7 @@ import {
   utcTimestamp,
   valueList,
 } from '../params.ts';
-import { type ApiDeps, apiBaseUrl } from './index.ts';
+import { type ApiDeps, apiBaseUrl, listSource } from './index.ts';
 import { receiptRoutes } from './receipts.ts';
 
 export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
@@ -48,7 +48,7 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
     async (request) => {
       const { query } = request;
       return listExpenses(
-        deps.lists,
+        listSource(deps, request),
         request.auth.company.id,
         {
           status: valueList(query.status),

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../../config.ts';
 import { companyDataVersion } from '../../db/companies.queries.ts';
 import type { Db } from '../../db/database.ts';
-import type { ListSource } from '../../db/pagination.ts';
+import type { ListCaches, ListSource } from '../../db/pagination.ts';
 import type { ReceiptStore } from '../../receipts/store.ts';
 import { MODELS } from '../../schemas/models.ts';
 import type { Authenticator } from '../auth.ts';
@@ -21,8 +21,8 @@ export const API_PREFIX = '/api/company/v1';
 export interface ApiDeps {
   config: ServerConfig;
   db: Db;
-  /** The same database for list queries, with the cache of values derived from it. */
-  lists: ListSource;
+  /** Values derived from companies' data, cached for list queries. */
+  listCaches: ListCaches;
   /** Null when RESPONSE_CACHE_MB is 0. */
   responses: ResponseCache | null;
   receipts: ReceiptStore;
@@ -37,12 +37,22 @@ declare module 'fastify' {
     cacheable?: boolean;
   }
   interface FastifyRequest {
+    /**
+     * The key's company's data version, read from the database on the first call and then
+     * reused for the rest of the request (cache keys, derived values).
+     */
+    dataVersion(): Promise<number>;
     /** Set when this request's 200 answer is to be kept by the response cache. */
     responseCacheKey?: string;
   }
 }
 
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
+
+/** What this request's list queries read from: the read database and the shared caches. */
+export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
+  return { db: deps.db, ...deps.listCaches, version: () => request.dataVersion() };
+}
 
 /** The absolute base of this API as the client reached it (or as PUBLIC_BASE_URL says). */
 export function apiBaseUrl(config: ServerConfig, request: FastifyRequest): string {
@@ -60,6 +70,11 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (ap
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.public) return;
     await deps.authenticator.authenticate(request, reply);
+    let version: Promise<number> | undefined;
+    request.dataVersion = () => {
+      version ??= companyDataVersion(deps.db, request.auth.company.id);
+      return version;
+    };
   });
   app.addHook('onSend', async (_request, reply) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
@@ -109,10 +124,9 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (ap
 function registerResponseCache(app: FastifyInstance, deps: ApiDeps, cache: ResponseCache): void {
   app.addHook('preHandler', async (request, reply) => {
     if (!request.routeOptions.config.cacheable) return;
-    const companyId = request.auth.company.id;
-    const version = await companyDataVersion(deps.db, companyId);
+    const version = await request.dataVersion();
     // The base URL is in the key: receipt links in a body are absolute.
-    const key = `${companyId}:${version}:${apiBaseUrl(deps.config, request)}:${request.url}`;
+    const key = `${request.auth.company.id}:${version}:${apiBaseUrl(deps.config, request)}:${request.url}`;
     const body = cache.get(key);
     if (body !== undefined) return reply.type('application/json; charset=utf-8').send(body);
     request.responseCacheKey = key;

@@ -13,7 +13,7 @@ import {
   utcTimestamp,
   valueList,
 } from '../params.ts';
-import type { ApiDeps } from './index.ts';
+import { type ApiDeps, listSource } from './index.ts';
 
 export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
   app.get(
@@ -35,7 +35,7 @@ export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
     async (request) => {
       const { query } = request;
       return listLeaves(
-        deps.lists,
+        listSource(deps, request),
         request.auth.company.id,
         {
           status: valueList(query.status),
