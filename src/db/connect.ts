@@ -9,11 +9,16 @@ import type { Database, Db } from './database.ts';
 
 export type Dialect = DatabaseTarget['dialect'];
 
-export interface DatabaseHandle {
-  readonly db: Db;
-  readonly dialect: Dialect;
-  close(): Promise<void>;
-}
+/** An open database: Kysely for every query, and for SQLite its one raw connection too. */
+export type DatabaseHandle =
+  | {
+      readonly db: Db;
+      readonly dialect: 'sqlite';
+      /** The connection Kysely runs on: a statement run here joins Kysely's transaction. */
+      readonly sqlite: SqliteDatabase.Database;
+      close(): Promise<void>;
+    }
+  | { readonly db: Db; readonly dialect: 'postgres'; close(): Promise<void> };
 
 const PG_INT8 = 20;
 const PG_DATE = 1082;
@@ -63,7 +68,7 @@ export function openDatabase(
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`busy_timeout = ${options.statementTimeoutMs ?? 5000}`);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };
   }
   // Server options given in the URL (`?options=-c …`) are kept, and the session is always UTC:
   // pg lets the URL's own `options` replace ours, so the two are joined here.

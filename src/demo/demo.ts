@@ -41,12 +41,21 @@ async function nextIds(db: Db): Promise<DemoIds> {
   };
 }
 
-async function* numbered(records: Iterable<Record<string, unknown>>): AsyncGenerator<SourceRecord> {
+/** The generated records, numbered like lines of a file, a thousand at a time. */
+async function* numbered(
+  records: Iterable<Record<string, unknown>>,
+): AsyncGenerator<SourceRecord[]> {
+  let batch: SourceRecord[] = [];
   let line = 0;
   for (const value of records) {
     line += 1;
-    yield { line, value };
+    batch.push({ line, value });
+    if (batch.length === 1000) {
+      yield batch;
+      batch = [];
+    }
   }
+  if (batch.length > 0) yield batch;
 }
 
 /**

@@ -22,17 +22,17 @@ const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const CODE = /^[a-z][a-z0-9_]{0,49}$/;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function isCalendarDay(year: number, month: number, day: number): boolean {
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
+}
+
 export function isCalendarDate(text: string): boolean {
   const m = DATE.exec(text);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return (
-    year >= 1 &&
-    date.getUTCFullYear() === year &&
-    date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day
-  );
+  return m !== null && isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
 /**
@@ -42,13 +42,22 @@ export function isCalendarDate(text: string): boolean {
 export function normalizeTimestamp(text: string): string | null {
   const m = TIMESTAMP.exec(text);
   if (!m) return null;
-  const [, y, mo, d, h, mi, s] = m;
-  if (!isCalendarDate(`${y}-${mo}-${d}`) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
+  const [, y, mo, d, h, mi, s, fraction, offset] = m;
+  if (
+    !isCalendarDay(Number(y), Number(mo), Number(d)) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  ) {
     return null;
   }
+  // Already in the stored form (as every export we have seen writes them): nothing to convert.
+  if (fraction === undefined && offset === 'Z' && text[10] === 'T') return text;
   const millis = Date.parse(text.replace(/\.\d+/, ''));
   if (Number.isNaN(millis)) return null;
-  return formatTimestamp(new Date(millis));
+  const utc = formatTimestamp(new Date(millis));
+  // An offset can carry 0001-01-01 or 9999-12-31 out of the years every database stores.
+  return /^(?!0000)\d{4}-/.test(utc) ? utc : null;
 }
 
 /** Reads typed fields from one parsed NDJSON object, throwing FieldError on the first problem. */

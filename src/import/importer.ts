@@ -2,15 +2,16 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db, NewReceipt } from '../db/database.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import { sniffImageType } from '../receipts/image-type.ts';
 import { processReceipt, UnreadableImageError } from '../receipts/process.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
+import { rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
 import { FieldError } from './fields.ts';
 import { type ParsedRecord, parseRecord, RECORD_TYPES } from './records.ts';
+import { type RowWriter, rowWriter } from './row-writer.ts';
 import { type PendingRows, writeBatches } from './writer.ts';
 
 /** A record that cannot be imported; the whole import is rolled back. */
@@ -49,25 +50,46 @@ const PARENT_TABLES = {
 const BATCH_SIZE = 500;
 const RECEIPT_MAX_BYTES = 25 * 1024 * 1024;
 
-/** Reads an NDJSON file line by line; memory stays flat whatever the file's size. */
-export async function* readNdjson(file: string): AsyncGenerator<SourceRecord> {
-  const lines = createInterface({
-    input: createReadStream(file),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
+/** Bytes read from the file at a time; each read becomes one batch of records. */
+const READ_CHUNK_BYTES = 1 << 16;
+/** Line breaks as readline knows them: LF, CRLF and a lone CR. */
+const LINE_BREAK = /\r\n|\n|\r/;
+
+/**
+ * Reads an NDJSON file in chunks and yields the records of each chunk together; memory stays
+ * flat whatever the file's size. Line numbers count every line, blank ones included.
+ */
+export async function* readNdjson(file: string): AsyncGenerator<SourceRecord[]> {
   let line = 0;
-  for await (const raw of lines) {
+  let rest = '';
+  const parse = (raw: string): SourceRecord | null => {
     line += 1;
     const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-    if (text.trim() === '') continue;
-    let value: unknown;
+    if (text.trim() === '') return null;
     try {
-      value = JSON.parse(text);
+      return { line, value: JSON.parse(text) };
     } catch (error) {
       throw new ImportError(line, '(line)', `is not valid JSON (${(error as Error).message})`);
     }
-    yield { line, value };
+  };
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: READ_CHUNK_BYTES });
+  for await (const chunk of stream as AsyncIterable<string>) {
+    let text = rest + chunk;
+    // A CR at the end may be the first half of a CRLF: keep it with the unfinished line.
+    const pendingCr = text.endsWith('\r');
+    if (pendingCr) text = text.slice(0, -1);
+    const lines = text.includes('\r') ? text.split(LINE_BREAK) : text.split('\n');
+    rest = (lines.pop() as string) + (pendingCr ? '\r' : '');
+    const records: SourceRecord[] = [];
+    for (const raw of lines) {
+      const record = parse(raw);
+      if (record) records.push(record);
+    }
+    yield records;
   }
+  // The last line, when the file does not end with a line break.
+  const last = parse(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
+  if (last) yield [last];
 }
 
 export async function importFile(
@@ -82,22 +104,45 @@ export async function importFile(
 
 /**
  * Imports records in one transaction: all of them, or (on the first bad record) none, with
- * the receipt files this import added removed again. `baseDir` is where receipt paths start.
+ * the receipt files this import added removed again. `source` yields records in batches (any
+ * size); `baseDir` is where receipt paths start.
  */
 export async function importRecords(
   handle: DatabaseHandle,
   store: ReceiptStore,
-  source: AsyncIterable<SourceRecord>,
+  source: AsyncIterable<readonly SourceRecord[]>,
   baseDir: string,
 ): Promise<ImportSummary> {
   const session = new ImportSession(store, baseDir);
   try {
     await handle.db.transaction().execute(async (trx) => {
-      for await (const { line, value } of source) {
-        await session.add(trx, line, value);
-        if (session.pendingCount() >= BATCH_SIZE) await session.flush(trx);
+      const setAside = await setIndexesAside(trx, handle.dialect);
+      const writer = rowWriter(handle, trx);
+      // One batch is written while the next is read (PostgreSQL works in its own process);
+      // batches are written in file order, each after the one before.
+      let writing: Promise<void> = Promise.resolve();
+      try {
+        for await (const records of source) {
+          for (const { line, value } of records) {
+            // Most records need no database look-up and no file: no promise to wait for.
+            const adding = session.add(trx, line, value);
+            if (adding) await adding;
+            if (session.pendingCount >= BATCH_SIZE) {
+              await writing;
+              writing = session.flush(trx, writer);
+              // Its failure is thrown where it is awaited; until then it is not unhandled.
+              writing.catch(() => {});
+            }
+          }
+        }
+      } catch (error) {
+        // The batch being written holds earlier lines: its error, if any, is the first one.
+        await writing;
+        throw error;
       }
-      await session.flush(trx);
+      await writing;
+      await session.flush(trx, writer);
+      await rebuildIndexes(trx, handle.dialect, setAside);
       await session.bumpDataVersions(trx);
     });
   } catch (error) {
@@ -109,6 +154,9 @@ export async function importRecords(
   return session.summary();
 }
 
+/** A record another one names: its company, or a parent record. */
+type Reference = { kind: 'company'; id: number } | { kind: ParentKind; id: number };
+
 class ImportSession {
   private readonly companies = new Set<number>();
   private readonly owners: Record<ParentKind, Map<number, number>> = {
@@ -117,6 +165,8 @@ class ImportSession {
     expense_category: new Map(),
   };
   private pending: PendingRows = emptyPending();
+  /** Records added since the last flush. */
+  pendingCount = 0;
   private readonly addedFiles = new Set<string>();
   private readonly replacedFiles = new Set<string>();
   private readonly counts = Object.fromEntries(RECORD_TYPES.map((t) => [t, 0])) as Record<
@@ -131,11 +181,11 @@ class ImportSession {
     private readonly baseDir: string,
   ) {}
 
-  pendingCount(): number {
-    return Object.values(this.pending).reduce((sum, rows) => sum + rows.size, 0);
-  }
-
-  async add(trx: Db, line: number, value: unknown): Promise<void> {
+  /**
+   * Checks one record and queues its rows. Returns a promise only when it has to look up a
+   * record it names in the database, or store a receipt.
+   */
+  add(trx: Db, line: number, value: unknown): Promise<void> | undefined {
     let record: ParsedRecord;
     try {
       record = parseRecord(value);
@@ -143,104 +193,122 @@ class ImportSession {
       if (error instanceof FieldError) throw new ImportError(line, error.field, error.problem);
       throw error;
     }
+    const unknown = this.unknownReferences(record);
+    if (unknown.length > 0) {
+      return this.lookUp(trx, unknown).then(() => this.accept(line, record));
+    }
+    return this.accept(line, record);
+  }
+
+  /** The records `record` names that neither the file so far nor a look-up has shown yet. */
+  private unknownReferences(record: ParsedRecord): Reference[] {
+    if (record.type === 'company') return [];
+    const references: Reference[] = [];
+    const companyId = record.row.company_id;
+    if (!this.companies.has(companyId)) references.push({ kind: 'company', id: companyId });
+    const parent = (kind: ParentKind, id: number | null) => {
+      if (id !== null && !this.owners[kind].has(id)) references.push({ kind, id });
+    };
+    if (record.type === 'leave') {
+      parent('employee', record.row.employee_id);
+      parent('leave_type', record.row.leave_type_id);
+      parent('employee', record.row.substitute_employee_id ?? null);
+    } else if (record.type === 'expense') {
+      parent('employee', record.row.employee_id);
+      parent('expense_category', record.row.category_id);
+    }
+    return references;
+  }
+
+  /** Learns from the database which company owns each stored record of `references`. */
+  private async lookUp(trx: Db, references: Reference[]): Promise<void> {
+    for (const reference of references) {
+      if (reference.kind === 'company') {
+        const found = await trx
+          .selectFrom('companies')
+          .select('id')
+          .where('id', '=', reference.id)
+          .executeTakeFirst();
+        if (found) this.companies.add(reference.id);
+        continue;
+      }
+      const stored = await trx
+        .selectFrom(PARENT_TABLES[reference.kind])
+        .select('company_id')
+        .where('id', '=', reference.id)
+        .executeTakeFirst();
+      if (stored) this.owners[reference.kind].set(reference.id, stored.company_id);
+    }
+  }
+
+  /** Checks the references of a record (all known by now) and queues its rows. */
+  private accept(line: number, record: ParsedRecord): Promise<void> | undefined {
     if (record.type === 'company') {
       this.companies.add(record.row.id);
       this.pending.companies.set(record.row.id, { line, row: record.row });
-    } else {
-      const companyId = record.row.company_id;
-      await this.requireCompany(trx, line, companyId);
-      switch (record.type) {
-        case 'employee':
-          this.claim(line, 'employee', record.row.id, companyId);
-          this.pending.employees.set(record.row.id, { line, row: record.row });
-          break;
-        case 'leave_type':
-          this.claim(line, 'leave_type', record.row.id, companyId);
-          this.pending.leave_types.set(record.row.id, { line, row: record.row });
-          break;
-        case 'expense_category':
-          this.claim(line, 'expense_category', record.row.id, companyId);
-          this.pending.expense_categories.set(record.row.id, { line, row: record.row });
-          break;
-        case 'leave': {
-          const { row } = record;
-          await this.requireParent(
-            trx,
+      return this.counted(record);
+    }
+    const companyId = record.row.company_id;
+    this.requireCompany(line, companyId);
+    switch (record.type) {
+      case 'employee':
+        this.claim(line, 'employee', record.row.id, companyId);
+        this.pending.employees.set(record.row.id, { line, row: record.row });
+        return this.counted(record);
+      case 'leave_type':
+        this.claim(line, 'leave_type', record.row.id, companyId);
+        this.pending.leave_types.set(record.row.id, { line, row: record.row });
+        return this.counted(record);
+      case 'expense_category':
+        this.claim(line, 'expense_category', record.row.id, companyId);
+        this.pending.expense_categories.set(record.row.id, { line, row: record.row });
+        return this.counted(record);
+      case 'leave': {
+        const { row } = record;
+        this.requireParent(line, 'employee_id', 'employee', row.employee_id, companyId);
+        this.requireParent(line, 'leave_type_id', 'leave_type', row.leave_type_id, companyId);
+        if (row.substitute_employee_id != null) {
+          this.requireParent(
             line,
-            'employee_id',
+            'substitute_employee_id',
             'employee',
-            row.employee_id,
+            row.substitute_employee_id,
             companyId,
           );
-          await this.requireParent(
-            trx,
-            line,
-            'leave_type_id',
-            'leave_type',
-            row.leave_type_id,
-            companyId,
-          );
-          if (row.substitute_employee_id != null) {
-            await this.requireParent(
-              trx,
-              line,
-              'substitute_employee_id',
-              'employee',
-              row.substitute_employee_id,
-              companyId,
-            );
-          }
-          this.checkSameBatchOwner(
-            line,
-            this.pending.leaves.get(row.id)?.row.company_id,
-            companyId,
-            'leave',
-            row.id,
-          );
-          this.pending.leaves.set(row.id, { line, row, attachments: record.attachments });
-          break;
         }
-        case 'expense': {
-          const { row } = record;
-          await this.requireParent(
-            trx,
-            line,
-            'employee_id',
-            'employee',
-            row.employee_id,
-            companyId,
-          );
-          await this.requireParent(
-            trx,
-            line,
-            'category_id',
-            'expense_category',
-            row.category_id,
-            companyId,
-          );
-          this.checkSameBatchOwner(
-            line,
-            this.pending.expenses.get(row.id)?.row.company_id,
-            companyId,
-            'expense',
-            row.id,
-          );
-          const receipt = record.receiptPath
-            ? await this.storeReceipt(line, row.id, companyId, record.receiptPath)
-            : null;
+        const earlier = this.pending.leaves.get(row.id)?.row.company_id;
+        this.checkSameBatchOwner(line, earlier, companyId, 'leave', row.id);
+        this.pending.leaves.set(row.id, { line, row, attachments: record.attachments });
+        return this.counted(record);
+      }
+      case 'expense': {
+        const { row } = record;
+        this.requireParent(line, 'employee_id', 'employee', row.employee_id, companyId);
+        this.requireParent(line, 'category_id', 'expense_category', row.category_id, companyId);
+        const earlier = this.pending.expenses.get(row.id)?.row.company_id;
+        this.checkSameBatchOwner(line, earlier, companyId, 'expense', row.id);
+        const queue = (receipt: NewReceipt | null) => {
           this.pending.expenses.set(row.id, { line, row, items: record.items, receipt });
-          break;
-        }
+          return this.counted(record);
+        };
+        if (!record.receiptPath) return queue(null);
+        return this.storeReceipt(line, row.id, companyId, record.receiptPath).then(queue);
       }
     }
-    this.counts[record.type] += 1;
-    this.records += 1;
   }
 
-  async flush(trx: Db): Promise<void> {
+  private counted(record: ParsedRecord): undefined {
+    this.counts[record.type] += 1;
+    this.records += 1;
+    this.pendingCount += 1;
+    return undefined;
+  }
+
+  async flush(trx: Db, writer: RowWriter): Promise<void> {
     const batches = this.pending;
     this.pending = emptyPending();
-    const outcome = await writeBatches(trx, batches);
+    this.pendingCount = 0;
+    const outcome = await writeBatches(trx, writer, batches);
     if (outcome.conflict) {
       const { line, label, id, ownerCompanyId } = outcome.conflict;
       throw new ImportError(
@@ -267,21 +335,13 @@ class ImportSession {
     }
   }
 
-  private async requireCompany(trx: Db, line: number, companyId: number): Promise<void> {
+  private requireCompany(line: number, companyId: number): void {
     if (this.companies.has(companyId)) return;
-    const found = await trx
-      .selectFrom('companies')
-      .select('id')
-      .where('id', '=', companyId)
-      .executeTakeFirst();
-    if (!found) {
-      throw new ImportError(
-        line,
-        'company_id',
-        `company ${companyId} not found (companies must come first)`,
-      );
-    }
-    this.companies.add(companyId);
+    throw new ImportError(
+      line,
+      'company_id',
+      `company ${companyId} not found (companies must come first)`,
+    );
   }
 
   /** A parent record in the file: the same id may not be claimed by two companies. */
@@ -314,26 +374,14 @@ class ImportSession {
   }
 
   /** A child's reference must name a record of its own company, earlier in the file or stored. */
-  private async requireParent(
-    trx: Db,
+  private requireParent(
     line: number,
     field: string,
     kind: ParentKind,
     id: number,
     companyId: number,
-  ): Promise<void> {
-    let owner = this.owners[kind].get(id);
-    if (owner === undefined) {
-      const stored = await trx
-        .selectFrom(PARENT_TABLES[kind])
-        .select('company_id')
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (stored) {
-        owner = stored.company_id;
-        this.owners[kind].set(id, owner);
-      }
-    }
+  ): void {
+    const owner = this.owners[kind].get(id);
     if (owner === undefined) {
       throw new ImportError(
         line,

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import type {
   Db,
   NewCompany,
@@ -10,6 +9,7 @@ import type {
   NewReceipt,
 } from '../db/database.ts';
 import type { ItemInput } from './records.ts';
+import type { RowWriter } from './row-writer.ts';
 
 /** Rows waiting to be written, keyed by id (a later line with the same id wins). */
 export interface PendingRows {
@@ -31,9 +31,6 @@ export interface WriteOutcome {
   replacedReceiptKeys: string[];
 }
 
-// SQLite accepts at most 32,766 bound values in one statement; stay well below it.
-const MAX_VALUES_PER_STATEMENT = 30_000;
-
 type TenantTable = 'employees' | 'leave_types' | 'expense_categories' | 'leaves' | 'expenses';
 const LABELS: Record<TenantTable, string> = {
   employees: 'employee',
@@ -43,64 +40,24 @@ const LABELS: Record<TenantTable, string> = {
   expenses: 'expense',
 };
 
-// Bulk upserts are generic over the table; Kysely's per-table types cannot follow that.
-// biome-ignore lint/suspicious/noExplicitAny: see above.
-type LooseDb = Kysely<any>;
-
-async function insertChunked(
-  db: Db,
-  table: string,
-  rows: object[],
-  upsert: boolean,
-): Promise<void> {
-  if (rows.length === 0) return;
-  const columns = Object.keys(rows[0] as object);
-  const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / columns.length));
-  const updated = columns.filter((c) => c !== 'id');
-  for (let start = 0; start < rows.length; start += perStatement) {
-    const chunk = rows.slice(start, start + perStatement);
-    const insert = (db as LooseDb).insertInto(table).values(chunk);
-    if (upsert) {
-      await insert
-        .onConflict((oc) =>
-          oc
-            .column('id')
-            .doUpdateSet((eb) =>
-              Object.fromEntries(updated.map((c) => [c, eb.ref(`excluded.${c}`)])),
-            ),
-        )
-        .execute();
-    } else {
-      await insert.execute();
-    }
-  }
-}
-
 /**
  * Looks up which pending ids are already stored. Returns the first one stored under another
  * company as a conflict, or else the stored ids: only those can have children to replace.
  */
 async function storedIds<T extends { line: number; row: { company_id: number } }>(
-  db: Db,
+  writer: RowWriter,
   table: TenantTable,
   pending: Map<number, T>,
 ): Promise<{ conflict: WriteOutcome['conflict']; stored: number[] }> {
-  const ids = [...pending.keys()];
+  if (pending.size === 0) return { conflict: null, stored: [] };
   const found: number[] = [];
-  for (let start = 0; start < ids.length; start += MAX_VALUES_PER_STATEMENT) {
-    const stored = await db
-      .selectFrom(table)
-      .select(['id', 'company_id'])
-      .where('id', 'in', ids.slice(start, start + MAX_VALUES_PER_STATEMENT))
-      .execute();
-    for (const { id, company_id } of stored) {
-      const entry = pending.get(id);
-      if (entry && entry.row.company_id !== company_id) {
-        const conflict = { line: entry.line, label: LABELS[table], id, ownerCompanyId: company_id };
-        return { conflict, stored: [] };
-      }
-      found.push(id);
+  for (const { id, company_id } of await writer.owners(table, [...pending.keys()])) {
+    const entry = pending.get(id);
+    if (entry && entry.row.company_id !== company_id) {
+      const conflict = { line: entry.line, label: LABELS[table], id, ownerCompanyId: company_id };
+      return { conflict, stored: [] };
     }
+    found.push(id);
   }
   return { conflict: null, stored: found };
 }
@@ -128,7 +85,11 @@ function byCompany<T extends { row: { company_id: number } }>(
  * finds its parent. Children (attachments, items, receipt rows) of a replaced record are
  * replaced with it.
  */
-export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteOutcome> {
+export async function writeBatches(
+  db: Db,
+  writer: RowWriter,
+  pending: PendingRows,
+): Promise<WriteOutcome> {
   const tenantTables = [
     'employees',
     'leave_types',
@@ -139,7 +100,7 @@ export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteO
   const stored = {} as Record<TenantTable, number[]>;
   for (const table of tenantTables) {
     const found = await storedIds(
-      db,
+      writer,
       table,
       pending[table] as Map<number, { line: number; row: { company_id: number } }>,
     );
@@ -149,12 +110,12 @@ export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteO
 
   const rows = <T extends { row: object }>(map: Map<number, T>) =>
     [...map.values()].map((e) => e.row);
-  await insertChunked(db, 'companies', rows(pending.companies), true);
-  await insertChunked(db, 'employees', rows(pending.employees), true);
-  await insertChunked(db, 'leave_types', rows(pending.leave_types), true);
-  await insertChunked(db, 'expense_categories', rows(pending.expense_categories), true);
+  await writer.write('companies', rows(pending.companies), 'upsert');
+  await writer.write('employees', rows(pending.employees), 'upsert');
+  await writer.write('leave_types', rows(pending.leave_types), 'upsert');
+  await writer.write('expense_categories', rows(pending.expense_categories), 'upsert');
 
-  await insertChunked(db, 'leaves', rows(pending.leaves), true);
+  await writer.write('leaves', rows(pending.leaves), 'upsert');
   // Only records that were stored before can have children to replace; a first import of a
   // file deletes nothing.
   for (const [companyId, leaveIds] of byCompany(pending.leaves, stored.leaves)) {
@@ -167,9 +128,9 @@ export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteO
   const attachments = [...pending.leaves.values()].flatMap(({ row, attachments }) =>
     attachments.map((file_name) => ({ company_id: row.company_id, leave_id: row.id, file_name })),
   );
-  await insertChunked(db, 'leave_attachments', attachments, false);
+  await writer.write('leave_attachments', attachments, 'insert');
 
-  await insertChunked(db, 'expenses', rows(pending.expenses), true);
+  await writer.write('expenses', rows(pending.expenses), 'upsert');
   const replacedReceiptKeys: string[] = [];
   for (const [companyId, expenseIds] of byCompany(pending.expenses, stored.expenses)) {
     await db
@@ -192,11 +153,11 @@ export async function writeBatches(db: Db, pending: PendingRows): Promise<WriteO
   const items = [...pending.expenses.values()].flatMap(({ row, items }) =>
     items.map((item) => ({ company_id: row.company_id, expense_id: row.id, ...item })),
   );
-  await insertChunked(db, 'expense_items', items, false);
+  await writer.write('expense_items', items, 'insert');
   const receipts = [...pending.expenses.values()].flatMap(({ receipt }) =>
     receipt ? [receipt] : [],
   );
-  await insertChunked(db, 'receipts', receipts, false);
+  await writer.write('receipts', receipts, 'insert');
 
   return { conflict: null, replacedReceiptKeys };
 }

@@ -1,5 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { sql } from 'kysely';
+import type { Dialect } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
 
 const TABLES = [
@@ -43,4 +45,19 @@ export function listFiles(dir: string): string[] {
   };
   walk(dir);
   return files.sort();
+}
+
+/**
+ * The database's indexes, triggers and tables with their definitions (SQLite) or its indexes
+ * (PostgreSQL): equal snapshots mean the same schema.
+ */
+export async function snapshotSchema(db: Db, dialect: Dialect): Promise<unknown[]> {
+  const query =
+    dialect === 'sqlite'
+      ? sql`select type, name, tbl_name, sql from sqlite_master
+            where name not like 'sqlite_%' order by type, name`
+      : sql`select tablename, indexname, indexdef from pg_indexes
+            where schemaname = current_schema() order by indexname`;
+  const { rows } = await query.execute(db);
+  return rows;
 }

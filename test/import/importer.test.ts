@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { sql } from 'kysely';
 import { ImportError, importFile } from '../../src/import/importer.ts';
 import { moneyToNumber } from '../../src/money.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
@@ -17,7 +18,7 @@ import {
   writeJpeg,
   writeNdjson,
 } from '../helpers/records.ts';
-import { listFiles, snapshotDatabase } from '../helpers/snapshot.ts';
+import { listFiles, snapshotDatabase, snapshotSchema } from '../helpers/snapshot.ts';
 
 describeEachDialect('cdapi import', (dialect) => {
   async function setup(t: TestContext) {
@@ -207,6 +208,43 @@ describeEachDialect('cdapi import', (dialect) => {
     await run([expense(1, 1, 1, 1, { receipt: null })]);
     assert.deepEqual(listFiles(receiptsDir), []);
     assert.equal((await db.selectFrom('receipts').select('expense_id').execute()).length, 0);
+  });
+
+  it('builds the indexes of the tables a first load fills after their rows, and leaves them as they were when it fails', async (t) => {
+    const { db, run } = await setup(t);
+    const schema = await snapshotSchema(db, dialect);
+    const records = [
+      ...smallCompany(1, 0),
+      employee(1, 2, { first_name: 'Jürgen', last_name: 'Groß' }),
+      expense(1, 2, 2, 1, { title: 'Hotel Lübeck', merchant_name: 'Maritim' }),
+    ];
+    await assert.rejects(run([...records, { type: 'salary' }], 'bad.ndjson'), ImportError);
+    assert.deepEqual(await snapshotSchema(db, dialect), schema);
+    assert.deepEqual(await db.selectFrom('expenses').select('id').execute(), []);
+
+    await run(records);
+    assert.deepEqual(await snapshotSchema(db, dialect), schema);
+    if (dialect === 'sqlite') {
+      // The trigram search tables were filled from the rows in one pass.
+      const match = async (table: string, term: string) =>
+        (
+          await sql<{ rowid: number }>`select rowid from ${sql.table(table)}
+            where ${sql.table(table)} match ${`"${term}"`}`.execute(db)
+        ).rows.map((row) => row.rowid);
+      assert.deepEqual(await match('expenses_search', 'lubeck'), [2]);
+      assert.deepEqual(await match('employees_search', 'jurgen'), [2]);
+    }
+    // A later import into the filled tables keeps indexes and search in step row by row.
+    await run([
+      employee(1, 3, { first_name: 'Zoë', last_name: 'Ünal' }),
+      expense(1, 2, 2, 1, { title: 'Taxi Köln' }),
+    ]);
+    assert.deepEqual(await snapshotSchema(db, dialect), schema);
+    if (dialect === 'sqlite') {
+      const { rows } = await sql<{ rowid: number }>`select rowid from expenses_search
+        where expenses_search match '"koln"' or expenses_search match '"lubeck"'`.execute(db);
+      assert.deepEqual(rows, [{ rowid: 2 }]);
+    }
   });
 
   describe('rejects a bad line with its number and field, and changes nothing', () => {

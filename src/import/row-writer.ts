@@ -1,0 +1,147 @@
+import type SqliteDatabase from 'better-sqlite3';
+import { CompiledQuery, sql } from 'kysely';
+import type { DatabaseHandle } from '../db/connect.ts';
+import type { Db } from '../db/database.ts';
+
+/**
+ * Writes the importer's rows. Every row of one call has the same columns (the parsers build
+ * each table's rows with one object literal); `upsert` replaces a stored row with the same id.
+ *
+ * The statements are made once per table and reused for every batch of the import: building
+ * and compiling a new multi-row statement per batch cost as much as SQLite's own work.
+ */
+export interface RowWriter {
+  write(table: string, rows: readonly object[], mode: 'insert' | 'upsert'): Promise<void>;
+  /** The stored rows among `ids` of a tenant table, with the company each belongs to. */
+  owners(table: string, ids: readonly number[]): Promise<Owner[]>;
+}
+
+export interface Owner {
+  id: number;
+  company_id: number;
+}
+
+/** A writer for `trx`, the import's transaction on `handle`. */
+export function rowWriter(handle: DatabaseHandle, trx: Db): RowWriter {
+  return handle.dialect === 'sqlite'
+    ? new SqliteRowWriter(handle.sqlite)
+    : new PostgresRowWriter(trx);
+}
+
+function upsertClause(columns: readonly string[]): string {
+  const updated = columns.filter((column) => column !== 'id');
+  return ` on conflict (id) do update set ${updated.map((c) => `${c} = excluded.${c}`).join(', ')}`;
+}
+
+/** Rows per SQLite statement: binding 100 rows at once costs half what 100 calls do. */
+const SQLITE_ROWS_PER_STATEMENT = 100;
+
+/**
+ * SQLite: per table, one prepared statement for SQLITE_ROWS_PER_STATEMENT rows and one for a
+ * single row (the rest of a batch), bound by position. better-sqlite3 is synchronous and this
+ * is Kysely's connection, so the rows join the import's transaction.
+ */
+class SqliteRowWriter implements RowWriter {
+  private readonly statements = new Map<string, SqliteDatabase.Statement>();
+
+  constructor(private readonly sqlite: SqliteDatabase.Database) {}
+
+  async write(table: string, rows: readonly object[], mode: 'insert' | 'upsert'): Promise<void> {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0] as object);
+    const values: unknown[] = [];
+    const bind = (row: object) => {
+      for (const column of columns) values.push((row as Record<string, unknown>)[column]);
+    };
+    let start = 0;
+    if (rows.length >= SQLITE_ROWS_PER_STATEMENT) {
+      const many = this.statement(table, columns, mode, SQLITE_ROWS_PER_STATEMENT);
+      for (; start + SQLITE_ROWS_PER_STATEMENT <= rows.length; start += SQLITE_ROWS_PER_STATEMENT) {
+        values.length = 0;
+        for (let i = start; i < start + SQLITE_ROWS_PER_STATEMENT; i++) bind(rows[i] as object);
+        many.run(values);
+      }
+    }
+    const one = this.statement(table, columns, mode, 1);
+    for (; start < rows.length; start++) {
+      values.length = 0;
+      bind(rows[start] as object);
+      one.run(values);
+    }
+  }
+
+  async owners(table: string, ids: readonly number[]): Promise<Owner[]> {
+    const key = `owners ${table}`;
+    let statement = this.statements.get(key);
+    if (!statement) {
+      // All ids in one parameter: one statement, whatever the batch's size.
+      statement = this.sqlite.prepare(
+        `select id, company_id from ${table} where id in (select value from json_each(?))`,
+      );
+      this.statements.set(key, statement);
+    }
+    return statement.all(JSON.stringify(ids)) as Owner[];
+  }
+
+  private statement(
+    table: string,
+    columns: string[],
+    mode: 'insert' | 'upsert',
+    rowCount: number,
+  ): SqliteDatabase.Statement {
+    const key = `${mode} ${table} ${columns} ${rowCount}`;
+    let statement = this.statements.get(key);
+    if (!statement) {
+      const tuple = `(${columns.map(() => '?').join(', ')})`;
+      const text = `insert into ${table} (${columns.join(', ')}) values ${Array(rowCount).fill(tuple).join(', ')}`;
+      statement = this.sqlite.prepare(mode === 'upsert' ? text + upsertClause(columns) : text);
+      this.statements.set(key, statement);
+    }
+    return statement;
+  }
+}
+
+/**
+ * PostgreSQL: one statement per table and batch that takes each column as an array
+ * (`insert … select * from unnest($1::bigint[], …)`), so the text never changes with the
+ * number of rows and the server parses one parameter a column instead of one a value.
+ */
+class PostgresRowWriter implements RowWriter {
+  private readonly texts = new Map<string, string>();
+
+  constructor(private readonly trx: Db) {}
+
+  async write(table: string, rows: readonly object[], mode: 'insert' | 'upsert'): Promise<void> {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0] as object);
+    const key = `${mode} ${table} ${columns}`;
+    let text = this.texts.get(key);
+    if (!text) {
+      const types = await this.columnTypes(table);
+      const arrays = columns.map((column, i) => `$${i + 1}::${types.get(column)}[]`);
+      text = `insert into ${table} (${columns.join(', ')}) select * from unnest(${arrays.join(', ')})`;
+      if (mode === 'upsert') text += upsertClause(columns);
+      this.texts.set(key, text);
+    }
+    const values = columns.map((column) =>
+      rows.map((row) => (row as Record<string, unknown>)[column]),
+    );
+    await this.trx.executeQuery(CompiledQuery.raw(text, values));
+  }
+
+  async owners(table: string, ids: readonly number[]): Promise<Owner[]> {
+    const { rows } = await this.trx.executeQuery<Owner>(
+      CompiledQuery.raw(`select id, company_id from ${table} where id = any($1::bigint[])`, [ids]),
+    );
+    return rows;
+  }
+
+  /** Column name → its type as SQL spells it (`bigint`, `text`, `timestamp with time zone`…). */
+  private async columnTypes(table: string): Promise<Map<string, string>> {
+    const { rows } = await sql<{ name: string; type: string }>`
+      select attname as name, format_type(atttypid, null) as type
+      from pg_attribute
+      where attrelid = ${table}::regclass and attnum > 0 and not attisdropped`.execute(this.trx);
+    return new Map(rows.map((row) => [row.name, row.type]));
+  }
+}
