@@ -1,4 +1,5 @@
 import type { Db } from './database.ts';
+import { planOnce } from './plan-once.ts';
 
 export interface CompanySummary {
   id: number;
@@ -51,10 +52,8 @@ export async function setCompanyActive(
  * own transaction, so anything derived from the data can be cached under it.
  */
 export async function companyDataVersion(db: Db, id: number): Promise<number> {
-  const row = await db
-    .selectFrom('companies')
-    .select('data_version')
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await planOnce(
+    db.selectFrom('companies').select('data_version').where('id', '=', id),
+  ).executeTakeFirst();
   return row?.data_version ?? 0;
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { DatabaseTarget } from '../config.ts';
 import { formatTimestamp } from '../time.ts';
 import type { Database, Db } from './database.ts';
+import { planningOncePool } from './plan-once.ts';
 
 export type Dialect = DatabaseTarget['dialect'];
 
@@ -90,6 +91,8 @@ export function openDatabase(
   // An idle client losing its connection (server restart) must not crash the process;
   // the pool drops it and the next query opens a fresh one.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: planningOncePool(pool) }),
+  });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

@@ -12,6 +12,7 @@ import {
   pageOf,
   type SearchedTable,
 } from './pagination.ts';
+import { planOnce } from './plan-once.ts';
 
 export interface EmployeeFilters {
   status?: EmployeeStatus[];
@@ -78,11 +79,12 @@ export async function findEmployee(
   companyId: number,
   id: number,
 ): Promise<Employee | null> {
-  const row = await db
-    .selectFrom('employees')
-    .select(COLUMNS)
-    .where('company_id', '=', companyId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await planOnce(
+    db
+      .selectFrom('employees')
+      .select(COLUMNS)
+      .where('company_id', '=', companyId)
+      .where('id', '=', id),
+  ).executeTakeFirst();
   return row ? toEmployee(row) : null;
 }

@@ -18,6 +18,7 @@ import {
   pageOf,
   type SearchedTable,
 } from './pagination.ts';
+import { planOnce } from './plan-once.ts';
 
 export interface ExpenseFilters {
   status?: ExpenseStatus[];
@@ -175,15 +176,18 @@ export async function findExpense(
   id: number,
   urls: ReceiptUrls,
 ): Promise<ExpenseDetail | null> {
-  const row = await selectExpense(joined(db, companyId)).where('x.id', '=', id).executeTakeFirst();
+  const row = await planOnce(
+    selectExpense(joined(db, companyId)).where('x.id', '=', id),
+  ).executeTakeFirst();
   if (!row) return null;
-  const items = await db
-    .selectFrom('expense_items')
-    .select(['name', 'quantity', 'price_e4'])
-    .where('company_id', '=', companyId)
-    .where('expense_id', '=', id)
-    .orderBy('position')
-    .execute();
+  const items = await planOnce(
+    db
+      .selectFrom('expense_items')
+      .select(['name', 'quantity', 'price_e4'])
+      .where('company_id', '=', companyId)
+      .where('expense_id', '=', id)
+      .orderBy('position'),
+  ).execute();
   const expense = toExpense(row, urls);
   return {
     ...expense,

@@ -14,6 +14,7 @@ import {
   pageOf,
   type SearchedTable,
 } from './pagination.ts';
+import { planOnce } from './plan-once.ts';
 
 export interface LeaveFilters {
   status?: LeaveStatus[];
@@ -248,11 +249,12 @@ export async function findLeave(
   companyId: number,
   id: number,
 ): Promise<LeaveDetail | null> {
-  const row = await selectLeave(joined(db, companyId))
-    .select(['l.document_deadline', 'l.document_obligation_status'])
-    .select(hasAttachments)
-    .where('l.id', '=', id)
-    .executeTakeFirst();
+  const row = await planOnce(
+    selectLeave(joined(db, companyId))
+      .select(['l.document_deadline', 'l.document_obligation_status'])
+      .select(hasAttachments)
+      .where('l.id', '=', id),
+  ).executeTakeFirst();
   if (!row) return null;
   return {
     ...toLeave(row),

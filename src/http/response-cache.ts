@@ -1,16 +1,17 @@
 /**
  * Serialized JSON answers, kept under a key that holds the company's data version, so an
  * entry is never served once an import changed the data it was made from (see
- * `companyDataVersion`). Bounded by an approximate byte budget; the least recently used
+ * `companyDataVersion`). Kept as UTF-8 bytes, encoded once: an answer sent again is written
+ * as it is, without a new copy per request. Bounded by a byte budget; the least recently used
  * entries go first. Per process: instances do not share it, and need not.
  */
 export class ResponseCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, Buffer>();
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
 
-  get(key: string): string | undefined {
+  get(key: string): Buffer | undefined {
     const body = this.entries.get(key);
     if (body !== undefined) {
       // Refresh its place in the LRU order.
@@ -20,8 +21,8 @@ export class ResponseCache {
     return body;
   }
 
-  set(key: string, body: string): void {
-    // A JavaScript string holds up to two bytes a character.
+  set(key: string, json: string): void {
+    const body = Buffer.from(json);
     const size = sizeOf(key, body);
     // One answer may not take more than an eighth of the budget.
     if (size > this.maxBytes / 8) return;
@@ -38,11 +39,7 @@ export class ResponseCache {
       this.bytes -= sizeOf(oldest, oldBody);
     }
   }
-
-  /** Entries and approximate bytes held (for tests). */
-  stats(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
-  }
 }
 
-const sizeOf = (key: string, body: string): number => 2 * (key.length + body.length);
+// A JavaScript string (the key) holds up to two bytes a character.
+const sizeOf = (key: string, body: Buffer): number => 2 * key.length + body.length;

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { API_PREFIX } from '../../src/http/routes/index.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import { company, employee, expense, leave, smallCompany } from '../helpers/records.ts';
@@ -45,6 +47,32 @@ describeEachDialect('cached list totals', (dialect) => {
       assert.equal(detail.status, 200);
     });
   }
+
+  it('sends a kept answer exactly as the first one, and compressed to a client that asks', async (t) => {
+    const api = await useApi(t, dialect, { records: [], config: { responseCacheMb: 64 } });
+    // Enough non-ASCII names that bytes and characters differ, and the body is compressed.
+    await api.load([
+      ...smallCompany(1, 0),
+      ...Array.from({ length: 30 }, (_, i) =>
+        employee(1, 10 + i, { first_name: 'Şükrü', last_name: `Öztürk-${i}` }),
+      ),
+    ]);
+    const key = await api.createKey(1);
+    const first = await api.get('/employees?per_page=100', key);
+    const kept = await api.get('/employees?per_page=100', key);
+    assert.equal(first.status, 200);
+    assert.equal(kept.body, first.body);
+    for (const header of ['content-type', 'content-length']) {
+      assert.equal(kept.headers[header], first.headers[header], header);
+    }
+    assert.equal(Number(kept.headers['content-length']), Buffer.byteLength(first.body));
+    const gzipped = await api.app.inject({
+      url: `${API_PREFIX}/employees?per_page=100`,
+      headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' },
+    });
+    assert.equal(gzipped.headers['content-encoding'], 'gzip');
+    assert.equal(gunzipSync(gzipped.rawPayload).toString(), first.body);
+  });
 
   it('increments the data version of each company an import touches, in the import', async (t) => {
     const api = await useApi(t, dialect, { records: [] });

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { sql } from 'kysely';
+import { companyDataVersion } from '../../src/db/companies.queries.ts';
+import { openDatabase } from '../../src/db/connect.ts';
+import { findExpense } from '../../src/db/expenses.queries.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { smallCompany, writeNdjson } from '../helpers/records.ts';
+
+describeEachDialect('look-ups by primary key', (dialect) => {
+  it('are planned once per connection and lists are not, with the same answers', async (t) => {
+    const { target, handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const store = new FileReceiptStore(join(dir, 'store'));
+    await importFile(
+      handle,
+      store,
+      writeNdjson(dir, [...smallCompany(1, 0), ...smallCompany(2, 10)]),
+    );
+    // One connection, so the statements it prepared can be listed on it.
+    const one = openDatabase(target, { max: 1 });
+    t.after(() => one.close());
+    const urls = { receiptUrl: (id: number) => `https://api.test/expenses/${id}/receipt` };
+    // PostgreSQL plans a prepared statement afresh 5 times before it keeps a generic plan.
+    for (let i = 0; i < 7; i++) {
+      assert.equal((await findExpense(one.db, 1, 1, urls))?.items.length, 1);
+      assert.equal(await findExpense(one.db, 2, 1, urls), null);
+      assert.equal(await companyDataVersion(one.db, 1), 1);
+    }
+    const leaves = await one.db
+      .selectFrom('leaves')
+      .select('id')
+      .where('company_id', '=', 1)
+      .execute();
+    assert.deepEqual(leaves, [{ id: 1 }]);
+    if (dialect !== 'postgres') return;
+
+    const { rows } = await sql<{ statement: string; generic_plans: number }>`
+      select statement, generic_plans from pg_prepared_statements order by statement`.execute(
+      one.db,
+    );
+    assert.deepEqual(
+      rows.map((row) => row.statement.match(/^select .*? from "(\w+)"/)?.[1]),
+      ['companies', 'expense_items', 'expenses'],
+    );
+    for (const row of rows) {
+      assert.match(row.statement, /\/\* plan once \*\/$/);
+      assert.ok(row.generic_plans > 0, row.statement);
+    }
+  });
+});
