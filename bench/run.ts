@@ -12,7 +12,7 @@ import { describeEnvironment } from './harness/environment.ts';
 import { type LoadSettings, runLoad } from './harness/load.ts';
 import { type BenchOptions, type Engine, parseOptions, USAGE } from './harness/options.ts';
 import { LARGE_COMPANY_ID, pickParameters, SMALL_COMPANY_ID } from './harness/parameters.ts';
-import { RssSampler, runCli, startService } from './harness/processes.ts';
+import { buildService, RssSampler, runCli, startService } from './harness/processes.ts';
 import {
   compareLatencies,
   type EngineRun,
@@ -157,6 +157,8 @@ async function main(): Promise<void> {
   }
   const startedAt = new Date().toISOString();
   const environment = describeEnvironment();
+  progress('building the service (npm run build)');
+  await buildService();
   const runs: EngineRun[] = [];
   for (const engine of options.engines) runs.push(await benchEngine(engine, dataFile, options));
 
