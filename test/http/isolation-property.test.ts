@@ -174,41 +174,48 @@ function materialize(shape: Shape, run: number): Dataset {
   const categories = references(shape.categories);
   const ofCompany = <T extends { companyId: number }>(rows: T[], companyId: number) =>
     rows.filter((row) => row.companyId === companyId);
-  const leaves: Leave[] = [];
-  shape.leaves.forEach((l, i) => {
+  /** The company's employee and parent a child picks by index, or null when it has none. */
+  const parentsOf = (companyId: number, parents: Reference[], person: number, parent: number) => {
+    const [staff, own] = [ofCompany(people, companyId), ofCompany(parents, companyId)];
+    if (staff.length === 0 || own.length === 0) return null;
+    return {
+      employeeId: (staff[person % staff.length] as Person).id,
+      parentId: (own[parent % own.length] as Reference).id,
+    };
+  };
+  const leaves = shape.leaves.flatMap((l, i): Leave[] => {
     const companyId = ownerOf(l.owner);
-    const [staff, kinds] = [ofCompany(people, companyId), ofCompany(types, companyId)];
-    if (staff.length === 0 || kinds.length === 0) return;
-    leaves.push({
-      id: base + i + 1,
-      companyId,
-      employeeId: (staff[l.person % staff.length] as Person).id,
-      typeId: (kinds[l.type % kinds.length] as Reference).id,
-      status: l.status,
-      start: l.start,
-      end: addDays(l.start, l.days),
-      created: l.created,
-      updated: l.updated,
-    });
+    const picked = parentsOf(companyId, types, l.person, l.type);
+    if (!picked) return [];
+    const { employeeId, parentId: typeId } = picked;
+    const { status, start, created, updated } = l;
+    const end = addDays(start, l.days);
+    return [
+      { id: base + i + 1, companyId, employeeId, typeId, status, start, end, created, updated },
+    ];
   });
-  const expenses: Expense[] = [];
-  shape.expenses.forEach((x, i) => {
+  const expenses = shape.expenses.flatMap((x, i): Expense[] => {
     const companyId = ownerOf(x.owner);
-    const [staff, kinds] = [ofCompany(people, companyId), ofCompany(categories, companyId)];
-    if (staff.length === 0 || kinds.length === 0) return;
-    expenses.push({
-      id: base + i + 1,
-      companyId,
-      employeeId: (staff[x.person % staff.length] as Person).id,
-      categoryId: (kinds[x.category % kinds.length] as Reference).id,
-      status: x.status,
-      title: x.title,
-      merchant: x.merchant,
-      amount: x.cents / 100,
-      date: x.date,
-      created: x.created,
-      updated: x.updated,
-    });
+    const picked = parentsOf(companyId, categories, x.person, x.category);
+    if (!picked) return [];
+    const { employeeId, parentId: categoryId } = picked;
+    const { status, title, merchant, date, created, updated } = x;
+    const amount = x.cents / 100;
+    return [
+      {
+        id: base + i + 1,
+        companyId,
+        employeeId,
+        categoryId,
+        status,
+        title,
+        merchant,
+        amount,
+        date,
+        created,
+        updated,
+      },
+    ];
   });
   return { companies, people, types, categories, leaves, expenses };
 }
@@ -361,17 +368,16 @@ const fold = (text: string) =>
   text.normalize('NFKD').replace(/\p{M}/gu, '').replace(/ı/g, 'i').toLowerCase();
 const contains = (text: string, search: string) => fold(text).includes(fold(search));
 
+/** A sort field's value for a row, by the field's name in `sort=`. */
+type SortKeys<T> = Record<string, (row: T) => string | number>;
+
 /** Sorted as the API sorts: text by folded form, the id breaking ties in the same direction. */
-function sorted<T extends { id: number }>(
-  rows: T[],
-  sort: string | undefined,
-  keyOf: (row: T, field: string) => string | number,
-): T[] {
+function sorted<T extends { id: number }>(rows: T[], sort: string | null, keys: SortKeys<T>): T[] {
   const desc = sort?.startsWith('-') ?? false;
-  const field = (sort ?? 'id').replace(/^-/, '');
+  const key = keys[(sort ?? 'id').replace(/^-/, '')] as (row: T) => string | number;
   const sign = desc ? -1 : 1;
   return [...rows].sort((x, y) => {
-    const [kx, ky] = [keyOf(x, field), keyOf(y, field)];
+    const [kx, ky] = [key(x), key(y)];
     if (kx !== ky) return (kx < ky ? -1 : 1) * sign;
     return (x.id - y.id) * sign;
   });
@@ -400,15 +406,12 @@ function expectedList(d: Dataset, companyId: number, resource: Resource, url: st
         (!status || status.includes(p.status)) &&
         (!search || named(p, search)),
     );
-    rows = sorted(found, q.get('sort') ?? undefined, (p, f) =>
-      f === 'full_name'
-        ? fold(`${p.first} ${p.last}`)
-        : f === 'employee_number'
-          ? fold(p.number)
-          : f === 'hire_date'
-            ? p.hired
-            : p.id,
-    );
+    rows = sorted(found, q.get('sort'), {
+      id: (p) => p.id,
+      full_name: (p) => fold(`${p.first} ${p.last}`),
+      employee_number: (p) => fold(p.number),
+      hire_date: (p) => p.hired,
+    });
   } else if (resource === 'leaves') {
     const [employees, types] = [list('employee_id'), list('leave_type_id')];
     const found = d.leaves.filter(
@@ -421,16 +424,13 @@ function expectedList(d: Dataset, companyId: number, resource: Resource, url: st
         (!to || l.start <= to) &&
         (!search || named(person(l.employeeId), search)),
     );
-    const keys: Record<string, (l: Leave) => string | number> = {
+    rows = sorted(found, q.get('sort'), {
       id: (l) => l.id,
       start_date: (l) => l.start,
       end_date: (l) => l.end,
       created_at: (l) => l.created,
       updated_at: (l) => l.updated,
-    };
-    rows = sorted(found, q.get('sort') ?? undefined, (l, f) =>
-      (keys[f] as (l: Leave) => string | number)(l),
-    );
+    });
   } else {
     const [employees, categories] = [list('employee_id'), list('category_id')];
     const found = d.expenses.filter(
@@ -443,16 +443,13 @@ function expectedList(d: Dataset, companyId: number, resource: Resource, url: st
         (!to || x.date <= to) &&
         (!search || contains(x.title, search) || contains(x.merchant, search)),
     );
-    const keys: Record<string, (x: Expense) => string | number> = {
+    rows = sorted(found, q.get('sort'), {
       id: (x) => x.id,
       expense_date: (x) => x.date,
       amount: (x) => x.amount,
       created_at: (x) => x.created,
       updated_at: (x) => x.updated,
-    };
-    rows = sorted(found, q.get('sort') ?? undefined, (x, f) =>
-      (keys[f] as (x: Expense) => string | number)(x),
-    );
+    });
   }
   const page = Number(q.get('page') ?? 1);
   const perPage = Number(q.get('per_page') ?? 25);
