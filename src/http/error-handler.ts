@@ -7,7 +7,7 @@ import {
   PROBLEM_CONTENT_TYPE,
   problem,
 } from './errors.ts';
-import { invertedDateRangeErrors } from './params.ts';
+import { queryValueErrors } from './params.ts';
 
 // Connection-level failures: the database is down, restarting or out of connections, or a
 // statement ran past its timeout. The request may succeed later; it is not the client's fault.
@@ -69,8 +69,11 @@ function parameterErrors(request: FastifyRequest, error: FastifyError): Paramete
     seen.set(parameter, typeof declared === 'string' ? declared : (issue.message ?? 'is invalid'));
   }
   const errors = [...seen].map(([parameter, message]) => ({ parameter, message }));
-  const rangeErrors = schema?.properties?.from ? invertedDateRangeErrors(request.query) : [];
-  return [...errors, ...rangeErrors.filter((e) => !seen.has(e.parameter))];
+  // Only parameters the route declares: any other is ignored, whatever its value.
+  const valueErrors = queryValueErrors(request.query).filter(
+    (e) => schema?.properties?.[e.parameter] && !seen.has(e.parameter),
+  );
+  return [...errors, ...valueErrors];
 }
 
 /** Every error becomes problem+json; 5xx details stay in the log, never in the body. */

@@ -41,35 +41,60 @@ export const pageRequest = (query: { page?: number; per_page?: number }): PageRe
 const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
- * `from` after `to` is a range no record can be in: a 422 rather than a silent empty page.
- * Also called by the error handler, so the pair is named alongside other bad parameters.
+ * Errors no single parameter's schema can see: `from` after `to` (a range no record can be in)
+ * and an `updated_since` that is RFC 3339 but outside the years 0001–9999 in UTC (the stored
+ * range). Both are 422s rather than a silent empty or unfiltered page. Also called by the
+ * error handler, so they are named alongside other bad parameters.
  */
-export function invertedDateRangeErrors(query: unknown): ParameterError[] {
-  const { from, to } = (query ?? {}) as { from?: unknown; to?: unknown };
-  if (typeof from !== 'string' || typeof to !== 'string') return [];
-  if (!PLAIN_DATE.test(from) || !PLAIN_DATE.test(to) || from <= to) return [];
-  return [
-    { parameter: 'from', message: 'must not be after to' },
-    { parameter: 'to', message: 'must not be before from' },
-  ];
+export function queryValueErrors(query: unknown): ParameterError[] {
+  const { from, to, updated_since } = (query ?? {}) as Record<string, unknown>;
+  const errors: ParameterError[] = [];
+  if (
+    typeof from === 'string' &&
+    typeof to === 'string' &&
+    PLAIN_DATE.test(from) &&
+    PLAIN_DATE.test(to) &&
+    from > to
+  ) {
+    errors.push(
+      { parameter: 'from', message: 'must not be after to' },
+      { parameter: 'to', message: 'must not be before from' },
+    );
+  }
+  if (typeof updated_since === 'string' && utcTimestamp(updated_since) === undefined) {
+    errors.push({
+      parameter: 'updated_since',
+      message: 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
+    });
+  }
+  return errors;
 }
 
-export async function rejectInvertedDateRange(request: { query: unknown }): Promise<void> {
-  const errors = invertedDateRangeErrors(request.query);
+export async function rejectBadQueryValues(request: { query: unknown }): Promise<void> {
+  const errors = queryValueErrors(request.query);
   if (errors.length > 0) {
-    throw new ApiError('validation_failed', 'Invalid query parameters: from, to.', { errors });
+    const names = errors.map((e) => e.parameter);
+    throw new ApiError(
+      'validation_failed',
+      `Invalid query parameter${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`,
+      { errors },
+    );
   }
 }
 
 const LEAP_SECOND = /:60(?=(\.\d+)?([Zz]|[+-]\d\d:\d\d)$)/;
+const YEAR_10000 = Date.UTC(10_000, 0, 1);
 
 /**
- * `updated_since` as stored timestamps are written: UTC, whole seconds. A leap second (:60,
- * valid RFC 3339) is the instant after :59, so it is read as the next whole second.
+ * `updated_since` as stored timestamps are written: UTC, whole seconds; undefined when the
+ * instant falls outside the years 0001–9999. A leap second (:60, valid RFC 3339) is the
+ * instant after :59, so it is read as the next whole second.
  */
 export function utcTimestamp(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!LEAP_SECOND.test(value)) return normalizeTimestamp(value) ?? undefined;
   const lastSecond = normalizeTimestamp(value.replace(LEAP_SECOND, ':59'));
-  return lastSecond === null ? undefined : formatTimestamp(new Date(Date.parse(lastSecond) + 1000));
+  if (lastSecond === null) return undefined;
+  const next = Date.parse(lastSecond) + 1000;
+  return next >= YEAR_10000 ? undefined : formatTimestamp(new Date(next));
 }

@@ -107,7 +107,7 @@ export const SearchParam = (description: string) =>
 export const UpdatedSinceParam = Type.String({
   format: 'date-time',
   description:
-    'Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync).',
+    'Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC.',
   examples: ['2026-03-01T00:00:00Z'],
   ...says('must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z'),
 });

@@ -464,9 +464,18 @@ describeEachDialect('GET /employees', (dialect) => {
 
     it('ignores unknown parameters', async (t) => {
       const { api, key } = await setUp(t, dialect, [company(1), employee(1, 1)]);
-      const res = await api.get('/employees?colour=blue&national_id=1', key);
+      // from, to and updated_since are leaves' and expenses' parameters, not employees'.
+      const unknown =
+        'colour=blue&national_id=1&from=2026-03-05&to=2026-03-04&updated_since=0000-01-01T00:00:00Z';
+      const res = await api.get(`/employees?${unknown}`, key);
       assert.equal(res.status, 200, res.body);
       assert.deepEqual(ids(res.json), [1]);
+      const bad = await api.get(`/employees?page=0&${unknown}`, key);
+      assert.equal(bad.status, 422, bad.body);
+      assert.deepEqual(
+        bad.json.errors.map((e: { parameter: string }) => e.parameter),
+        ['page'],
+      );
     });
   });
 });

@@ -643,11 +643,15 @@ describeEachDialect('GET /expenses', (dialect) => {
       );
     });
 
-    it('refuses from after to', async (t) => {
+    it('refuses from after to, and an updated_since outside the years 0001–9999 in UTC', async (t) => {
       const { api, key } = await serve(t, dialect, twoCompanies());
       assertProblem(
         await api.get('/expenses?from=2026-03-02&to=2026-03-01', key),
         invalid(['from', 'must not be after to'], ['to', 'must not be before from']),
+      );
+      assertProblem(
+        await api.get('/expenses?updated_since=9999-12-31T23:59:59-14:00', key),
+        invalid(['updated_since', 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z']),
       );
     });
 

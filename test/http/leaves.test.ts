@@ -42,6 +42,7 @@ const MESSAGES = {
   per_page: 'must be an integer from 1 to 100',
   search: 'must be at most 100 characters',
   updated_since: 'must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z',
+  updated_since_range: 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
 };
 
 const validationProblem = (errors: { parameter: string; message: string }[]) => ({
@@ -702,6 +703,11 @@ describeEachDialect('GET /leaves', (dialect) => {
       ['updated_since=2026-02-30T09:00:00Z', 'updated_since', MESSAGES.updated_since],
       ['updated_since=yesterday', 'updated_since', MESSAGES.updated_since],
       ['updated_since=', 'updated_since', MESSAGES.updated_since],
+      // RFC 3339, but outside the years 0001–9999 once in UTC: never silently unfiltered.
+      ['updated_since=0000-12-31T23:59:59Z', 'updated_since', MESSAGES.updated_since_range],
+      ['updated_since=0001-01-01T00:00:00%2B00:01', 'updated_since', MESSAGES.updated_since_range],
+      ['updated_since=9999-12-31T23:59:59-00:01', 'updated_since', MESSAGES.updated_since_range],
+      ['updated_since=9999-12-31T23:59:60Z', 'updated_since', MESSAGES.updated_since_range],
     ];
 
     it('answers 422 problem+json naming the one bad parameter', async (t) => {
@@ -727,6 +733,9 @@ describeEachDialect('GET /leaves', (dialect) => {
         'from=2024-02-29',
         'from=2026-03-04&to=2026-03-04',
         'status=approved',
+        'updated_since=0001-01-01T00:00:00Z',
+        'updated_since=0001-01-01T00:01:00%2B00:01',
+        'updated_since=9999-12-31T23:59:59Z',
       ]) {
         const res = await api.get(`/leaves?${query}`, key);
         assert.equal(res.status, 200, `${query}: ${res.body}`);
@@ -793,6 +802,22 @@ describeEachDialect('GET /leaves', (dialect) => {
       const errors: { parameter: string; message: string }[] = res.json.errors;
       assert.deepEqual(errors.map((e) => e.parameter).sort(), ['from', 'status', 'to']);
       assert.deepEqual(res.json, validationProblem(errors));
+    });
+
+    it('names an inverted range and an updated_since out of range together', async (t) => {
+      const api = await useApi(t, dialect, { records: acme(leave(1, 1, 1, 1)) });
+      const key = await api.createKey(1);
+      for (const extra of ['', '&page=0']) {
+        const res = await api.get(
+          `/leaves?from=2026-03-05&to=2026-03-04&updated_since=0000-01-01T00:00:00Z${extra}`,
+          key,
+        );
+        assert.equal(res.status, 422, res.body);
+        const errors: { parameter: string; message: string }[] = res.json.errors;
+        const expected = ['from', 'to', 'updated_since', ...(extra ? ['page'] : [])];
+        assert.deepEqual(errors.map((e) => e.parameter).sort(), expected.sort(), extra);
+        assert.deepEqual(res.json, validationProblem(errors));
+      }
     });
   });
 });

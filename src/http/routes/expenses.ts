@@ -8,7 +8,7 @@ import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.
 import {
   idList,
   pageRequest,
-  rejectInvertedDateRange,
+  rejectBadQueryValues,
   searchText,
   sortOrder,
   utcTimestamp,
@@ -43,7 +43,7 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
         querystring: ExpenseListQuery,
         success: { 200: jsonResponse('A page of expenses.', listOf(ExpenseSchema)) },
       }),
-      preHandler: rejectInvertedDateRange,
+      preHandler: rejectBadQueryValues,
     },
     async (request) => {
       const { query } = request;

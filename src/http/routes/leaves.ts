@@ -7,7 +7,7 @@ import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.
 import {
   idList,
   pageRequest,
-  rejectInvertedDateRange,
+  rejectBadQueryValues,
   searchText,
   sortOrder,
   utcTimestamp,
@@ -30,7 +30,7 @@ export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
         querystring: LeaveListQuery,
         success: { 200: jsonResponse('A page of leave requests.', listOf(LeaveSchema)) },
       }),
-      preHandler: rejectInvertedDateRange,
+      preHandler: rejectBadQueryValues,
     },
     async (request) => {
       const { query } = request;
