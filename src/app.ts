@@ -52,7 +52,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Fastify's own per-request lines are replaced by the one line the onResponse hook writes.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    // While shutting down, a request that still arrives on an open keep-alive connection is
+    // served (with Connection: close) rather than answered with Fastify's plain-JSON 503.
+    return503OnClosing: false,
     // A client's own request id is echoed when it is sane; otherwise we make one.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -66,6 +68,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Shutting down: a response to a request that was already in flight closes its connection
+  // (Fastify marks the ones that arrive later), so no kept-alive connection holds the exit.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');

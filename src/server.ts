@@ -77,7 +77,15 @@ export async function startServer(
     app,
     close() {
       closing ??= (async () => {
-        await app.close();
+        // server.close() only closes the connections idle at that moment; one whose response
+        // was already being written turns idle later and would hold the exit for the whole
+        // keep-alive timeout.
+        const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(reaper);
+        }
         await closeResources();
       })();
       return closing;
