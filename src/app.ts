@@ -10,6 +10,7 @@ import type { DatabaseHandle } from './db/connect.ts';
 import { DerivedCache } from './db/derived-cache.ts';
 import type { Anchor } from './db/pagination.ts';
 import { createAuthenticator } from './http/auth.ts';
+import { answerClientError, answerRouterError } from './http/client-errors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
@@ -55,6 +56,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // While shutting down, a request that still arrives on an open keep-alive connection is
     // served (with Connection: close) rather than answered with Fastify's plain-JSON 503.
     return503OnClosing: false,
+    // Slow clients: headers and the whole request must arrive in time (else 408), and an idle
+    // keep-alive connection is closed. Node checks every connection once a second for this.
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // A connection silent both ways for this long is closed, even mid-response (a client that
+    // stops reading); never shorter than a query may run.
+    connectionTimeout: Math.max(config.keepAliveTimeoutMs, config.statementTimeoutMs + 5000),
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerRouterError,
     // A client's own request id is echoed when it is sane; otherwise we make one.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

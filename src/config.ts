@@ -33,6 +33,12 @@ export interface ServerConfig extends Config {
   readonly signingSecret: string;
   readonly signedUrlTtlSeconds: number;
   readonly trustProxy: boolean;
+  /** Slow clients: the request line and headers must arrive within this, or 408. */
+  readonly headersTimeoutMs: number;
+  /** …and the whole request (a body, if one is sent) within this. */
+  readonly requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -184,5 +190,35 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
       7 * 24 * 3600,
     ),
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY || 'false'),
+    ...parseHttpTimeouts(env),
   });
+}
+
+function parseHttpTimeouts(env: NodeJS.ProcessEnv) {
+  const hour = 3_600_000;
+  const headersTimeoutMs = parseInteger(
+    'HTTP_HEADERS_TIMEOUT_MS',
+    env.HTTP_HEADERS_TIMEOUT_MS || '10000',
+    100,
+    hour,
+  );
+  const requestTimeoutMs = parseInteger(
+    'HTTP_REQUEST_TIMEOUT_MS',
+    env.HTTP_REQUEST_TIMEOUT_MS || String(Math.max(30_000, headersTimeoutMs)),
+    100,
+    hour,
+  );
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(
+      'HTTP_REQUEST_TIMEOUT_MS',
+      `must be at least HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    );
+  }
+  const keepAliveTimeoutMs = parseInteger(
+    'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    env.HTTP_KEEP_ALIVE_TIMEOUT_MS || '72000',
+    100,
+    hour,
+  );
+  return { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs };
 }

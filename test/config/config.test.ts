@@ -79,6 +79,22 @@ describe('configuration', () => {
     assert.equal(readPool.readPoolMax, 40);
   });
 
+  it('defaults the HTTP timeouts, and reads them', () => {
+    const defaults = loadServerConfig({ SIGNING_SECRET: secret });
+    assert.deepEqual(
+      [defaults.headersTimeoutMs, defaults.requestTimeoutMs, defaults.keepAliveTimeoutMs],
+      [10_000, 30_000, 72_000],
+    );
+    const config = loadServerConfig({
+      SIGNING_SECRET: secret,
+      HTTP_HEADERS_TIMEOUT_MS: '45000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000',
+    });
+    assert.equal(config.headersTimeoutMs, 45_000);
+    assert.equal(config.requestTimeoutMs, 45_000, 'never below the headers timeout by default');
+    assert.equal(config.keepAliveTimeoutMs, 5000);
+  });
+
   const bad: Array<[Record<string, string>, RegExp]> = [
     [
       { DATABASE_URL: 'mysql://localhost/db' },
@@ -113,6 +129,12 @@ describe('configuration', () => {
     ],
     [{ REDIS_KEY_PREFIX: 'has space:' }, /^REDIS_KEY_PREFIX: must be at most 64 printable/],
     [{ RESPONSE_CACHE_MB: '5000' }, /^RESPONSE_CACHE_MB: must be between 0 and 4096/],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '10s' }, /^HTTP_HEADERS_TIMEOUT_MS: must be a whole number/],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },
+      /^HTTP_REQUEST_TIMEOUT_MS: must be at least HTTP_HEADERS_TIMEOUT_MS \(20000\)/,
+    ],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' }, /^HTTP_KEEP_ALIVE_TIMEOUT_MS: must be between 100 and/],
   ];
   for (const [env, message] of bad) {
     it(`stops with a message naming ${Object.keys(env)[0]}`, () => {

@@ -71,6 +71,9 @@ export function testServerConfig(
     signingSecret: 'test-signing-secret-0123456789abcdef',
     signedUrlTtlSeconds: 300,
     trustProxy: false,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 72_000,
     ...overrides,
   };
 }

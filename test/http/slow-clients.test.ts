@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { describe, it, type TestContext } from 'node:test';
+import { PROBLEM_CONTENT_TYPE } from '../../src/http/errors.ts';
+import { API_PREFIX } from '../../src/http/routes/index.ts';
+import { useApi } from '../helpers/api.ts';
+import { smallCompany } from '../helpers/records.ts';
+
+/**
+ * The server's timeouts against clients that are slow on purpose (slowloris) or gone quiet.
+ * Short timeouts are configured so the test is quick; the bounds only catch a connection the
+ * server never closes, they do not measure speed.
+ */
+
+const HEADERS_TIMEOUT_MS = 1000;
+const KEEP_ALIVE_TIMEOUT_MS = 1000;
+/** Far beyond every timeout above plus Node's one-second check: only a hang exceeds it. */
+const BOUND_MS = 8000;
+
+async function listening(t: TestContext) {
+  const api = await useApi(t, 'sqlite', {
+    records: smallCompany(1, 0),
+    config: {
+      headersTimeoutMs: HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: HEADERS_TIMEOUT_MS * 2,
+      keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+    },
+  });
+  const key = await api.createKey(1);
+  await api.app.listen({ host: '127.0.0.1', port: 0 });
+  return { key, port: (api.app.server.address() as AddressInfo).port };
+}
+
+/** Everything the server sends until it closes the connection, and when it closed it. */
+async function untilClosed(socket: Socket): Promise<{ received: string; elapsedMs: number }> {
+  const started = Date.now();
+  let received = '';
+  socket.on('data', (chunk) => {
+    received += chunk;
+  });
+  socket.on('error', () => {});
+  const timer = setTimeout(() => socket.destroy(new Error('still open')), BOUND_MS);
+  await once(socket, 'close');
+  clearTimeout(timer);
+  return { received, elapsedMs: Date.now() - started };
+}
+
+describe('slow clients', () => {
+  it('answers 408 problem+json to headers that trickle in, and closes the connection', async (t) => {
+    const { key, port } = await listening(t);
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    const request = `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n`;
+    let sent = 0;
+    // One byte every 100 ms: the headers would take far longer than the timeout to complete.
+    const drip = setInterval(() => {
+      if (!socket.destroyed && sent < request.length) socket.write(request[sent++] ?? '');
+    }, 100);
+    const { received, elapsedMs } = await untilClosed(socket);
+    clearInterval(drip);
+    assert.ok(elapsedMs < BOUND_MS, 'the server closed the connection');
+    assert.match(received, /^HTTP\/1\.1 408 /);
+    assert.ok(received.includes(`Content-Type: ${PROBLEM_CONTENT_TYPE}`), received);
+    const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
+    assert.equal(body.status, 408);
+    assert.equal(body.code, 'validation_failed');
+    assert.ok(sent < request.length, 'the request never completed');
+  });
+
+  it('closes a connection that never sends a byte', async (t) => {
+    const { port } = await listening(t);
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    const { elapsedMs } = await untilClosed(socket);
+    assert.ok(elapsedMs < BOUND_MS, 'the server closed the connection');
+  });
+
+  it('closes an idle keep-alive connection after answering', async (t) => {
+    const { key, port } = await listening(t);
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    const closed = untilClosed(socket);
+    socket.write(
+      `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+    );
+    const { received, elapsedMs } = await closed;
+    assert.match(received, /^HTTP\/1\.1 200 /);
+    assert.match(received, /Keep-Alive: timeout=1/i);
+    assert.ok(elapsedMs >= KEEP_ALIVE_TIMEOUT_MS - 100, 'kept alive for the timeout first');
+    assert.ok(elapsedMs < BOUND_MS, 'then closed');
+  });
+});
