@@ -2,16 +2,18 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { InjectOptions } from 'light-my-request';
+import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { insertApiKey } from '../../src/db/keys.queries.ts';
 import { API_PREFIX } from '../../src/http/routes/index.ts';
 import { importFile } from '../../src/import/importer.ts';
-import { generateApiKey } from '../../src/keys/api-key.ts';
+import { DISPLAY_PREFIX_LENGTH, generateApiKey } from '../../src/keys/api-key.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
 import { MemoryRateLimitStore } from '../../src/ratelimit/memory-store.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { loggerOptions } from '../../src/server.ts';
 import { type ContractChecker, createContractChecker } from './contract.ts';
 import { type TestDatabase, useDatabase, useTempDir } from './databases.ts';
 import { canaries, writeNdjson } from './records.ts';
@@ -96,10 +98,35 @@ async function contractOf(app: FastifyInstance): Promise<ContractChecker> {
 /** Responses listed in full when a test ends with some that do not conform. */
 const MAX_LISTED = 10;
 
+/** A signed receipt URL's signature, wherever a URL appears (a Location header, a body). */
+const SIGNATURE = /signature=([A-Za-z0-9_-]{20,})/g;
+
+/** Buffers in a log line (pino writes them as byte arrays) as text, so a search sees them. */
+const readable = (logged: string): string =>
+  logged.replace(/\{"type":"Buffer","data":\[([\d,]*)\]\}/g, (_, bytes: string) =>
+    JSON.stringify(Buffer.from(bytes.split(',').map(Number)).toString('latin1')),
+  );
+
+/**
+ * The app's log, at the most verbose level, through the production logger settings (redaction
+ * included), kept in memory so the test can search it.
+ */
+function capturedLogger() {
+  const lines: string[] = [];
+  const logger = pino(loggerOptions('trace'), {
+    write: (line: string) => {
+      lines.push(line);
+    },
+  });
+  return { logger, lines };
+}
+
 /**
  * A fresh database with the app built over it. Every response `get` receives is checked, when
  * the test ends, for the canary values the record factories put in sensitive fields, and
  * against the OpenAPI document the app serves (status, Content-Type, body schema, headers).
+ * The app logs at trace level; when the test ends the log must hold no API key the test
+ * created, no signature of a signed URL the app handed out, no signing secret and no canary.
  */
 export async function useApi(
   t: TestContext,
@@ -111,14 +138,40 @@ export async function useApi(
   const config = testServerConfig(database, dir, options.config);
   const limiter = new MemoryRateLimitStore();
   const receipts = new FileReceiptStore(config.receiptsDir);
-  const app = await buildApp({ config, database: database.handle, limiter, receipts });
+  const log = capturedLogger();
+  const app = await buildApp({
+    config,
+    database: database.handle,
+    limiter,
+    receipts,
+    logger: log.logger,
+  });
   const bodies: string[] = [];
+  const secrets = new Set<string>([config.signingSecret]);
+  // Redirects to signed URLs, over app.inject or real HTTP alike.
+  app.addHook('onResponse', async (_request, reply) => {
+    const location = reply.getHeader('location');
+    if (location) bodies.push(String(location));
+  });
   const nonconforming: string[] = [];
   let contract: Promise<ContractChecker> | null = null;
   t.after(async () => {
     await app.close();
     await limiter.close();
     const failures: string[] = [];
+    for (const body of bodies)
+      for (const match of body.matchAll(SIGNATURE)) secrets.add(match[1] as string);
+    const logged = readable(log.lines.join(''));
+    const loggedSecrets = [...secrets].filter((secret) => logged.includes(secret));
+    const loggedCanaries = canaries(logged);
+    if (loggedSecrets.length > 0 || loggedCanaries.length > 0) {
+      const line = log.lines
+        .map(readable)
+        .find((l) => canaries(l).length > 0 || loggedSecrets.some((s) => l.includes(s)));
+      failures.push(
+        `the log holds ${loggedSecrets.length} secret(s) and canaries [${loggedCanaries.join(', ')}], e.g. in: ${line}`,
+      );
+    }
     const leaked = bodies.flatMap(canaries);
     if (leaked.length > 0)
       failures.push(`a response contained sensitive canary values: ${leaked.join(', ')}`);
@@ -158,6 +211,8 @@ export async function useApi(
         perMinute: keyOptions.perMinute ?? 1_000_000,
         perHour: keyOptions.perHour ?? 1_000_000,
       });
+      // The full key, and the part that is never shown (past what `keys list` displays).
+      secrets.add(generated.key).add(generated.key.slice(DISPLAY_PREFIX_LENGTH));
       return generated.key;
     },
     async get(path, key, injectOptions = {}) {

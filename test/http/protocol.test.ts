@@ -102,6 +102,12 @@ async function setUp(t: TestContext, dialect: Dialect) {
 const keyIdOf = async (api: TestApi, key: string): Promise<number> =>
   (await api.get('/me', key)).json.api_key.id;
 
+/** Everything a client sees of an answer, but for what differs on every request. */
+const answerOf = (res: ApiResponse) => {
+  const { 'x-request-id': _id, date: _date, ...headers } = res.headers;
+  return { status: res.status, headers, body: res.body };
+};
+
 /** The same key with its last (checksum) character changed. */
 const breakChecksum = (key: string) => `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
 
@@ -131,10 +137,7 @@ describeEachDialect('authentication', (dialect) => {
       await t.test(label, async () => {
         const res = await api.get('/employees', null, { headers: { authorization } });
         assert.equal(res.status, 401, res.body);
-        assert.equal(res.body, reference.body);
-        assert.equal(res.headers['www-authenticate'], 'Bearer');
-        assert.match(String(res.headers['content-type']), PROBLEM_JSON);
-        assertNoRateLimitHeaders(res);
+        assert.deepEqual(answerOf(res), answerOf(reference));
       });
     }
   });
@@ -158,15 +161,15 @@ describeEachDialect('authentication', (dialect) => {
     );
     assert.ok(elapsedMs <= 2000, `took ${elapsedMs} ms`);
     assert.equal(res.status, 401, res.body);
-    assert.equal(res.body, unknown.body);
     assert.equal(res.headers['www-authenticate'], 'Bearer');
     assertNoRateLimitHeaders(res);
+    // Indistinguishable: the same status, headers and bytes, but for the request's own id.
+    assert.deepEqual(answerOf(res), answerOf(unknown));
 
     // Past the lookup cache's lifetime, it stays refused, byte for byte like an unknown key.
     await sleep(1100);
     const later = await api.get('/employees', key);
-    assert.equal(later.status, 401);
-    assert.equal(later.body, unknown.body);
+    assert.deepEqual(answerOf(later), answerOf(unknown));
   });
 
   it('answers 403 company_inactive within 2 seconds of deactivation, and 200 after reactivation', async (t) => {
