@@ -147,6 +147,9 @@ function encodeAs(value: string, how: string): string {
     .join('');
 }
 
+/** Operations served outside the API prefix, which the document does not list. */
+const OUTSIDE_API = ['/healthz', '/readyz'];
+
 interface Operation {
   /** The path template, e.g. /employees/{id}, relative to the API prefix when under it. */
   template: string;
@@ -177,7 +180,10 @@ interface FuzzRequest {
 }
 
 function requestArbitrary(operations: Operation[], key: string): fc.Arbitrary<FuzzRequest> {
-  const operation = fc.constantFrom(...operations, { template: '/healthz', query: [] });
+  const operation = fc.constantFrom(
+    ...operations,
+    ...OUTSIDE_API.map((template) => ({ template, query: [] })),
+  );
   const fuzzed = fc.tuple(anyValue, encoding).map(([v, how]) => encodeAs(v, how));
   const odd = fc.constantFrom('999999', '0', '-1', '1.0', '01', '+1', '..', '.', '%2F', '');
   const segment = (known: string[]) =>
@@ -243,7 +249,7 @@ function requestArbitrary(operations: Operation[], key: string): fc.Arbitrary<Fu
       const path = op.template.replace(/\{(\w+)\}/g, (_, name) =>
         name === 'variant' ? variant : id,
       );
-      const under = path.startsWith('/healthz') || path.startsWith('/readyz') ? '' : API_PREFIX;
+      const under = OUTSIDE_API.includes(op.template) ? '' : API_PREFIX;
       const queryString = query
         .map(([name, value, how]) => `${encodeAs(name, how)}=${encodeAs(value, how)}`)
         .join('&');
