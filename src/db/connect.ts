@@ -57,6 +57,18 @@ export interface ConnectionOptions {
   statementTimeoutMs?: number;
 }
 
+/**
+ * How much longer than the statement timeout a service connection waits for an answer at all.
+ * PostgreSQL cancels a slow statement itself; a server that is frozen, or gone without closing
+ * the connection (a host or network failure), cannot, and the wait would last until TCP gives
+ * up, many minutes later.
+ */
+const UNANSWERED_GRACE_MS = 1000;
+
+/** pg keeps this private; pg-pool itself reads the client's private state the same way. */
+const hasUnansweredQuery = (client: pg.PoolClient): boolean =>
+  (client as unknown as { _getActiveQuery?: () => unknown })._getActiveQuery?.() != null;
+
 export function openDatabase(
   target: DatabaseTarget,
   options: ConnectionOptions = {},
@@ -85,12 +97,22 @@ export function openDatabase(
       ? {}
       : {
           statement_timeout: options.statementTimeoutMs,
+          query_timeout: options.statementTimeoutMs + UNANSWERED_GRACE_MS,
           connectionTimeoutMillis: options.statementTimeoutMs,
         }),
   });
-  // An idle client losing its connection (server restart) must not crash the process;
-  // the pool drops it and the next query opens a fresh one.
+  // A client losing its connection (server shut down or restarted) must not crash the process.
+  // An idle one the pool drops and reports here. A checked-out one between two queries has no
+  // listener of the pool's: without its own, PostgreSQL's "terminating connection" message
+  // would be an unhandled 'error' event. Its queries fail (503) and the pool drops it on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  // A connection released while still waiting for an answer (its query gave up after
+  // query_timeout) would hold every later query behind that one: it is closed (pg-pool drops a
+  // client that is ending) and the next query opens a fresh one.
+  pool.on('release', (_error, client) => {
+    if (hasUnansweredQuery(client)) void client.end();
+  });
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: planningOncePool(pool) }),
   });

@@ -9,8 +9,9 @@ import {
 } from './errors.ts';
 import { queryValueErrors } from './params.ts';
 
-// Connection-level failures: the database is down, restarting or out of connections, or a
-// statement ran past its timeout. The request may succeed later; it is not the client's fault.
+// Connection-level failures: the database is down, restarting or out of connections, a
+// statement ran past its timeout, or the server did not answer at all (pg's query_timeout:
+// "Query read timeout"). The request may succeed later; it is not the client's fault.
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -38,7 +39,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return (
     typeof message === 'string' &&
-    /Connection terminated|driver has already been destroyed|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    /Connection terminated|driver has already been destroyed|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(
       message,
     )
   );

@@ -104,14 +104,15 @@ describeEachDialect('cdapi serve', (dialect) => {
         fetch(`${server.base}/leaves`, { headers }).then((r) => r.status),
       );
       // In flight: at least one query waits on the lock; the others wait behind it in the pool.
-      const blocked = async () =>
-        Number(
-          (
-            await locker.query(
-              "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
-            )
-          ).rows[0].count,
+      // Inside the locker's transaction, pg_stat_activity is a snapshot taken at its first
+      // read: cleared before each poll, or a poll before the requests arrive is all it sees.
+      const blocked = async () => {
+        await locker.query('select pg_stat_clear_snapshot()');
+        const waiting = await locker.query(
+          "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
         );
+        return Number(waiting.rows[0].count);
+      };
       const deadline = Date.now() + 10_000;
       while ((await blocked()) < 1) {
         assert.ok(Date.now() < deadline, 'the requests never reached the database');
