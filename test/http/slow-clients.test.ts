@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { type AddressInfo, connect, type Socket } from 'node:net';
-import { describe, it, type TestContext } from 'node:test';
+import { it, type TestContext } from 'node:test';
+import type { Dialect } from '../../src/db/connect.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../src/http/errors.ts';
 import { API_PREFIX } from '../../src/http/routes/index.ts';
 import { useApi } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
 import { smallCompany } from '../helpers/records.ts';
 
 /**
@@ -18,8 +20,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 1000;
 /** Far beyond every timeout above plus Node's one-second check: only a hang exceeds it. */
 const BOUND_MS = 8000;
 
-async function listening(t: TestContext) {
-  const api = await useApi(t, 'sqlite', {
+async function listening(t: TestContext, dialect: Dialect) {
+  const api = await useApi(t, dialect, {
     records: smallCompany(1, 0),
     config: {
       headersTimeoutMs: HEADERS_TIMEOUT_MS,
@@ -46,9 +48,9 @@ async function untilClosed(socket: Socket): Promise<{ received: string; elapsedM
   return { received, elapsedMs: Date.now() - started };
 }
 
-describe('slow clients', () => {
+describeEachDialect('slow clients', (dialect) => {
   it('answers 408 problem+json to headers that trickle in, and closes the connection', async (t) => {
-    const { key, port } = await listening(t);
+    const { key, port } = await listening(t, dialect);
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
     const request = `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n`;
@@ -69,7 +71,7 @@ describe('slow clients', () => {
   });
 
   it('closes a connection that never sends a byte', async (t) => {
-    const { port } = await listening(t);
+    const { port } = await listening(t, dialect);
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
     const { elapsedMs } = await untilClosed(socket);
@@ -77,7 +79,7 @@ describe('slow clients', () => {
   });
 
   it('closes an idle keep-alive connection after answering', async (t) => {
-    const { key, port } = await listening(t);
+    const { key, port } = await listening(t, dialect);
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
     const closed = untilClosed(socket);
