@@ -16,6 +16,7 @@ import { smallCompany } from '../helpers/records.ts';
  */
 
 const HEADERS_TIMEOUT_MS = 1000;
+const REQUEST_TIMEOUT_MS = 2000;
 const KEEP_ALIVE_TIMEOUT_MS = 1000;
 /** Far beyond every timeout above plus Node's one-second check: only a hang exceeds it. */
 const BOUND_MS = 8000;
@@ -25,7 +26,7 @@ async function listening(t: TestContext, dialect: Dialect) {
     records: smallCompany(1, 0),
     config: {
       headersTimeoutMs: HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: HEADERS_TIMEOUT_MS * 2,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
     },
   });
@@ -68,6 +69,24 @@ describeEachDialect('slow clients', (dialect) => {
     assert.equal(body.status, 408);
     assert.equal(body.code, 'validation_failed');
     assert.ok(sent < request.length, 'the request never completed');
+  });
+
+  it('closes a connection whose body trickles in past the request timeout', async (t) => {
+    const { key, port } = await listening(t, dialect);
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      `POST ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+    );
+    // The answer (405) comes at once; the connection stays open only while the body may still
+    // arrive in time.
+    const drip = setInterval(() => socket.destroyed || socket.write(' '), 100);
+    const { received, elapsedMs } = await untilClosed(socket);
+    clearInterval(drip);
+    assert.match(received, /^HTTP\/1\.1 405 /);
+    assert.ok(elapsedMs >= REQUEST_TIMEOUT_MS - 100, 'open until the request timeout');
+    assert.ok(elapsedMs < BOUND_MS, 'then closed');
   });
 
   it('closes a connection that never sends a byte', async (t) => {
