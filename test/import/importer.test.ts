@@ -210,6 +210,23 @@ describeEachDialect('cdapi import', (dialect) => {
     assert.equal((await db.selectFrom('receipts').select('expense_id').execute()).length, 0);
   });
 
+  if (dialect === 'postgres') {
+    it('leaves the tables analysed and vacuumed, ready for index-only scans', async (t) => {
+      const { db, run } = await setup(t);
+      await run([...smallCompany(1, 0), ...smallCompany(2, 100)]);
+      const { rows } = await sql<{ relname: string; all_visible: boolean; analysed: boolean }>`
+        select c.relname, c.relallvisible = c.relpages and c.relpages > 0 as all_visible,
+               s.last_analyze is not null as analysed
+        from pg_class c join pg_stat_user_tables s on s.relid = c.oid
+        where c.relname in ('employees', 'leaves', 'expenses') order by c.relname`.execute(db);
+      assert.deepEqual(rows, [
+        { relname: 'employees', all_visible: true, analysed: true },
+        { relname: 'expenses', all_visible: true, analysed: true },
+        { relname: 'leaves', all_visible: true, analysed: true },
+      ]);
+    });
+  }
+
   it('builds the indexes of the tables a first load fills after their rows, and leaves them as they were when it fails', async (t) => {
     const { db, run } = await setup(t);
     const schema = await snapshotSchema(db, dialect);
