@@ -21,13 +21,17 @@ const KEEP_ALIVE_TIMEOUT_MS = 1000;
 /** Far beyond every timeout above plus Node's one-second check: only a hang exceeds it. */
 const BOUND_MS = 8000;
 
-async function listening(t: TestContext, dialect: Dialect) {
+async function listening(
+  t: TestContext,
+  dialect: Dialect,
+  keepAliveTimeoutMs = KEEP_ALIVE_TIMEOUT_MS,
+) {
   const api = await useApi(t, dialect, {
     records: smallCompany(1, 0),
     config: {
       headersTimeoutMs: HEADERS_TIMEOUT_MS,
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
-      keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+      keepAliveTimeoutMs,
     },
   });
   const key = await api.createKey(1);
@@ -110,5 +114,21 @@ describeEachDialect('slow clients', (dialect) => {
     assert.match(received, /Keep-Alive: timeout=1/i);
     assert.ok(elapsedMs >= KEEP_ALIVE_TIMEOUT_MS - 100, 'kept alive for the timeout first');
     assert.ok(elapsedMs < BOUND_MS, 'then closed');
+  });
+
+  it('announces a keep-alive timeout 5 s short of the one it enforces', async (t) => {
+    const { key, port } = await listening(t, dialect, 7000);
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    const closed = untilClosed(socket);
+    const request = `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+    socket.write(request);
+    // A client reusing the connection just before the announced 2 s finds it open, with room.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    socket.write(request.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'));
+    const { received } = await closed;
+    const answers = received.match(/HTTP\/1\.1 200 /g) ?? [];
+    assert.equal(answers.length, 2, received);
+    assert.match(received, /Keep-Alive: timeout=2\r\n/i);
   });
 });
