@@ -7,12 +7,12 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { runBaselines } from './harness/baselines.ts';
-import { type PreparedDatabase, prepareDatabase } from './harness/database.ts';
+import { prepareDatabase } from './harness/database.ts';
 import { describeEnvironment } from './harness/environment.ts';
 import { type LoadSettings, runLoad } from './harness/load.ts';
 import { type BenchOptions, type Engine, parseOptions, USAGE } from './harness/options.ts';
 import { LARGE_COMPANY_ID, pickParameters, SMALL_COMPANY_ID } from './harness/parameters.ts';
-import { buildService, RssSampler, runCli, startService } from './harness/processes.ts';
+import { buildService, RssSampler, startService } from './harness/processes.ts';
 import {
   compareLatencies,
   type EngineRun,
@@ -22,23 +22,12 @@ import {
   withBaselineRatios,
 } from './harness/report.ts';
 import { buildScenarios, LEAVES_PAGE_PATH, type Scenario } from './harness/scenarios.ts';
+import { createKey, serviceEnv } from './harness/service.ts';
 
-/** Fixed so runs are comparable; 40 characters, the service wants at least 32. */
-const SIGNING_SECRET = 'cdapi-bench-signing-secret-0123456789abc';
 const RSS_INTERVAL_MS = 200;
-/** High enough that the limiter counts every request but never refuses one. */
-const KEY_LIMITS = ['--per-minute', '100000000', '--per-hour', '1000000000'];
 
 function progress(message: string): void {
   process.stderr.write(`bench: ${message}\n`);
-}
-
-async function createKey(database: PreparedDatabase, companyId: number): Promise<string> {
-  const output = await runCli(
-    ['keys', 'create', '--company', String(companyId), '--name', 'bench', ...KEY_LIMITS, '--json'],
-    database.env,
-  );
-  return (JSON.parse(output) as { key: string }).key;
 }
 
 /** One plain request, as autocannon sends it (no compression); anything but 200 stops the bench. */
@@ -53,24 +42,12 @@ async function fetchChecked(url: string, key: string): Promise<string> {
   return body;
 }
 
-/** The service for one pass: its own process, one instance, in-process rate limiting. */
-function serviceEnv(database: PreparedDatabase): NodeJS.ProcessEnv {
-  return {
-    ...database.env,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    SIGNING_SECRET,
-    REDIS_URL: '',
-    DATABASE_READ_URL: '',
-  };
-}
-
 async function benchEngine(engine: Engine, dataFile: string, options: BenchOptions) {
   progress(`${engine}: preparing the database`);
   const database = await prepareDatabase(engine, dataFile, options.postgresUrl);
   const keys = {
-    large: await createKey(database, LARGE_COMPANY_ID),
-    small: await createKey(database, SMALL_COMPANY_ID),
+    large: await createKey(database, LARGE_COMPANY_ID, 'bench'),
+    small: await createKey(database, SMALL_COMPANY_ID, 'bench'),
   };
   const parameters = await pickParameters(database.env.DATABASE_URL as string);
   const scenarios = buildScenarios(parameters).filter((scenario) =>

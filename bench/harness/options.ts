@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SCENARIO_NAMES, type ScenarioName } from './scenarios.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -27,14 +27,20 @@ export const USAGE = `usage: npm run bench -- [options]
                        ${SCENARIO_NAMES.join(', ')}
 PostgreSQL: env BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/cdapi_bench).`;
 
+/** A bad command line: the problem, then the usage text of the command it was given to. */
 export class UsageError extends Error {
-  constructor(problem: string) {
-    super(`${problem}\n\n${USAGE}`);
+  constructor(problem: string, usage = USAGE) {
+    super(`${problem}\n\n${usage}`);
   }
 }
 
-function positiveInteger(name: string, raw: string): number {
-  if (!/^[1-9]\d*$/.test(raw)) throw new UsageError(`${name} must be a positive integer`);
+/** The PostgreSQL database the harness uses: env BENCH_DATABASE_URL, or the default. */
+export function benchPostgresUrl(env: NodeJS.ProcessEnv): string {
+  return env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/cdapi_bench';
+}
+
+export function positiveInteger(name: string, raw: string, usage = USAGE): number {
+  if (!/^[1-9]\d*$/.test(raw)) throw new UsageError(`${name} must be a positive integer`, usage);
   return Number(raw);
 }
 
@@ -53,7 +59,7 @@ function parseScenarios(raw: string | undefined): ScenarioName[] {
 }
 
 /** `2026-05-01T12-30-00Z`: an ISO timestamp without the characters file names dislike. */
-function fileTimestamp(date: Date): string {
+export function fileTimestamp(date: Date): string {
   return date
     .toISOString()
     .replace(/\.\d+Z$/, 'Z')
@@ -65,19 +71,14 @@ function fileTimestamp(date: Date): string {
  * Returns null when --help was asked for (the caller prints USAGE).
  */
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions | null {
-  let values: ReturnType<typeof parseFlags>;
-  try {
-    values = parseFlags(argv);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseFlags(argv, BENCH_FLAGS, USAGE);
   if (values.help) return null;
   const dbLabel = values.db ?? env.BENCH_DB ?? 'sqlite';
   return {
     data: values.data ?? env.BENCH_DATA ?? 'bench-data/large.ndjson',
     engines: parseEngines(dbLabel),
     dbLabel,
-    postgresUrl: env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/cdapi_bench',
+    postgresUrl: benchPostgresUrl(env),
     durationSeconds: positiveInteger('--duration', values.duration ?? env.BENCH_DURATION ?? '10'),
     connections: positiveInteger(
       '--connections',
@@ -89,19 +90,29 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   };
 }
 
-function parseFlags(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' },
-      db: { type: 'string' },
-      duration: { type: 'string' },
-      connections: { type: 'string' },
-      out: { type: 'string' },
-      scenarios: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: false,
-  }).values;
+/** The flags a command takes, as `parseArgs` wants them. */
+export type FlagSpecs = NonNullable<ParseArgsConfig['options']>;
+
+/** The flags `npm run bench` and `npm run soak` share. */
+export const COMMON_FLAGS = {
+  data: { type: 'string' },
+  out: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies FlagSpecs;
+
+const BENCH_FLAGS = {
+  ...COMMON_FLAGS,
+  db: { type: 'string' },
+  duration: { type: 'string' },
+  connections: { type: 'string' },
+  scenarios: { type: 'string' },
+} as const satisfies FlagSpecs;
+
+/** Flags only, no positionals; an unknown or malformed flag is a UsageError with `usage`. */
+export function parseFlags<T extends FlagSpecs>(argv: string[], options: T, usage: string) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message, usage);
+  }
 }

@@ -55,7 +55,10 @@ function readRssBytes(pid: number): number | null {
   }
 }
 
-/** Polls a process's VmRSS; the peak is only as good as the interval, so say which was used. */
+/**
+ * Polls a process's VmRSS; the peak is only as good as the interval, so say which was used.
+ * `onSample` hears every reading (the soak keeps them as a time series).
+ */
 export class RssSampler {
   private peak: number | null = null;
   private windowPeak: number | null = null;
@@ -64,6 +67,7 @@ export class RssSampler {
   constructor(
     private readonly pid: number,
     readonly intervalMs: number,
+    private readonly onSample?: (rssBytes: number) => void,
   ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs).unref();
@@ -90,6 +94,7 @@ export class RssSampler {
     if (rss === null) return;
     this.peak = Math.max(this.peak ?? 0, rss);
     this.windowPeak = Math.max(this.windowPeak ?? 0, rss);
+    this.onSample?.(rss);
   }
 }
 
