@@ -116,19 +116,19 @@ describeEachDialect('slow clients', (dialect) => {
     assert.ok(elapsedMs < BOUND_MS, 'then closed');
   });
 
-  it('announces a keep-alive timeout 5 s short of the one it enforces', async (t) => {
-    const { key, port } = await listening(t, dialect, 7000);
+  it('announces half the keep-alive timeout it enforces', async (t) => {
+    const { key, port } = await listening(t, dialect, 8000);
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
     const closed = untilClosed(socket);
     const request = `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
     socket.write(request);
-    // A client reusing the connection just before the announced 2 s finds it open, with room.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // A client reusing the connection past the announced 4 s still finds it open.
+    await new Promise((resolve) => setTimeout(resolve, 5000));
     socket.write(request.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'));
     const { received } = await closed;
     const answers = received.match(/HTTP\/1\.1 200 /g) ?? [];
     assert.equal(answers.length, 2, received);
-    assert.match(received, /Keep-Alive: timeout=2\r\n/i);
+    assert.match(received, /Keep-Alive: timeout=4\r\n/i);
   });
 });
