@@ -9,6 +9,7 @@ import type { SoakCall } from './mix.ts';
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Sockets kept to the service; far more than the rate needs unless it stalls. */
 const MAX_SOCKETS = 64;
+const IDLE_SOCKET_MS = 30_000;
 
 export interface CallOutcome {
   /** The status the call ended on (of the file for a receipt download), or null. */
@@ -29,7 +30,16 @@ interface Answer {
  * library does. Every answer is read to its end and thrown away.
  */
 export class SoakClient {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+  /**
+   * Idle connections are dropped before the keep-alive timeout the service announces (36 s),
+   * as a well-behaved client does; Node 20's agent ignores the announcement and would keep them
+   * until the service closes one under a request.
+   */
+  private readonly agent = new Agent({
+    keepAlive: true,
+    maxSockets: MAX_SOCKETS,
+    timeout: IDLE_SOCKET_MS,
+  });
 
   constructor(
     private readonly baseUrl: string,
