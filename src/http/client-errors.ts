@@ -9,7 +9,7 @@ import { PROBLEM_CONTENT_TYPE, type Problem, problem } from './errors.ts';
  */
 
 /** A 4xx that HTTP itself defines (400, 408, 431): its own title, the code of any bad input. */
-export function protocolProblem(status: number, detail: string): Problem {
+function protocolProblem(status: number, detail: string): Problem {
   return {
     ...problem('validation_failed', detail),
     title: STATUS_CODES[status] ?? 'Client error',
