@@ -155,13 +155,26 @@ export async function listExpenses(
   urls: ReceiptUrls,
 ): Promise<Page<Expense>> {
   const matching = filtered(source.db, companyId, filters);
+  const everything = filtered(source.db, companyId, {});
+  const filtersBoundSortColumn = {
+    id: false,
+    expense_date: Boolean(filters.from || filters.to),
+    amount: false,
+    created_at: false,
+    updated_at: Boolean(filters.updatedSince),
+  }[sort.field];
   const order: ListOrder = {
     column: SORT_COLUMNS[sort.field],
     id: 'x.id',
     direction: sort.direction,
   };
-  const { rows, total } = await listPage(source, companyId, matching, order, page, (ids) =>
-    selectExpense(joined(source.db, companyId)).where('x.id', 'in', ids).execute(),
+  const { rows, total } = await listPage(
+    source,
+    companyId,
+    { matching, everything, filtersBoundSortColumn },
+    order,
+    page,
+    (ids) => selectExpense(joined(source.db, companyId)).where('x.id', 'in', ids).execute(),
   );
   return pageOf(
     rows.map((row) => toExpense(row, urls)),

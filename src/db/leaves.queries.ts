@@ -237,9 +237,22 @@ export async function listLeaves(
   if (searchedEmployeeIds?.length === 0) return pageOf([], 0, page);
   const earliestStart = await earliestStartFor(source, companyId, filters.from);
   const matching = filtered(source.db, companyId, filters, { earliestStart, searchedEmployeeIds });
+  const everything = filtered(source.db, companyId, {});
+  const filtersBoundSortColumn = {
+    id: false,
+    start_date: Boolean(earliestStart || filters.to),
+    end_date: Boolean(filters.from),
+    created_at: false,
+    updated_at: Boolean(filters.updatedSince),
+  }[sort.field];
   const order: ListOrder = { column: `l.${sort.field}`, id: 'l.id', direction: sort.direction };
-  const { rows, total } = await listPage(source, companyId, matching, order, page, (ids) =>
-    selectLeave(joined(source.db, companyId)).where('l.id', 'in', ids).execute(),
+  const { rows, total } = await listPage(
+    source,
+    companyId,
+    { matching, everything, filtersBoundSortColumn },
+    order,
+    page,
+    (ids) => selectLeave(joined(source.db, companyId)).where('l.id', 'in', ids).execute(),
   );
   return pageOf(rows.map(toLeave), total, page);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
-import { ANCHOR_INTERVAL } from '../../src/db/pagination.ts';
+import { describe, it } from 'node:test';
+import { ANCHOR_INTERVAL, gathersMatches } from '../../src/db/pagination.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import { category, company, employee, expense, leave, leaveType } from '../helpers/records.ts';
@@ -21,12 +21,15 @@ function records() {
     const id = ((i * 7919) % COUNT) + 1;
     out.push(
       leave(1, id, 1, 1, {
+        // One in ten cancelled: a filter that keeps a small part of the list.
+        status: i % 10 === 3 ? 'cancelled' : 'approved',
         start_date: day(i),
         end_date: dayAfter(day(i), i % 5),
         created_at: `${day(i * 3)}T08:00:00Z`,
         updated_at: `${day(i * 5)}T08:00:00Z`,
       }),
       expense(1, id, 1, 1, {
+        status: i % 10 === 3 ? 'pending' : 'paid',
         expense_date: day(i * 11),
         amount: `${(i % 50) + 1}.25`,
         tax_amount: '0.00',
@@ -124,5 +127,131 @@ describeEachDialect('deep pages', (dialect) => {
       res.json.data.map((r: { id: number }) => r.id),
       expected.slice(1000, 1100),
     );
+  });
+});
+
+describe('choosing how to read a filtered page', () => {
+  const page = (perPage: number, number: number) => ({ perPage, page: number });
+  it('gathers the matches of a filter that keeps a small part of a large list', () => {
+    // A recent updated_since over a million leaves: 3,192 of them.
+    assert.equal(gathersMatches({ matched: 3_192, all: 1_000_000 }, page(100, 1)), true);
+    assert.equal(gathersMatches({ matched: 3_192, all: 1_000_000 }, page(100, 30)), true);
+  });
+  it('walks the sort order when the filter keeps much of the list', () => {
+    assert.equal(gathersMatches({ matched: 97_619, all: 1_000_000 }, page(100, 1)), false);
+    assert.equal(gathersMatches({ matched: 600_000, all: 1_000_000 }, page(25, 1)), false);
+  });
+  it('weighs the rows a walk skips after its anchor, not the whole offset', () => {
+    const counts = { matched: 80_379, all: 1_000_000 };
+    // Offset 49,900: 900 rows past the anchor at 49,000.
+    assert.equal(gathersMatches(counts, page(100, 500)), true);
+    // Offset 50,000: on an anchor.
+    assert.equal(gathersMatches(counts, page(100, 501)), false);
+  });
+});
+
+describeEachDialect('filtered pages', (dialect) => {
+  it('are the same rows, in the same order, whether gathered or walked', async (t) => {
+    const all = records();
+    const api = await useApi(t, dialect, { records: all });
+    const key = await api.createKey(1);
+    const leaves = all.filter((r) => r.type === 'leave');
+    const expenses = all.filter((r) => r.type === 'expense');
+    const recent = day(80);
+    type Row = Record<string, unknown>;
+    const cases: Array<[string, Row[], (r: Row) => boolean, string, (r: Row) => string | number]> =
+      [
+        // Filters that keep a small part: gathered.
+        [
+          `/leaves?updated_since=${recent}T00:00:00Z`,
+          leaves,
+          (r) => (r.updated_at as string) >= recent,
+          'start_date',
+          (r) => r.start_date as string,
+        ],
+        [
+          '/leaves?status=cancelled',
+          leaves,
+          (r) => r.status === 'cancelled',
+          'created_at',
+          (r) => r.created_at as string,
+        ],
+        [
+          '/expenses?status=pending',
+          expenses,
+          (r) => r.status === 'pending',
+          'amount',
+          (r) => Number(r.amount),
+        ],
+        [
+          '/expenses?status=pending',
+          expenses,
+          (r) => r.status === 'pending',
+          'id',
+          (r) => r.id as number,
+        ],
+        // Filters that keep most: walked, deep pages from anchors of the gathered matches.
+        [
+          '/leaves?status=approved',
+          leaves,
+          (r) => r.status === 'approved',
+          'updated_at',
+          (r) => r.updated_at as string,
+        ],
+        [
+          '/expenses?status=paid',
+          expenses,
+          (r) => r.status === 'paid',
+          'expense_date',
+          (r) => r.expense_date as string,
+        ],
+        // A filter that bounds the sort column: walked through that range.
+        [
+          `/leaves?updated_since=${recent}T00:00:00Z`,
+          leaves,
+          (r) => (r.updated_at as string) >= recent,
+          'updated_at',
+          (r) => r.updated_at as string,
+        ],
+      ];
+    const ways = new Set<boolean>();
+    for (const [path, rows, keep, field, sortKey] of cases) {
+      const kept = rows.filter(keep);
+      assert.ok(kept.length > 0 && kept.length < rows.length, path);
+      for (const direction of [1, -1] as const) {
+        const expected = expectedIds(kept, sortKey, direction);
+        const sort = direction === 1 ? field : `-${field}`;
+        for (const [perPage, pageNumber] of [
+          [100, 1],
+          [100, 2],
+          [7, 143],
+          [7, 144],
+          [33, 61],
+          [100, 22],
+          [100, 30],
+        ] as Array<[number, number]>) {
+          const url = `${path}&sort=${sort}&per_page=${perPage}&page=${pageNumber}`;
+          const res = await api.get(url, key);
+          assert.equal(res.status, 200, res.body);
+          const offset = (pageNumber - 1) * perPage;
+          assert.deepEqual(
+            res.json.data.map((r: { id: number }) => r.id),
+            expected.slice(offset, offset + perPage),
+            url,
+          );
+          assert.equal(res.json.meta.total, kept.length, url);
+          if (offset < kept.length) {
+            ways.add(
+              gathersMatches(
+                { matched: kept.length, all: rows.length },
+                { perPage, page: pageNumber },
+              ),
+            );
+          }
+        }
+      }
+    }
+    // Both ways were taken, anchors included (offsets past ANCHOR_INTERVAL of broad filters).
+    assert.deepEqual([...ways].sort(), [false, true]);
   });
 });
