@@ -5,6 +5,7 @@ import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schema
 import type { Database, Db } from './database.ts';
 import {
   isPostgres,
+  keptFromSqliteIndexChoice,
   type ListOrder,
   type ListSource,
   listPage,
@@ -70,13 +71,16 @@ interface Bounds {
  */
 function filtered(db: Db, companyId: number, filters: LeaveFilters, bounds: Bounds = {}) {
   let q = db.selectFrom('leaves as l').where('l.company_id', '=', companyId);
-  if (bounds.earliestStart) q = q.where('l.start_date', '>=', bounds.earliestStart);
+  // Named employees have few leaves: their index, not a date range's, reads them.
+  const dateColumn = (column: 'l.start_date' | 'l.end_date') =>
+    namesEmployees(filters, bounds) ? keptFromSqliteIndexChoice(db, column) : sql.ref(column);
+  if (bounds.earliestStart) q = q.where(dateColumn('l.start_date'), '>=', bounds.earliestStart);
   if (filters.status) q = q.where('l.status', 'in', filters.status);
   if (filters.employeeIds) q = q.where('l.employee_id', 'in', filters.employeeIds);
   if (filters.leaveTypeIds) q = q.where('l.leave_type_id', 'in', filters.leaveTypeIds);
   // A leave matches a date range when its period intersects it (PRODUCT.md §6).
-  if (filters.from) q = q.where('l.end_date', '>=', filters.from);
-  if (filters.to) q = q.where('l.start_date', '<=', filters.to);
+  if (filters.from) q = q.where(dateColumn('l.end_date'), '>=', filters.from);
+  if (filters.to) q = q.where(dateColumn('l.start_date'), '<=', filters.to);
   if (filters.updatedSince) q = q.where('l.updated_at', '>=', filters.updatedSince);
   const { search } = filters;
   if (bounds.searchedEmployeeIds) {
@@ -92,6 +96,10 @@ function filtered(db: Db, companyId: number, filters: LeaveFilters, bounds: Boun
   }
   return q;
 }
+
+/** Whether the list is limited to employees the request named or its search found. */
+const namesEmployees = (filters: LeaveFilters, bounds: Bounds): boolean =>
+  Boolean(filters.employeeIds || bounds.searchedEmployeeIds);
 
 const hasAttachments = (eb: ExpressionBuilder<Database & { l: Database['leaves'] }, 'l'>) =>
   eb
@@ -236,12 +244,13 @@ export async function listLeaves(
   const searchedEmployeeIds = await employeesFound(source.db, companyId, filters.search);
   if (searchedEmployeeIds?.length === 0) return pageOf([], 0, page);
   const earliestStart = await earliestStartFor(source, companyId, filters.from);
-  const matching = filtered(source.db, companyId, filters, { earliestStart, searchedEmployeeIds });
+  const bounds = { earliestStart, searchedEmployeeIds };
+  const matching = filtered(source.db, companyId, filters, bounds);
   const everything = filtered(source.db, companyId, {});
   const filtersBoundSortColumn = {
     id: false,
-    start_date: Boolean(earliestStart || filters.to),
-    end_date: Boolean(filters.from),
+    start_date: !namesEmployees(filters, bounds) && Boolean(earliestStart || filters.to),
+    end_date: !namesEmployees(filters, bounds) && Boolean(filters.from),
     created_at: false,
     updated_at: Boolean(filters.updatedSince),
   }[sort.field];

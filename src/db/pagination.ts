@@ -61,6 +61,17 @@ export function containsFolded(column: string, search: string): Expression<SqlBo
 
 export const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
+/**
+ * A column for a WHERE term that SQLite must not choose an index for (its unary plus); as it
+ * is on PostgreSQL, whose statistics choose well. Lists name their date columns so when a few
+ * named employees hold far fewer rows than the date range: SQLite read a year of the large
+ * company's expenses through the covering date index (145,176 rows, 325 ms) to find three
+ * employees' 26, which their own index gives at once.
+ */
+export function keptFromSqliteIndexChoice(db: Db, column: string): Expression<unknown> {
+  return isPostgres(db) ? sql.ref(column) : sql`+${sql.ref(column)}`;
+}
+
 /** A table whose two folded text columns `search` looks in (see migration 0004). */
 export interface SearchedTable {
   table: 'employees' | 'expenses';
