@@ -17,6 +17,26 @@ export function warmupIntervalCount(plan: IntervalPlan): number {
   return Math.min(Math.ceil(plan.warmupSeconds / plan.intervalSeconds), intervalCount(plan));
 }
 
+/** Latency figures of a histogram of microseconds, in milliseconds. */
+export interface LatencyFigures {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** Records a latency in a histogram of whole microseconds (at least 1: it takes no zero). */
+export function recordLatency(histogram: RecordableHistogram, latencyMs: number): void {
+  histogram.record(Math.max(1, Math.round(latencyMs * 1000)));
+}
+
+export function latencyFigures(histogram: RecordableHistogram): LatencyFigures {
+  return {
+    p50: histogram.percentile(50) / 1000,
+    p99: histogram.percentile(99) / 1000,
+    max: histogram.max / 1000,
+  };
+}
+
 export interface IntervalFigures {
   /** 1-based. */
   number: number;
@@ -26,7 +46,7 @@ export interface IntervalFigures {
   /** Calls answered (or failed) in the interval. */
   requests: number;
   errors: number;
-  latencyMs: { p50: number; p99: number; max: number } | null;
+  latencyMs: LatencyFigures | null;
   /** The median and highest service VmRSS sampled in the interval. */
   rssMedianBytes: number | null;
   rssMaxBytes: number | null;
@@ -141,7 +161,7 @@ export class IntervalRecorder {
     const bucket = this.current();
     bucket.requests++;
     if (failed) bucket.errors++;
-    bucket.latencyUs.record(Math.max(1, Math.round(latencyMs * 1000)));
+    recordLatency(bucket.latencyUs, latencyMs);
   }
 
   rss(bytes: number): void {
@@ -162,8 +182,6 @@ export class IntervalRecorder {
     const bucket = this.buckets[index];
     if (bucket === undefined) throw new Error(`no interval ${index + 1}`);
     const { intervalSeconds, durationSeconds } = this.plan;
-    const ms = (us: number) => us / 1000;
-    const { latencyUs } = bucket;
     return {
       number: index + 1,
       startSeconds: index * intervalSeconds,
@@ -171,14 +189,7 @@ export class IntervalRecorder {
       warmup: index < this.warmupCount,
       requests: bucket.requests,
       errors: bucket.errors,
-      latencyMs:
-        bucket.requests === 0
-          ? null
-          : {
-              p50: ms(latencyUs.percentile(50)),
-              p99: ms(latencyUs.percentile(99)),
-              max: ms(latencyUs.max),
-            },
+      latencyMs: bucket.requests === 0 ? null : latencyFigures(bucket.latencyUs),
       rssMedianBytes: median(bucket.rss),
       rssMaxBytes: bucket.rss.length === 0 ? null : Math.max(...bucket.rss),
       maxSendLagMs: bucket.maxSendLagMs,

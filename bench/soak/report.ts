@@ -1,6 +1,12 @@
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { table } from '../../src/cli/context.ts';
-import type { Drift, IntervalFigures } from './intervals.ts';
+import {
+  type Drift,
+  type IntervalFigures,
+  type LatencyFigures,
+  latencyFigures,
+  recordLatency,
+} from './intervals.ts';
 import type { CallKind } from './mix.ts';
 
 const SLOWEST_KEPT = 10;
@@ -9,7 +15,7 @@ export interface KindFigures {
   kind: CallKind;
   calls: number;
   errors: number;
-  latencyMs: { p50: number; p99: number; max: number };
+  latencyMs: LatencyFigures;
 }
 
 /** Whole-run figures per kind of call, and what went wrong, for the summary. */
@@ -39,7 +45,7 @@ export class KindRecorder {
       entry = { errors: 0, latencyUs: createHistogram() };
       this.kinds.set(call.kind, entry);
     }
-    entry.latencyUs.record(Math.max(1, Math.round(latencyMs * 1000)));
+    recordLatency(entry.latencyUs, latencyMs);
     this.keepIfSlow(call, latencyMs);
     if (failure === null) return;
     entry.errors++;
@@ -65,11 +71,7 @@ export class KindRecorder {
       kind,
       calls: latencyUs.count,
       errors,
-      latencyMs: {
-        p50: latencyUs.percentile(50) / 1000,
-        p99: latencyUs.percentile(99) / 1000,
-        max: latencyUs.max / 1000,
-      },
+      latencyMs: latencyFigures(latencyUs),
     }));
   }
 }
