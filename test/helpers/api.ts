@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { InjectOptions } from 'light-my-request';
 import { pino } from 'pino';
@@ -16,6 +17,7 @@ import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { loggerOptions } from '../../src/server.ts';
 import { type ContractChecker, createContractChecker } from './contract.ts';
 import { type TestDatabase, useDatabase, useTempDir } from './databases.ts';
+import { leaksIn, NO_LEAKS } from './log-leaks.ts';
 import { canaries, writeNdjson } from './records.ts';
 
 /** Paths served outside the API prefix; every other path is taken as relative to it. */
@@ -101,12 +103,6 @@ const MAX_LISTED = 10;
 /** A signed receipt URL's signature, wherever a URL appears (a Location header, a body). */
 const SIGNATURE = /signature=([A-Za-z0-9_-]{20,})/g;
 
-/** Buffers in a log line (pino writes them as byte arrays) as text, so a search sees them. */
-const readable = (logged: string): string =>
-  logged.replace(/\{"type":"Buffer","data":\[([\d,]*)\]\}/g, (_, bytes: string) =>
-    JSON.stringify(Buffer.from(bytes.split(',').map(Number)).toString('latin1')),
-  );
-
 /**
  * The app's log, at the most verbose level, through the production logger settings (redaction
  * included), kept in memory so the test can search it.
@@ -161,15 +157,11 @@ export async function useApi(
     const failures: string[] = [];
     for (const body of bodies)
       for (const match of body.matchAll(SIGNATURE)) secrets.add(match[1] as string);
-    const logged = readable(log.lines.join(''));
-    const loggedSecrets = [...secrets].filter((secret) => logged.includes(secret));
-    const loggedCanaries = canaries(logged);
-    if (loggedSecrets.length > 0 || loggedCanaries.length > 0) {
-      const line = log.lines
-        .map(readable)
-        .find((l) => canaries(l).length > 0 || loggedSecrets.some((s) => l.includes(s)));
+    const logged = leaksIn(log.lines.join(''), secrets);
+    if (logged.secrets.length > 0 || logged.canaries.length > 0) {
+      const line = log.lines.find((l) => !isDeepStrictEqual(leaksIn(l, secrets), NO_LEAKS));
       failures.push(
-        `the log holds ${loggedSecrets.length} secret(s) and canaries [${loggedCanaries.join(', ')}], e.g. in: ${line}`,
+        `the log holds ${logged.secrets.length} secret(s) and canaries [${logged.canaries.join(', ')}], e.g. in: ${line}`,
       );
     }
     const leaked = bodies.flatMap(canaries);

@@ -1,7 +1,14 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { cdapiJson } from './cli.ts';
+import { useTempDir } from './databases.ts';
+import { leaksIn, NO_LEAKS } from './log-leaks.ts';
+import { smallCompany, writeNdjson } from './records.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cdapi.js', import.meta.url));
 
@@ -21,6 +28,9 @@ export interface Served {
   /** The origin, for /healthz and /readyz. */
   origin: string;
   stdout: () => string;
+  stderr: () => string;
+  /** The JSON lines of its log (stdout) so far. */
+  logLines: () => Array<Record<string, unknown> & { level: number; msg: string }>;
   exit: Promise<number | null>;
 }
 
@@ -46,5 +56,54 @@ export async function serve(env: Record<string, string>): Promise<Served> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const origin = `http://127.0.0.1:${port}`;
-  return { child, base: `${origin}/api/company/v1`, origin, stdout: () => out, exit };
+  const logLines = () =>
+    out
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  return {
+    child,
+    base: `${origin}/api/company/v1`,
+    origin,
+    stdout: () => out,
+    stderr: () => err,
+    logLines,
+    exit,
+  };
+}
+
+/**
+ * One company (`smallCompany(1, 0)`) and a key of it (`keyArgs` go to `cdapi keys create`),
+ * served by `cdapi serve` over `env`, which names the database; it logs at trace unless `env`
+ * says otherwise. Killed when the test ends, when its log must hold neither the key nor the
+ * signing secret nor a sensitive value, whatever the test did.
+ */
+export async function serveCompany(
+  t: TestContext,
+  env: Record<string, string>,
+  keyArgs: string[] = [],
+) {
+  const dir = useTempDir(t);
+  const fullEnv = {
+    RECEIPTS_DIR: join(dir, 'receipts'),
+    SIGNING_SECRET: 'serve-test-signing-secret-0123456789',
+    LOG_LEVEL: 'trace',
+    ...env,
+  };
+  cdapiJson(['import', writeNdjson(dir, smallCompany(1, 0))], fullEnv);
+  const created = cdapiJson<{ id: number; key: string }>(
+    ['keys', 'create', '--company', '1', '--name', 't', ...keyArgs],
+    fullEnv,
+  );
+  const server = await serve(fullEnv);
+  t.after(() => {
+    server.child.kill('SIGKILL');
+    assert.deepEqual(
+      leaksIn(server.stdout(), [created.key, fullEnv.SIGNING_SECRET]),
+      NO_LEAKS,
+      'the service log holds no key, signing secret or sensitive value',
+    );
+  });
+  return { server, keyId: created.id, headers: { authorization: `Bearer ${created.key}` } };
 }

@@ -8,11 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { problem } from '../../src/http/errors.ts';
-import { cdapi, cdapiJson } from '../helpers/cli.ts';
-import { testDialects, useDatabase, useTempDir } from '../helpers/databases.ts';
-import { smallCompany, writeNdjson } from '../helpers/records.ts';
+import { cdapi } from '../helpers/cli.ts';
+import { testDialects, useDatabase } from '../helpers/databases.ts';
 import { ownRedisSkip, testRedisUrl, useOwnRedis } from '../helpers/redis.ts';
-import { freePort, type Served, serve } from '../helpers/serve.ts';
+import { freePort, type Served, serveCompany } from '../helpers/serve.ts';
 
 /**
  * Fault injection: the database or Redis goes away while `cdapi serve` is under load, and comes
@@ -132,34 +131,19 @@ async function within(ms: number, what: string, condition: () => Promise<true | 
 const describeOutcome = (outcome: Outcome) =>
   `${outcome.path} ${outcome.status} (${outcome.ms} ms) ${outcome.body.slice(0, 300)}`;
 
-/** One company, a key and `cdapi serve` over `env`; the key's arguments go to `keys create`. */
+/** `serveCompany`, and an assertion that the service is still running. */
 async function servedCompany(t: TestContext, env: Record<string, string>, keyArgs: string[]) {
-  const dir = useTempDir(t);
-  const fullEnv = {
-    RECEIPTS_DIR: join(dir, 'receipts'),
-    SIGNING_SECRET: 'faults-test-signing-secret-0123456789',
-    ...env,
-  };
-  cdapiJson(['import', writeNdjson(dir, smallCompany(1, 0))], fullEnv);
-  const key = cdapiJson<{ id: number; key: string }>(
-    ['keys', 'create', '--company', '1', '--name', 'faults', ...keyArgs],
-    fullEnv,
-  );
-  const server = await serve(fullEnv);
-  t.after(() => server.child.kill('SIGKILL'));
-  let stderr = '';
-  server.child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
+  const served = await serveCompany(t, env, keyArgs);
+  const { child } = served.server;
   /** Fails the test at once, with what it wrote, when the service is no longer running. */
   const assertRunning = () => {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+    if (child.exitCode !== null || child.signalCode !== null) {
       assert.fail(
-        `the service exited (${server.child.exitCode ?? server.child.signalCode}): ${stderr}`,
+        `the service exited (${child.exitCode ?? child.signalCode}): ${served.server.stderr()}`,
       );
     }
   };
-  return { server, assertRunning, keyId: key.id, headers: { authorization: `Bearer ${key.key}` } };
+  return { ...served, assertRunning };
 }
 
 /** The suite, or where it cannot run here, one skipped test that says why. */
@@ -167,14 +151,6 @@ function suiteUnless(skip: string | null, title: string, body: () => void): void
   if (skip) it(title, { skip }, () => {});
   else describe(title, body);
 }
-
-const logLines = (server: Served): Array<{ level: number; msg: string }> =>
-  server
-    .stdout()
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
 
 // ---------------------------------------------------------------------------------------------
 // A PostgreSQL cluster of the test's own.
@@ -481,7 +457,7 @@ suiteUnless(redisSkip, 'Redis stopped under load', () => {
     // Each request was counted either by Redis (before or after the outage) or by the
     // instance's own window, unused until Redis went away: three full windows, exactly.
     assert.equal(countOf(outcomes, 200), 3 * PER_MINUTE);
-    const redisLines = logLines(server).filter((line) => /^Redis /.test(line.msg));
+    const redisLines = server.logLines().filter((line) => /^Redis /.test(line.msg));
     assert.deepEqual(
       redisLines.map((line) => [line.level, line.msg]),
       [

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
-import { cdapiJson } from '../helpers/cli.ts';
-import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
-import { canaries, smallCompany, writeNdjson } from '../helpers/records.ts';
-import { freePort, serve } from '../helpers/serve.ts';
+import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
+import { freePort, serveCompany } from '../helpers/serve.ts';
 
 /** One company and a key on a fresh database, served by `cdapi serve` with `extraEnv`. */
 async function servedCompany(
@@ -15,28 +12,9 @@ async function servedCompany(
   options: { extraEnv?: Record<string, string>; keyArgs?: string[] } = {},
 ) {
   const database = await useDatabase(t, dialect);
-  const dir = useTempDir(t);
-  const env = {
-    DATABASE_URL: database.url,
-    RECEIPTS_DIR: join(dir, 'receipts'),
-    SIGNING_SECRET: 'serve-test-signing-secret-0123456789',
-    ...options.extraEnv,
-  };
-  cdapiJson(['import', writeNdjson(dir, smallCompany(1, 0))], env);
-  const { key } = cdapiJson<{ key: string }>(
-    ['keys', 'create', '--company', '1', '--name', 't', ...(options.keyArgs ?? [])],
-    env,
-  );
-  const server = await serve({ LOG_LEVEL: 'trace', ...env });
-  t.after(() => {
-    server.child.kill('SIGKILL');
-    // Whatever the test did, the service's log holds no key, secret or sensitive value.
-    const logged = server.stdout();
-    assert.ok(!logged.includes(key), 'the key is never logged');
-    assert.ok(!logged.includes(env.SIGNING_SECRET), 'the signing secret is never logged');
-    assert.deepEqual(canaries(logged), [], 'no sensitive value is logged');
-  });
-  return { database, server, headers: { authorization: `Bearer ${key}` } };
+  const env = { DATABASE_URL: database.url, ...options.extraEnv };
+  const { server, headers } = await serveCompany(t, env, options.keyArgs);
+  return { database, server, headers };
 }
 
 describeEachDialect('cdapi serve', (dialect) => {
@@ -51,12 +29,9 @@ describeEachDialect('cdapi serve', (dialect) => {
     assert.equal(await server.exit, 0);
     await assert.rejects(fetch(`${server.base}/me`, { headers }));
 
-    const lines = server
-      .stdout()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const lines = server.logLines();
     const logged = lines.find((line) => line.reqId === 'serve-test-1');
+    assert.ok(logged, 'the request is logged');
     assert.deepEqual(
       { method: logged.method, route: logged.route, status: logged.status, msg: logged.msg },
       { method: 'GET', route: '/api/company/v1/employees', status: 200, msg: 'request' },
@@ -83,10 +58,7 @@ describeEachDialect('cdapi serve', (dialect) => {
       statuses.push((await fetch(`${server.base}/me`, { headers })).status);
     assert.deepEqual(statuses, [200, 200, 429]);
     const warnings = server
-      .stdout()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line))
+      .logLines()
       .filter((line) => line.level === 40 && /Redis unreachable/.test(line.msg));
     assert.equal(warnings.length, 1, 'one warning, not one a request');
   });
