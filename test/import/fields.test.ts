@@ -50,6 +50,15 @@ describe('import timestamps', () => {
       '2026-02-20',
       '0001-01-01T00:00:00+03:00',
       '9999-12-31T23:00:00-03:00',
+      // The stored form's shape, each with one thing wrong.
+      '0000-01-01T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-00-10T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-02-20T08:00:60Z',
+      '2026-02-2aT08:00:00Z',
+      '2026-02-20T08-00:00Z',
+      '2026/02/20T08:00:00Z',
     ]) {
       assert.equal(normalizeTimestamp(text), null, text);
     }
