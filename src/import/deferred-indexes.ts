@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { sql } from 'kysely';
 import type { Dialect } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
@@ -48,12 +49,21 @@ export async function rebuildIndexes(trx: Db, dialect: Dialect, setAside: SetAsi
   if (dialect === 'postgres') {
     // Sorting for an index build happens in memory up to this much, then on disk.
     await sql`set local maintenance_work_mem = '256MB'`.execute(trx);
+  } else {
+    // SQLite sorts an index's entries on helper threads too: the rows are all in, and nothing
+    // else of the import runs meanwhile. The large bench import took 57–59 s with them against
+    // 63–64 s without, in back-to-back runs.
+    await sql.raw(`pragma threads = ${availableParallelism()}`).execute(trx);
   }
-  for (const { create, searchTables } of setAside) {
-    for (const statement of create) await sql.raw(statement).execute(trx);
-    for (const fts of searchTables) {
-      await sql.raw(`insert into ${fts}(${fts}) values ('rebuild')`).execute(trx);
+  try {
+    for (const { create, searchTables } of setAside) {
+      for (const statement of create) await sql.raw(statement).execute(trx);
+      for (const fts of searchTables) {
+        await sql.raw(`insert into ${fts}(${fts}) values ('rebuild')`).execute(trx);
+      }
     }
+  } finally {
+    if (dialect === 'sqlite') await sql`pragma threads = 0`.execute(trx);
   }
 }
 

@@ -3,16 +3,24 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { DatabaseHandle } from '../db/connect.ts';
-import type { Db, NewReceipt } from '../db/database.ts';
+import type {
+  Db,
+  NewCompany,
+  NewEmployee,
+  NewExpense,
+  NewExpenseCategory,
+  NewLeave,
+  NewLeaveType,
+  NewReceipt,
+} from '../db/database.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import { sniffImageType } from '../receipts/image-type.ts';
 import { processReceipt, UnreadableImageError } from '../receipts/process.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
-import { rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
 import { FieldError } from './fields.ts';
-import { type ParsedRecord, parseRecord, RECORD_TYPES } from './records.ts';
-import { type RowWriter, rowWriter } from './row-writer.ts';
-import { type PendingRows, writeBatches } from './writer.ts';
+import { type ItemInput, type ParsedRecord, parseRecord, RECORD_TYPES } from './records.ts';
+import { beginImport, beginImportOnThread, type ImportTransaction } from './transaction.ts';
+import type { Batch, RecordRows, TableRows } from './writer.ts';
 
 /** A record that cannot be imported; the whole import is rolled back. */
 export class ImportError extends Error {
@@ -48,6 +56,11 @@ const PARENT_TABLES = {
 } as const;
 
 const BATCH_SIZE = 500;
+/**
+ * Children (items, attachments) that end a batch early: a record may bring 500 items, and a
+ * batch of such records would hold a quarter of a million rows (over 100 MB) at once.
+ */
+const BATCH_CHILDREN = 5000;
 const RECEIPT_MAX_BYTES = 25 * 1024 * 1024;
 
 /** Bytes read from the file at a time; each read becomes one batch of records. */
@@ -92,14 +105,27 @@ export async function* readNdjson(file: string): AsyncGenerator<SourceRecord[]> 
   if (last) yield [last];
 }
 
+export interface ImportOptions {
+  /**
+   * Writes the rows on a second thread (SQLite files only; see `beginImportOnThread`). By
+   * default `importFile` does for files of WRITER_THREAD_MIN_BYTES and more.
+   */
+  writerThread?: boolean;
+}
+
+/** From this size on, a SQLite import writes on a thread of its own. */
+export const WRITER_THREAD_MIN_BYTES = 16 * 1024 * 1024;
+
 export async function importFile(
   handle: DatabaseHandle,
   store: ReceiptStore,
   file: string,
+  options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) throw new Error(`cannot read ${file}: no such file`);
-  return importRecords(handle, store, readNdjson(file), dirname(resolve(file)));
+  const writerThread = options.writerThread ?? info.size >= WRITER_THREAD_MIN_BYTES;
+  return importRecords(handle, store, readNdjson(file), dirname(resolve(file)), { writerThread });
 }
 
 /**
@@ -112,40 +138,42 @@ export async function importRecords(
   store: ReceiptStore,
   source: AsyncIterable<readonly SourceRecord[]>,
   baseDir: string,
+  options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const session = new ImportSession(store, baseDir);
+  const onThread = options.writerThread && handle.dialect === 'sqlite' && !handle.sqlite.memory;
+  const transaction = onThread ? await beginImportOnThread(handle) : await beginImport(handle);
   try {
-    await handle.db.transaction().execute(async (trx) => {
-      const setAside = await setIndexesAside(trx, handle.dialect);
-      const writer = rowWriter(handle, trx);
-      // One batch is written while the next is read (PostgreSQL works in its own process);
-      // batches are written in file order, each after the one before.
-      let writing: Promise<void> = Promise.resolve();
-      try {
-        for await (const records of source) {
-          for (const { line, value } of records) {
-            // Most records need no database look-up and no file: no promise to wait for.
-            const adding = session.add(trx, line, value);
-            if (adding) await adding;
-            if (session.pendingCount >= BATCH_SIZE) {
-              await writing;
-              writing = session.flush(trx, writer);
-              // Its failure is thrown where it is awaited; until then it is not unhandled.
-              writing.catch(() => {});
-            }
+    // One batch is written while the next is read (by PostgreSQL in its own process, by the
+    // writer thread, or by SQLite here while a receipt is processed); batches are written in
+    // file order, each after the one before.
+    let writing: Promise<void> = Promise.resolve();
+    try {
+      for await (const records of source) {
+        for (const { line, value } of records) {
+          // Most records need no database look-up and no file: no promise to wait for.
+          const adding = session.add(transaction.reader, line, value);
+          if (adding) await adding;
+          if (session.pendingCount >= BATCH_SIZE || session.pendingChildren >= BATCH_CHILDREN) {
+            await writing;
+            writing = session.flush(transaction);
+            // Its failure is thrown where it is awaited; until then it is not unhandled.
+            writing.catch(() => {});
           }
         }
-      } catch (error) {
-        // The batch being written holds earlier lines: its error, if any, is the first one.
-        await writing;
-        throw error;
       }
+    } catch (error) {
+      // The batch being written holds earlier lines: its error, if any, is the first one.
       await writing;
-      await session.flush(trx, writer);
-      await rebuildIndexes(trx, handle.dialect, setAside);
-      await session.bumpDataVersions(trx);
-    });
+      throw error;
+    }
+    await writing;
+    await session.flush(transaction);
+    await transaction.commit(session.companyIds());
   } catch (error) {
+    // A rollback that fails too (a lost PostgreSQL connection) has ended the transaction as
+    // well; the first error is the one to report.
+    await transaction.rollback().catch(() => {});
     await session.removeAddedFiles(handle.db);
     throw error;
   }
@@ -165,8 +193,9 @@ class ImportSession {
     expense_category: new Map(),
   };
   private pending: PendingRows = emptyPending();
-  /** Records added since the last flush. */
+  /** Records added since the last flush, and the items and attachments they bring. */
   pendingCount = 0;
+  pendingChildren = 0;
   private readonly addedFiles = new Set<string>();
   private readonly replacedFiles = new Set<string>();
   private readonly counts = Object.fromEntries(RECORD_TYPES.map((t) => [t, 0])) as Record<
@@ -185,7 +214,7 @@ class ImportSession {
    * Checks one record and queues its rows. Returns a promise only when it has to look up a
    * record it names in the database, or store a receipt.
    */
-  add(trx: Db, line: number, value: unknown): Promise<void> | undefined {
+  add(reader: Db, line: number, value: unknown): Promise<void> | undefined {
     let record: ParsedRecord;
     try {
       record = parseRecord(value);
@@ -195,7 +224,7 @@ class ImportSession {
     }
     const unknown = this.unknownReferences(record);
     if (unknown.length > 0) {
-      return this.lookUp(trx, unknown).then(() => this.accept(line, record));
+      return this.lookUp(reader, unknown).then(() => this.accept(line, record));
     }
     return this.accept(line, record);
   }
@@ -221,10 +250,10 @@ class ImportSession {
   }
 
   /** Learns from the database which company owns each stored record of `references`. */
-  private async lookUp(trx: Db, references: Reference[]): Promise<void> {
+  private async lookUp(reader: Db, references: Reference[]): Promise<void> {
     for (const reference of references) {
       if (reference.kind === 'company') {
-        const found = await trx
+        const found = await reader
           .selectFrom('companies')
           .select('id')
           .where('id', '=', reference.id)
@@ -232,7 +261,7 @@ class ImportSession {
         if (found) this.companies.add(reference.id);
         continue;
       }
-      const stored = await trx
+      const stored = await reader
         .selectFrom(PARENT_TABLES[reference.kind])
         .select('company_id')
         .where('id', '=', reference.id)
@@ -301,14 +330,17 @@ class ImportSession {
     this.counts[record.type] += 1;
     this.records += 1;
     this.pendingCount += 1;
+    if (record.type === 'leave') this.pendingChildren += record.attachments.length;
+    else if (record.type === 'expense') this.pendingChildren += record.items.length;
     return undefined;
   }
 
-  async flush(trx: Db, writer: RowWriter): Promise<void> {
-    const batches = this.pending;
+  async flush(transaction: ImportTransaction): Promise<void> {
+    const batch = flatten(this.pending);
     this.pending = emptyPending();
     this.pendingCount = 0;
-    const outcome = await writeBatches(trx, writer, batches);
+    this.pendingChildren = 0;
+    const outcome = await transaction.write(batch);
     if (outcome.conflict) {
       const { line, label, id, ownerCompanyId } = outcome.conflict;
       throw new ImportError(
@@ -320,19 +352,9 @@ class ImportSession {
     for (const key of outcome.replacedReceiptKeys) this.replacedFiles.add(key);
   }
 
-  /**
-   * In the import's transaction: every company it touched gets a new data version, so nothing
-   * cached from that company's data before the commit is served after it.
-   */
-  async bumpDataVersions(trx: Db): Promise<void> {
-    const ids = [...this.companies];
-    for (let start = 0; start < ids.length; start += BATCH_SIZE) {
-      await trx
-        .updateTable('companies')
-        .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-        .where('id', 'in', ids.slice(start, start + BATCH_SIZE))
-        .execute();
-    }
+  /** Every company the import touched: each gets a new data version with the commit. */
+  companyIds(): number[] {
+    return [...this.companies];
   }
 
   private requireCompany(line: number, companyId: number): void {
@@ -476,6 +498,19 @@ class ImportSession {
   }
 }
 
+/** Rows waiting to be written, keyed by id (a later line with the same id wins). */
+interface PendingRows {
+  companies: Map<number, { line: number; row: NewCompany }>;
+  employees: Map<number, { line: number; row: NewEmployee }>;
+  leave_types: Map<number, { line: number; row: NewLeaveType }>;
+  expense_categories: Map<number, { line: number; row: NewExpenseCategory }>;
+  leaves: Map<number, { line: number; row: NewLeave; attachments: string[] }>;
+  expenses: Map<
+    number,
+    { line: number; row: NewExpense; items: ItemInput[]; receipt: NewReceipt | null }
+  >;
+}
+
 function emptyPending(): PendingRows {
   return {
     companies: new Map(),
@@ -484,5 +519,54 @@ function emptyPending(): PendingRows {
     expense_categories: new Map(),
     leaves: new Map(),
     expenses: new Map(),
+  };
+}
+
+/**
+ * A table's pending rows, flattened. Every row of a table has the same columns, in the same
+ * order: the parsers build each table's rows with one object literal.
+ */
+function recordRows(entries: Iterable<{ line: number; row: object }>): RecordRows {
+  let columns: string[] | null = null;
+  const values: unknown[] = [];
+  const lines: number[] = [];
+  for (const { line, row } of entries) {
+    columns ??= Object.keys(row);
+    for (const column of columns) values.push((row as Record<string, unknown>)[column]);
+    lines.push(line);
+  }
+  return { columns: columns ?? [], values, lines };
+}
+
+function flatten(pending: PendingRows): Batch {
+  const attachments: TableRows = {
+    columns: ['company_id', 'leave_id', 'file_name'],
+    values: [],
+  };
+  for (const { row, attachments: names } of pending.leaves.values()) {
+    for (const name of names) attachments.values.push(row.company_id, row.id, name);
+  }
+  const items: TableRows = {
+    columns: ['company_id', 'expense_id', 'position', 'name', 'quantity', 'price_e4'],
+    values: [],
+  };
+  const receipts: Array<{ line: number; row: NewReceipt }> = [];
+  for (const { line, row, items: expenseItems, receipt } of pending.expenses.values()) {
+    for (const { position, name, quantity, price_e4 } of expenseItems) {
+      items.values.push(row.company_id, row.id, position, name, quantity, price_e4);
+    }
+    if (receipt) receipts.push({ line, row: receipt });
+  }
+  const { columns, values } = recordRows(pending.companies.values());
+  return {
+    companies: { columns, values },
+    employees: recordRows(pending.employees.values()),
+    leave_types: recordRows(pending.leave_types.values()),
+    expense_categories: recordRows(pending.expense_categories.values()),
+    leaves: recordRows(pending.leaves.values()),
+    leave_attachments: attachments,
+    expenses: recordRows(pending.expenses.values()),
+    expense_items: items,
+    receipts: recordRows(receipts),
   };
 }

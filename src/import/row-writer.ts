@@ -2,16 +2,16 @@ import type SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, sql } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
+import { columnValues, rowCount, type TableRows } from './writer.ts';
 
 /**
- * Writes the importer's rows. Every row of one call has the same columns (the parsers build
- * each table's rows with one object literal); `upsert` replaces a stored row with the same id.
+ * Writes the importer's rows; `upsert` replaces a stored row with the same id.
  *
  * The statements are made once per table and reused for every batch of the import: building
  * and compiling a new multi-row statement per batch cost as much as SQLite's own work.
  */
 export interface RowWriter {
-  write(table: string, rows: readonly object[], mode: 'insert' | 'upsert'): Promise<void>;
+  write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<void>;
   /** The stored rows among `ids` of a tenant table, with the company each belongs to. */
   owners(table: string, ids: readonly number[]): Promise<Owner[]>;
 }
@@ -46,28 +46,20 @@ class SqliteRowWriter implements RowWriter {
 
   constructor(private readonly sqlite: SqliteDatabase.Database) {}
 
-  async write(table: string, rows: readonly object[], mode: 'insert' | 'upsert'): Promise<void> {
-    if (rows.length === 0) return;
-    const columns = Object.keys(rows[0] as object);
-    const values: unknown[] = [];
-    const bind = (row: object) => {
-      for (const column of columns) values.push((row as Record<string, unknown>)[column]);
-    };
+  async write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<void> {
+    const count = rowCount(rows);
+    if (count === 0) return;
+    const { columns, values } = rows;
+    const width = columns.length;
     let start = 0;
-    if (rows.length >= SQLITE_ROWS_PER_STATEMENT) {
+    if (count >= SQLITE_ROWS_PER_STATEMENT) {
       const many = this.statement(table, columns, mode, SQLITE_ROWS_PER_STATEMENT);
-      for (; start + SQLITE_ROWS_PER_STATEMENT <= rows.length; start += SQLITE_ROWS_PER_STATEMENT) {
-        values.length = 0;
-        for (let i = start; i < start + SQLITE_ROWS_PER_STATEMENT; i++) bind(rows[i] as object);
-        many.run(values);
+      for (; start + SQLITE_ROWS_PER_STATEMENT <= count; start += SQLITE_ROWS_PER_STATEMENT) {
+        many.run(values.slice(start * width, (start + SQLITE_ROWS_PER_STATEMENT) * width));
       }
     }
     const one = this.statement(table, columns, mode, 1);
-    for (; start < rows.length; start++) {
-      values.length = 0;
-      bind(rows[start] as object);
-      one.run(values);
-    }
+    for (; start < count; start++) one.run(values.slice(start * width, (start + 1) * width));
   }
 
   async owners(table: string, ids: readonly number[]): Promise<Owner[]> {
@@ -85,15 +77,15 @@ class SqliteRowWriter implements RowWriter {
 
   private statement(
     table: string,
-    columns: string[],
+    columns: readonly string[],
     mode: 'insert' | 'upsert',
-    rowCount: number,
+    rowsPerStatement: number,
   ): SqliteDatabase.Statement {
-    const key = `${mode} ${table} ${columns} ${rowCount}`;
+    const key = `${mode} ${table} ${columns} ${rowsPerStatement}`;
     let statement = this.statements.get(key);
     if (!statement) {
       const tuple = `(${columns.map(() => '?').join(', ')})`;
-      const text = `insert into ${table} (${columns.join(', ')}) values ${Array(rowCount).fill(tuple).join(', ')}`;
+      const text = `insert into ${table} (${columns.join(', ')}) values ${Array(rowsPerStatement).fill(tuple).join(', ')}`;
       statement = this.sqlite.prepare(mode === 'upsert' ? text + upsertClause(columns) : text);
       this.statements.set(key, statement);
     }
@@ -111,9 +103,9 @@ class PostgresRowWriter implements RowWriter {
 
   constructor(private readonly trx: Db) {}
 
-  async write(table: string, rows: readonly object[], mode: 'insert' | 'upsert'): Promise<void> {
-    if (rows.length === 0) return;
-    const columns = Object.keys(rows[0] as object);
+  async write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<void> {
+    if (rowCount(rows) === 0) return;
+    const { columns } = rows;
     const key = `${mode} ${table} ${columns}`;
     let text = this.texts.get(key);
     if (!text) {
@@ -123,9 +115,7 @@ class PostgresRowWriter implements RowWriter {
       if (mode === 'upsert') text += upsertClause(columns);
       this.texts.set(key, text);
     }
-    const values = columns.map((column) =>
-      rows.map((row) => (row as Record<string, unknown>)[column]),
-    );
+    const values = columns.map((column) => columnValues(rows, column));
     await this.trx.executeQuery(CompiledQuery.raw(text, values));
   }
 

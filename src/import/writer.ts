@@ -1,27 +1,32 @@
-import type {
-  Db,
-  NewCompany,
-  NewEmployee,
-  NewExpense,
-  NewExpenseCategory,
-  NewLeave,
-  NewLeaveType,
-  NewReceipt,
-} from '../db/database.ts';
-import type { ItemInput } from './records.ts';
+import type { Db } from '../db/database.ts';
 import type { RowWriter } from './row-writer.ts';
 
-/** Rows waiting to be written, keyed by id (a later line with the same id wins). */
-export interface PendingRows {
-  companies: Map<number, { line: number; row: NewCompany }>;
-  employees: Map<number, { line: number; row: NewEmployee }>;
-  leave_types: Map<number, { line: number; row: NewLeaveType }>;
-  expense_categories: Map<number, { line: number; row: NewExpenseCategory }>;
-  leaves: Map<number, { line: number; row: NewLeave; attachments: string[] }>;
-  expenses: Map<
-    number,
-    { line: number; row: NewExpense; items: ItemInput[]; receipt: NewReceipt | null }
-  >;
+/**
+ * One table's rows, flattened row after row: `values` holds `columns.length` values a row.
+ * Flat arrays of plain values are what a batch is made of because they cross to the SQLite
+ * writer thread at a third of the cost of row objects, and bind to statements as they are.
+ */
+export interface TableRows {
+  columns: readonly string[];
+  values: unknown[];
+}
+
+/** The rows of records from the file (not their children): each row's line goes with it. */
+export interface RecordRows extends TableRows {
+  lines: number[];
+}
+
+/** The rows of one batch of records, every table's in the order they are written. */
+export interface Batch {
+  companies: TableRows;
+  employees: RecordRows;
+  leave_types: RecordRows;
+  expense_categories: RecordRows;
+  leaves: RecordRows;
+  leave_attachments: TableRows;
+  expenses: RecordRows;
+  expense_items: TableRows;
+  receipts: TableRows;
 }
 
 export interface WriteOutcome {
@@ -29,6 +34,19 @@ export interface WriteOutcome {
   conflict: { line: number; label: string; id: number; ownerCompanyId: number } | null;
   /** Receipt files that rows used before this batch replaced them. */
   replacedReceiptKeys: string[];
+}
+
+export const rowCount = (rows: TableRows): number =>
+  rows.columns.length === 0 ? 0 : rows.values.length / rows.columns.length;
+
+/** The values of one column, row by row. */
+export function columnValues<T>(rows: TableRows, column: string): T[] {
+  const width = rows.columns.length;
+  const at = rows.columns.indexOf(column);
+  if (at < 0) return [];
+  const values: T[] = [];
+  for (let i = at; i < rows.values.length; i += width) values.push(rows.values[i] as T);
+  return values;
 }
 
 type TenantTable = 'employees' | 'leave_types' | 'expense_categories' | 'leaves' | 'expenses';
@@ -40,21 +58,40 @@ const LABELS: Record<TenantTable, string> = {
   expenses: 'expense',
 };
 
+/** A table's rows by id: each id's company and line. */
+interface Owned {
+  companyOf: Map<number, number>;
+  lineOf: Map<number, number>;
+}
+
+function owned(rows: RecordRows): Owned {
+  const ids = columnValues<number>(rows, 'id');
+  const companies = columnValues<number>(rows, 'company_id');
+  const companyOf = new Map<number, number>();
+  const lineOf = new Map<number, number>();
+  ids.forEach((id, i) => {
+    companyOf.set(id, companies[i] as number);
+    lineOf.set(id, rows.lines[i] as number);
+  });
+  return { companyOf, lineOf };
+}
+
 /**
- * Looks up which pending ids are already stored. Returns the first one stored under another
- * company as a conflict, or else the stored ids: only those can have children to replace.
+ * Looks up which ids of the batch are already stored. Returns the first one stored under
+ * another company as a conflict, or else the stored ids: only those can have children to
+ * replace.
  */
-async function storedIds<T extends { line: number; row: { company_id: number } }>(
+async function storedIds(
   writer: RowWriter,
   table: TenantTable,
-  pending: Map<number, T>,
+  rows: Owned,
 ): Promise<{ conflict: WriteOutcome['conflict']; stored: number[] }> {
-  if (pending.size === 0) return { conflict: null, stored: [] };
+  if (rows.companyOf.size === 0) return { conflict: null, stored: [] };
   const found: number[] = [];
-  for (const { id, company_id } of await writer.owners(table, [...pending.keys()])) {
-    const entry = pending.get(id);
-    if (entry && entry.row.company_id !== company_id) {
-      const conflict = { line: entry.line, label: LABELS[table], id, ownerCompanyId: company_id };
+  for (const { id, company_id } of await writer.owners(table, [...rows.companyOf.keys()])) {
+    if (rows.companyOf.get(id) !== company_id) {
+      const line = rows.lineOf.get(id) as number;
+      const conflict = { line, label: LABELS[table], id, ownerCompanyId: company_id };
       return { conflict, stored: [] };
     }
     found.push(id);
@@ -66,13 +103,10 @@ async function storedIds<T extends { line: number; row: { company_id: number } }
  * Groups stored parent ids by company, so that deleting their children can use the child
  * tables' indexes, which are all led by company_id.
  */
-function byCompany<T extends { row: { company_id: number } }>(
-  pending: Map<number, T>,
-  ids: number[],
-): Map<number, number[]> {
+function byCompany(rows: Owned, ids: number[]): Map<number, number[]> {
   const groups = new Map<number, number[]>();
   for (const id of ids) {
-    const companyId = (pending.get(id) as T).row.company_id;
+    const companyId = rows.companyOf.get(id) as number;
     const group = groups.get(companyId);
     if (group) group.push(id);
     else groups.set(companyId, [id]);
@@ -81,15 +115,11 @@ function byCompany<T extends { row: { company_id: number } }>(
 }
 
 /**
- * Writes pending rows parents first, so every composite foreign key (company_id, parent_id)
- * finds its parent. Children (attachments, items, receipt rows) of a replaced record are
- * replaced with it.
+ * Writes a batch parents first, so every composite foreign key (company_id, parent_id) finds
+ * its parent. Children (attachments, items, receipt rows) of a replaced record are replaced
+ * with it.
  */
-export async function writeBatches(
-  db: Db,
-  writer: RowWriter,
-  pending: PendingRows,
-): Promise<WriteOutcome> {
+export async function writeBatch(db: Db, writer: RowWriter, batch: Batch): Promise<WriteOutcome> {
   const tenantTables = [
     'employees',
     'leave_types',
@@ -97,67 +127,63 @@ export async function writeBatches(
     'leaves',
     'expenses',
   ] as const;
+  const owners = {} as Record<TenantTable, Owned>;
   const stored = {} as Record<TenantTable, number[]>;
   for (const table of tenantTables) {
-    const found = await storedIds(
-      writer,
-      table,
-      pending[table] as Map<number, { line: number; row: { company_id: number } }>,
-    );
+    owners[table] = owned(batch[table]);
+    const found = await storedIds(writer, table, owners[table]);
     if (found.conflict) return { conflict: found.conflict, replacedReceiptKeys: [] };
     stored[table] = found.stored;
   }
 
-  const rows = <T extends { row: object }>(map: Map<number, T>) =>
-    [...map.values()].map((e) => e.row);
-  await writer.write('companies', rows(pending.companies), 'upsert');
-  await writer.write('employees', rows(pending.employees), 'upsert');
-  await writer.write('leave_types', rows(pending.leave_types), 'upsert');
-  await writer.write('expense_categories', rows(pending.expense_categories), 'upsert');
+  await writer.write('companies', batch.companies, 'upsert');
+  await writer.write('employees', batch.employees, 'upsert');
+  await writer.write('leave_types', batch.leave_types, 'upsert');
+  await writer.write('expense_categories', batch.expense_categories, 'upsert');
 
-  await writer.write('leaves', rows(pending.leaves), 'upsert');
+  await writer.write('leaves', batch.leaves, 'upsert');
   // Only records that were stored before can have children to replace; a first import of a
   // file deletes nothing.
-  for (const [companyId, leaveIds] of byCompany(pending.leaves, stored.leaves)) {
+  for (const [companyId, leaveIds] of byCompany(owners.leaves, stored.leaves)) {
     await db
       .deleteFrom('leave_attachments')
       .where('company_id', '=', companyId)
       .where('leave_id', 'in', leaveIds)
       .execute();
   }
-  const attachments = [...pending.leaves.values()].flatMap(({ row, attachments }) =>
-    attachments.map((file_name) => ({ company_id: row.company_id, leave_id: row.id, file_name })),
-  );
-  await writer.write('leave_attachments', attachments, 'insert');
+  await writer.write('leave_attachments', batch.leave_attachments, 'insert');
 
-  await writer.write('expenses', rows(pending.expenses), 'upsert');
+  await writer.write('expenses', batch.expenses, 'upsert');
   const replacedReceiptKeys: string[] = [];
-  for (const [companyId, expenseIds] of byCompany(pending.expenses, stored.expenses)) {
-    await db
-      .deleteFrom('expense_items')
-      .where('company_id', '=', companyId)
-      .where('expense_id', 'in', expenseIds)
-      .execute();
-    const previous = await db
-      .selectFrom('receipts')
-      .select(['expense_id', 'original_key', 'processed_key'])
-      .where('expense_id', 'in', expenseIds)
-      .execute();
-    for (const { expense_id, original_key, processed_key } of previous) {
-      const next = pending.expenses.get(expense_id)?.receipt;
-      if (next?.original_key !== original_key) replacedReceiptKeys.push(original_key);
-      if (next?.processed_key !== processed_key) replacedReceiptKeys.push(processed_key);
+  const storedExpenses = byCompany(owners.expenses, stored.expenses);
+  if (storedExpenses.size > 0) {
+    const receiptKeys = new Map<number, [original: string, processed: string]>();
+    const originals = columnValues<string>(batch.receipts, 'original_key');
+    const processed = columnValues<string>(batch.receipts, 'processed_key');
+    columnValues<number>(batch.receipts, 'expense_id').forEach((id, i) => {
+      receiptKeys.set(id, [originals[i] as string, processed[i] as string]);
+    });
+    for (const [companyId, expenseIds] of storedExpenses) {
+      await db
+        .deleteFrom('expense_items')
+        .where('company_id', '=', companyId)
+        .where('expense_id', 'in', expenseIds)
+        .execute();
+      const previous = await db
+        .selectFrom('receipts')
+        .select(['expense_id', 'original_key', 'processed_key'])
+        .where('expense_id', 'in', expenseIds)
+        .execute();
+      for (const { expense_id, original_key, processed_key } of previous) {
+        const next = receiptKeys.get(expense_id);
+        if (next?.[0] !== original_key) replacedReceiptKeys.push(original_key);
+        if (next?.[1] !== processed_key) replacedReceiptKeys.push(processed_key);
+      }
+      await db.deleteFrom('receipts').where('expense_id', 'in', expenseIds).execute();
     }
-    await db.deleteFrom('receipts').where('expense_id', 'in', expenseIds).execute();
   }
-  const items = [...pending.expenses.values()].flatMap(({ row, items }) =>
-    items.map((item) => ({ company_id: row.company_id, expense_id: row.id, ...item })),
-  );
-  await writer.write('expense_items', items, 'insert');
-  const receipts = [...pending.expenses.values()].flatMap(({ receipt }) =>
-    receipt ? [receipt] : [],
-  );
-  await writer.write('receipts', receipts, 'insert');
+  await writer.write('expense_items', batch.expense_items, 'insert');
+  await writer.write('receipts', batch.receipts, 'insert');
 
   return { conflict: null, replacedReceiptKeys };
 }

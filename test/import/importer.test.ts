@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { sql } from 'kysely';
-import { ImportError, importFile } from '../../src/import/importer.ts';
+import type { Dialect } from '../../src/db/connect.ts';
+import { ImportError, type ImportOptions, importFile } from '../../src/import/importer.ts';
 import { moneyToNumber } from '../../src/money.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
@@ -20,14 +21,19 @@ import {
 } from '../helpers/records.ts';
 import { listFiles, snapshotDatabase, snapshotSchema } from '../helpers/snapshot.ts';
 
-describeEachDialect('cdapi import', (dialect) => {
+describeEachDialect('cdapi import', (dialect) => importerSuite(dialect, {}));
+// Large files into SQLite are written by a second thread: the same behaviour, every case.
+describe('cdapi import (sqlite, writer thread)', () =>
+  importerSuite('sqlite', { writerThread: true }));
+
+function importerSuite(dialect: Dialect, options: ImportOptions): void {
   async function setup(t: TestContext) {
     const { handle } = await useDatabase(t, dialect);
     const dir = useTempDir(t);
     const receiptsDir = join(dir, 'store');
     const store = new FileReceiptStore(receiptsDir);
     const run = (records: unknown[], name?: string) =>
-      importFile(handle, store, writeNdjson(dir, records, name));
+      importFile(handle, store, writeNdjson(dir, records, name), options);
     return { db: handle.db, dir, receiptsDir, run };
   }
 
@@ -174,6 +180,33 @@ describeEachDialect('cdapi import', (dialect) => {
       .executeTakeFirstOrThrow();
     assert.deepEqual(row, { title: 'Airport taxi', title_folded: 'airport taxi' });
     assert.equal((await db.selectFrom('expense_items').select('id').execute()).length, 0);
+  });
+
+  it('ends a batch early when its records bring thousands of items, and stores them all', async (t) => {
+    const { db, run } = await setup(t);
+    // 12 expenses of 500 items: the 5,000-children limit splits them over three batches, and a
+    // repeated id in a later batch replaces the earlier expense's items.
+    const items = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ name: `Item ${i}`, quantity: 1, price: '1.00' }));
+    const expenses = Array.from({ length: 12 }, (_, i) =>
+      expense(1, i + 1, 1, 1, { items: items(500) }),
+    );
+    await run([
+      ...smallCompany(1, 0).slice(0, 2),
+      category(1, 1),
+      ...expenses,
+      expense(1, 1, 1, 1, { items: items(3) }),
+    ]);
+    const counts = await db
+      .selectFrom('expense_items')
+      .select(['expense_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('expense_id')
+      .orderBy('expense_id')
+      .execute();
+    assert.deepEqual(
+      counts.map((row) => [row.expense_id, Number(row.n)]),
+      Array.from({ length: 12 }, (_, i) => [i + 1, i === 0 ? 3 : 500]),
+    );
   });
 
   it('accepts children whose parents were imported by an earlier file', async (t) => {
@@ -454,7 +487,7 @@ describeEachDialect('cdapi import', (dialect) => {
       });
     }
   });
-});
+}
 
 /**
  * Children are replaced with their parent, so their serial ids change; their content must

@@ -1,0 +1,61 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../db/connect.ts';
+import {
+  beginImport,
+  type ImportTransaction,
+  type WriterReply,
+  type WriterRequest,
+  type WriterThreadData,
+} from './transaction.ts';
+
+/**
+ * The writer thread of an import into a SQLite file (see `beginImportOnThread`): it opens its
+ * own connection, starts the import's transaction, and answers each request in turn. After a
+ * commit, a rollback or any failure it closes the connection and stops taking requests.
+ */
+const port = parentPort;
+if (!port) throw new Error('writer-thread.ts runs as a worker thread');
+const { path } = workerData as WriterThreadData;
+const handle = openDatabase({ dialect: 'sqlite', path });
+
+const send = (reply: WriterReply) => port.postMessage(reply);
+const failure = (error: unknown): WriterReply => ({
+  ok: false,
+  message: error instanceof Error ? error.message : String(error),
+});
+
+async function answer(transaction: ImportTransaction, request: WriterRequest): Promise<boolean> {
+  try {
+    switch (request.op) {
+      case 'write':
+        send({ ok: true, value: await transaction.write(request.batch) });
+        return true;
+      case 'commit':
+        await transaction.commit(request.companyIds);
+        break;
+      case 'rollback':
+        await transaction.rollback();
+        break;
+    }
+    await handle.close();
+    send({ ok: true });
+  } catch (error) {
+    await transaction.rollback().catch(() => {});
+    await handle.close();
+    send(failure(error));
+  }
+  return false;
+}
+
+try {
+  const transaction = await beginImport(handle);
+  send({ ok: true });
+  // Requests are answered one after another, in the order they came.
+  let queue = Promise.resolve(true);
+  port.on('message', (request: WriterRequest) => {
+    queue = queue.then((open) => (open ? answer(transaction, request) : false));
+  });
+} catch (error) {
+  await handle.close();
+  send(failure(error));
+}
