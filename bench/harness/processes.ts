@@ -115,7 +115,7 @@ async function waitForExit(child: ChildProcess): Promise<number | null> {
  * Runs the built `cdapi ARGS` (after `buildService`), as a production host runs it, and
  * measures its wall time and peak RSS. GNU time reads the kernel's high-water mark (exact);
  * without it, VmRSS is polled every 100 ms (can miss short peaks). From a checkout, tsx adds a
- * loader thread to the process and another to the import's writer thread: ~40 MB.
+ * loader thread to the process and another to the import's writer thread.
  */
 export async function runCliMeasured(args: string[], env: NodeJS.ProcessEnv): Promise<MeasuredRun> {
   const useGnuTime = existsSync(GNU_TIME);
