@@ -557,9 +557,8 @@ function flatten(pending: PendingRows): Batch {
     }
     if (receipt) receipts.push({ line, row: receipt });
   }
-  const { columns, values } = recordRows(pending.companies.values());
   return {
-    companies: { columns, values },
+    companies: recordRows(pending.companies.values()),
     employees: recordRows(pending.employees.values()),
     leave_types: recordRows(pending.leave_types.values()),
     expense_categories: recordRows(pending.expense_categories.values()),
