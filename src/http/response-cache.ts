@@ -22,7 +22,11 @@ export class ResponseCache {
   }
 
   set(key: string, json: string): void {
-    const body = Buffer.from(json);
+    // Not `Buffer.from`: below 4 KB it returns a slice of Node's shared 8 KB pool, and a kept
+    // slice keeps the whole slab alive. Kept answers of ~1.5 KB then held over twice the
+    // budget (40 MB of buffers for a 16 MB cache, measured under load on `/expenses/{id}`).
+    const body = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+    body.write(json);
     const size = sizeOf(key, body);
     // One answer may not take more than an eighth of the budget.
     if (size > this.maxBytes / 8) return;
