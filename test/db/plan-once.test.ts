@@ -1,13 +1,20 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { sql } from 'kysely';
+import { type PostgresPoolClient, sql } from 'kysely';
+import pg from 'pg';
 import { companyDataVersion } from '../../src/db/companies.queries.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { findExpense } from '../../src/db/expenses.queries.ts';
+import { planningOncePool } from '../../src/db/plan-once.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
-import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import {
+  describeEachDialect,
+  testDialects,
+  useDatabase,
+  useTempDir,
+} from '../helpers/databases.ts';
 import { smallCompany, writeNdjson } from '../helpers/records.ts';
 
 describeEachDialect('look-ups by primary key', (dialect) => {
@@ -51,4 +58,37 @@ describeEachDialect('look-ups by primary key', (dialect) => {
       assert.ok(row.generic_plans > 0, row.statement);
     }
   });
+});
+
+const postgres = testDialects().find((dialect) => dialect.name === 'postgres');
+
+it('the planning pool hands out one wrapper per pooled connection (postgres)', {
+  skip: postgres?.skip ?? false,
+}, async (t) => {
+  // Kysely keeps a connection's state under the object `connect` returns: a new object per
+  // checkout would make it build that state again for every query.
+  const pool = new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 2 });
+  const planning = planningOncePool(pool);
+  const held: PostgresPoolClient[] = [];
+  const connect = async () => {
+    const client = await planning.connect();
+    held.push(client);
+    return client;
+  };
+  const releaseAll = () => {
+    for (const client of held.splice(0)) client.release();
+  };
+  t.after(async () => {
+    releaseAll();
+    await pool.end();
+  });
+  const [first, second] = [await connect(), await connect()];
+  assert.notEqual(first, second);
+  releaseAll();
+  const again = [await connect(), await connect()];
+  assert.ok(again.includes(first) && again.includes(second));
+  for (const client of again) {
+    const { rows } = await client.query('select 1 as one', []);
+    assert.deepEqual(rows, [{ one: 1 }]);
+  }
 });
