@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { SchemaOutdatedError } from '../db/migrate.ts';
+import { limitHeapGrowth } from '../heap.ts';
 import { ImportError } from '../import/importer.ts';
 import { registerCompanyCommands } from './companies.command.ts';
 import { CliError } from './context.ts';
@@ -9,6 +10,8 @@ import { registerImportCommand } from './import.command.ts';
 import { registerKeyCommands } from './keys.command.ts';
 import { registerMigrateCommand } from './migrate.command.ts';
 import { registerServeCommand } from './serve.command.ts';
+
+limitHeapGrowth();
 
 const program = new Command('cdapi')
   .description('Company Data API: the read-only HR data service and its administration.')

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { loadServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { createDemoCompany, DEFAULT_DEMO_EMPLOYEES } from '../demo/demo.ts';
-import { limitHeapGrowth } from '../heap.ts';
 import { FileReceiptStore } from '../receipts/fs-store.ts';
 import { apiUrl, startServer } from '../server.ts';
 
@@ -13,7 +12,6 @@ export function registerServeCommand(program: Command): void {
     .option('--demo', 'on an empty database, create a demo company first and print its key')
     .action(async (options: { demo?: boolean }) => {
       const config = loadServerConfig();
-      limitHeapGrowth();
       let demoKey: string | null = null;
       const seedDemo = async (database: DatabaseHandle) => {
         const existing = await database.db.selectFrom('companies').select('id').limit(1).execute();

@@ -39,7 +39,7 @@ describeEachDialect('cdapi serve', (dialect) => {
     assert.equal(typeof logged.durationMs, 'number');
     assert.ok(!server.stdout().includes('yilmaz'), 'query strings are never logged');
     assert.ok(lines.some((line) => line.msg === 'shutting down'));
-    // V8 took the heap setting `serve` gives it (src/heap.ts): an unknown flag is only reported.
+    // V8 took the heap setting the CLI gives it (src/heap.ts): an unknown flag is only reported.
     assert.ok(!server.stderr().includes('unrecognized flag'), server.stderr());
   });
 
