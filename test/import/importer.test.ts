@@ -194,8 +194,8 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     await run(records(null));
     // Counts the rows an import rewrites: a re-import of the same values should rewrite none
     // (their indexes and search entries stay as they are).
+    await sql`create table rewritten (tbl text)`.execute(db);
     if (dialect === 'sqlite') {
-      await sql`create table rewritten (tbl text)`.execute(db);
       for (const table of ['employees', 'leaves', 'expenses']) {
         await sql
           .raw(
@@ -204,7 +204,6 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
           .execute(db);
       }
     } else {
-      await sql`create table rewritten (tbl text)`.execute(db);
       await sql`create function log_rewrite() returns trigger language plpgsql as $$
         begin insert into rewritten values (tg_table_name); return null; end $$`.execute(db);
       for (const table of ['employees', 'leaves', 'expenses']) {
