@@ -1,13 +1,14 @@
 /**
  * Load benchmark of the API (`npm run bench -- --help`). For each engine: import the data
- * with the real CLI (timed), create keys, start `cdapi serve` as its own process, check every
- * scenario answers 200 once, load each with autocannon, then measure two bare node:http
- * baselines serving the same JSON. Prints a table per engine and writes every figure as JSON.
+ * with the real CLI (timed; with --reimport, once more into the full database), create keys,
+ * start `cdapi serve` as its own process, check every scenario answers 200 once, load each
+ * with autocannon, then measure two bare node:http baselines serving the same JSON. Prints a
+ * table per engine and writes every figure as JSON.
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { runBaselines } from './harness/baselines.ts';
-import { prepareDatabase } from './harness/database.ts';
+import { prepareDatabase, reimportData } from './harness/database.ts';
 import { describeEnvironment } from './harness/environment.ts';
 import { type LoadSettings, runLoad } from './harness/load.ts';
 import { type BenchOptions, type Engine, parseOptions, USAGE } from './harness/options.ts';
@@ -45,6 +46,11 @@ async function fetchChecked(url: string, key: string): Promise<string> {
 async function benchEngine(engine: Engine, dataFile: string, options: BenchOptions) {
   progress(`${engine}: preparing the database`);
   const database = await prepareDatabase(engine, dataFile, options.postgresUrl);
+  let reimport: EngineRun['reimport'];
+  if (options.reimport) {
+    progress(`${engine}: importing the same file again`);
+    reimport = await reimportData(dataFile, database);
+  }
   const keys = {
     large: await createKey(database, LARGE_COMPANY_ID, 'bench'),
     small: await createKey(database, SMALL_COMPANY_ID, 'bench'),
@@ -87,6 +93,7 @@ async function benchEngine(engine: Engine, dataFile: string, options: BenchOptio
     engine,
     database: database.label,
     import: database.import,
+    ...(reimport ? { reimport } : {}),
     parameters: { ...reportedParameters, expenseIdPoolSize: expenseIds.length },
     servicePeakRssBytes: rss.peakBytes,
     rssSampling: `VmRSS every ${RSS_INTERVAL_MS} ms`,

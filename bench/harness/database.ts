@@ -44,6 +44,18 @@ function receiptsDirFor(dataFile: string, engine: Engine): string {
 
 async function importData(dataFile: string, env: NodeJS.ProcessEnv): Promise<ImportFigures> {
   rmSync(env.RECEIPTS_DIR as string, { recursive: true, force: true });
+  return timedImport(dataFile, env);
+}
+
+/**
+ * Imports `dataFile` again into the prepared database, which already holds it: every record
+ * replaces a stored one with the same values (the receipts already stored stay).
+ */
+export function reimportData(dataFile: string, database: PreparedDatabase): Promise<ImportFigures> {
+  return timedImport(dataFile, database.env);
+}
+
+async function timedImport(dataFile: string, env: NodeJS.ProcessEnv): Promise<ImportFigures> {
   const run = await runCliMeasured(['import', '--json', dataFile], env);
   const { records } = JSON.parse(run.stdout) as { records: number };
   return {

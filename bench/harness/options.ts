@@ -15,6 +15,8 @@ export interface BenchOptions {
   readonly connections: number;
   readonly out: string;
   readonly scenarios: readonly ScenarioName[];
+  /** After preparing the database, import the same file into it again, timed. */
+  readonly reimport: boolean;
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -23,6 +25,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --duration SECONDS   per scenario (env BENCH_DURATION; default 10)
   --connections N      concurrent connections (env BENCH_CONNECTIONS; default 32)
   --out FILE           JSON results (env BENCH_OUT; default bench-results/<db>-<timestamp>.json)
+  --reimport           then import the same file again into the full database, timed
+                       (env BENCH_REIMPORT=1): what a nightly re-import of unchanged data costs
   --scenarios a,b      run only these scenarios (env BENCH_SCENARIOS; default all):
                        ${SCENARIO_NAMES.join(', ')}
 PostgreSQL: env BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/cdapi_bench).`;
@@ -87,6 +91,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     out:
       values.out ?? env.BENCH_OUT ?? `bench-results/${dbLabel}-${fileTimestamp(new Date())}.json`,
     scenarios: parseScenarios(values.scenarios ?? env.BENCH_SCENARIOS),
+    reimport: values.reimport ?? env.BENCH_REIMPORT === '1',
   };
 }
 
@@ -106,6 +111,7 @@ const BENCH_FLAGS = {
   duration: { type: 'string' },
   connections: { type: 'string' },
   scenarios: { type: 'string' },
+  reimport: { type: 'boolean' },
 } as const satisfies FlagSpecs;
 
 /** Flags only, no positionals; an unknown or malformed flag is a UsageError with `usage`. */

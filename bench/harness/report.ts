@@ -23,6 +23,8 @@ export interface EngineRun {
   /** The SQLite file or the PostgreSQL URL (no password). */
   database: string;
   import: ImportFigures;
+  /** With --reimport: the same file imported again into the full database. */
+  reimport?: ImportFigures;
   parameters: Omit<ScenarioParameters, 'expenseIds'> & { expenseIdPoolSize: number };
   servicePeakRssBytes: number | null;
   rssSampling: string;
@@ -65,11 +67,11 @@ export function withBaselineRatios(
   }));
 }
 
-function describeImport(figures: ImportFigures): string {
+function describeImport(figures: ImportFigures, label = 'import'): string {
   if (figures.status === 'reused')
-    return `import: skipped, existing data reused (${figures.reason})`;
+    return `${label}: skipped, existing data reused (${figures.reason})`;
   return (
-    `import: ${figures.records} records in ${figures.seconds.toFixed(2)} s ` +
+    `${label}: ${figures.records} records in ${figures.seconds.toFixed(2)} s ` +
     `(${perSecond(figures.recordsPerSecond)} records/s, whole process), ` +
     `peak RSS ${megabytes(figures.peakRssBytes)} (${figures.rssSource})`
   );
@@ -112,6 +114,7 @@ export function formatEngineRun(
     `errors = non-2xx + socket errors; service peak RSS ${megabytes(run.servicePeakRssBytes)} ` +
       `(${run.rssSampling})`,
     describeImport(run.import),
+    ...(run.reimport ? [describeImport(run.reimport, 're-import')] : []),
   ].join('\n');
 }
 
