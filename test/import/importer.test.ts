@@ -195,32 +195,21 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     // Counts the rows an import rewrites: a re-import of the same values should rewrite none
     // (their indexes and search entries stay as they are).
     await sql`create table rewritten (tbl text)`.execute(db);
-    if (dialect === 'sqlite') {
-      for (const table of ['employees', 'leaves', 'expenses']) {
-        await sql
-          .raw(
-            `create trigger log_${table} after update on ${table} begin insert into rewritten values ('${table}'); end`,
-          )
-          .execute(db);
-      }
-    } else {
+    if (dialect === 'postgres') {
       await sql`create function log_rewrite() returns trigger language plpgsql as $$
         begin insert into rewritten values (tg_table_name); return null; end $$`.execute(db);
-      for (const table of ['employees', 'leaves', 'expenses']) {
-        await sql
-          .raw(
-            `create trigger log_${table} after update on ${table} for each row execute function log_rewrite()`,
-          )
-          .execute(db);
-      }
+    }
+    for (const table of ['employees', 'leaves', 'expenses']) {
+      const action =
+        dialect === 'sqlite'
+          ? `begin insert into rewritten values ('${table}'); end`
+          : 'for each row execute function log_rewrite()';
+      await sql.raw(`create trigger log_${table} after update on ${table} ${action}`).execute(db);
     }
     const rewritten = async () =>
-      (
-        await db
-          .selectFrom('rewritten' as never)
-          .select('tbl' as never)
-          .execute()
-      ).map((row) => (row as { tbl: string }).tbl);
+      (await sql<{ tbl: string }>`select tbl from rewritten`.execute(db)).rows.map(
+        (row) => row.tbl,
+      );
     const reasonOf2 = async () =>
       (await db.selectFrom('leaves').select('reason').where('id', '=', 2).executeTakeFirstOrThrow())
         .reason;
