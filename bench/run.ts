@@ -8,7 +8,8 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { runBaselines } from './harness/baselines.ts';
-import { prepareDatabase, reimportData } from './harness/database.ts';
+import { runCold } from './harness/cold.ts';
+import { type PreparedDatabase, prepareDatabase, reimportData } from './harness/database.ts';
 import { describeEnvironment } from './harness/environment.ts';
 import { type LoadSettings, runLoad } from './harness/load.ts';
 import { type BenchOptions, type Engine, parseOptions, USAGE } from './harness/options.ts';
@@ -17,6 +18,7 @@ import { buildService, RssSampler, startService } from './harness/processes.ts';
 import {
   compareLatencies,
   type EngineRun,
+  type FixedRun,
   formatComparison,
   formatEngineRun,
   type ScenarioRun,
@@ -51,6 +53,21 @@ async function benchEngine(engine: Engine, dataFile: string, options: BenchOptio
     progress(`${engine}: importing the same file again`);
     reimport = await reimportData(dataFile, database);
   }
+  const cold = options.parts.includes('cold') ? await runCold(database, options.cold) : undefined;
+  const fixed = options.parts.includes('fixed') ? await runFixed(database, options) : undefined;
+  return {
+    engine,
+    database: database.label,
+    import: database.import,
+    ...(reimport ? { reimport } : {}),
+    ...(cold ? { cold } : {}),
+    ...(fixed ? { fixed } : {}),
+  } satisfies EngineRun;
+}
+
+/** The fixed-URL scenarios on one service, then the two baselines. */
+async function runFixed(database: PreparedDatabase, options: BenchOptions): Promise<FixedRun> {
+  const { engine } = database;
   const keys = {
     large: await createKey(database, LARGE_COMPANY_ID, 'bench'),
     small: await createKey(database, SMALL_COMPANY_ID, 'bench'),
@@ -90,16 +107,12 @@ async function benchEngine(engine: Engine, dataFile: string, options: BenchOptio
   const baselines = await runBaselines(leavesPage, settings);
   const { expenseIds, ...reportedParameters } = parameters;
   return {
-    engine,
-    database: database.label,
-    import: database.import,
-    ...(reimport ? { reimport } : {}),
     parameters: { ...reportedParameters, expenseIdPoolSize: expenseIds.length },
     servicePeakRssBytes: rss.peakBytes,
     rssSampling: `VmRSS every ${RSS_INTERVAL_MS} ms`,
     scenarios: withBaselineRatios(runs, baselines),
     baselines,
-  } satisfies EngineRun;
+  };
 }
 
 async function runScenario(

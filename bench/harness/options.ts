@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { ColdSettings } from './cold.ts';
 import { SCENARIO_NAMES, type ScenarioName } from './scenarios.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -17,7 +18,13 @@ export interface BenchOptions {
   readonly scenarios: readonly ScenarioName[];
   /** After preparing the database, import the same file into it again, timed. */
   readonly reimport: boolean;
+  /** What to run after preparing the database: the cold mix, the fixed-URL scenarios. */
+  readonly parts: readonly BenchPart[];
+  readonly cold: ColdSettings;
 }
+
+export const BENCH_PARTS = ['cold', 'fixed'] as const;
+export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export const USAGE = `usage: npm run bench -- [options]
   --data FILE          NDJSON to import (env BENCH_DATA; default bench-data/large.ndjson)
@@ -27,7 +34,16 @@ export const USAGE = `usage: npm run bench -- [options]
   --out FILE           JSON results (env BENCH_OUT; default bench-results/<db>-<timestamp>.json)
   --reimport           then import the same file again into the full database, timed
                        (env BENCH_REIMPORT=1): what a nightly re-import of unchanged data costs
-  --scenarios a,b      run only these scenarios (env BENCH_SCENARIOS; default all):
+  --parts a,b          what to run (env BENCH_PARTS; default cold,fixed): cold = the cold mix of
+                       distinct URLs, per class, then first requests after a restart (the
+                       headline); fixed = the fixed-URL scenarios, which the response cache answers
+  --mix-requests N     distinct requests in the cold mix (default 20000)
+  --mix-duration S     seconds per cold-mix phase (default 30)
+  --mix-connections L  comma list of connection counts, one phase each (default 8,32)
+  --mix-cache L        comma list of on/off: response cache per phase (default on,off)
+  --mix-seed N         seed of the cold mix (default 20261124)
+  --first-requests N   heavy requests sent one at a time after a restart (default 30)
+  --scenarios a,b      run only these fixed scenarios (env BENCH_SCENARIOS; default all):
                        ${SCENARIO_NAMES.join(', ')}
 PostgreSQL: env BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/cdapi_bench).`;
 
@@ -92,6 +108,18 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       values.out ?? env.BENCH_OUT ?? `bench-results/${dbLabel}-${fileTimestamp(new Date())}.json`,
     scenarios: parseScenarios(values.scenarios ?? env.BENCH_SCENARIOS),
     reimport: values.reimport ?? env.BENCH_REIMPORT === '1',
+    parts: parseList(values.parts ?? env.BENCH_PARTS ?? 'cold,fixed', BENCH_PARTS, '--parts'),
+    cold: {
+      requests: positiveInteger('--mix-requests', values['mix-requests'] ?? '20000'),
+      seed: positiveInteger('--mix-seed', values['mix-seed'] ?? '20261124'),
+      durationSeconds: positiveInteger('--mix-duration', values['mix-duration'] ?? '30'),
+      connections: (values['mix-connections'] ?? '8,32')
+        .split(',')
+        .map((count) => positiveInteger('--mix-connections', count.trim())),
+      cache: parseList(values['mix-cache'] ?? 'on,off', ['on', 'off'] as const, '--mix-cache'),
+      firstRequests: positiveInteger('--first-requests', values['first-requests'] ?? '30'),
+      timeoutMs: 30_000,
+    },
   };
 }
 
@@ -112,7 +140,24 @@ const BENCH_FLAGS = {
   connections: { type: 'string' },
   scenarios: { type: 'string' },
   reimport: { type: 'boolean' },
+  parts: { type: 'string' },
+  'mix-requests': { type: 'string' },
+  'mix-duration': { type: 'string' },
+  'mix-connections': { type: 'string' },
+  'mix-cache': { type: 'string' },
+  'mix-seed': { type: 'string' },
+  'first-requests': { type: 'string' },
 } as const satisfies FlagSpecs;
+
+/** A comma list of known values, in the order given. */
+function parseList<T extends string>(raw: string, known: readonly T[], flag: string): T[] {
+  const values = raw.split(',').map((value) => value.trim());
+  const unknown = values.filter((value) => !(known as readonly string[]).includes(value));
+  if (unknown.length > 0 || values.length === 0) {
+    throw new UsageError(`${flag} takes a comma list of ${known.join(', ')}`);
+  }
+  return values as T[];
+}
 
 /** Flags only, no positionals; an unknown or malformed flag is a UsageError with `usage`. */
 export function parseFlags<T extends FlagSpecs>(argv: string[], options: T, usage: string) {

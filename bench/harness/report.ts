@@ -1,7 +1,8 @@
 import { table } from '../../src/cli/context.ts';
 import type { BaselineResults } from './baselines.ts';
+import { type ColdRun, formatCold } from './cold.ts';
 import type { ImportFigures } from './database.ts';
-import type { LoadResult } from './load.ts';
+import type { LatencySummary, LoadResult } from './load.ts';
 import type { Engine } from './options.ts';
 import type { ScenarioParameters } from './parameters.ts';
 
@@ -25,6 +26,13 @@ export interface EngineRun {
   import: ImportFigures;
   /** With --reimport: the same file imported again into the full database. */
   reimport?: ImportFigures;
+  /** The cold mix of distinct URLs, per class, and the first requests after a restart. */
+  cold?: ColdRun;
+  /** The fixed-URL scenarios, which after their first request the response cache answers. */
+  fixed?: FixedRun;
+}
+
+export interface FixedRun {
   parameters: Omit<ScenarioParameters, 'expenseIds'> & { expenseIdPoolSize: number };
   servicePeakRssBytes: number | null;
   rssSampling: string;
@@ -77,10 +85,7 @@ function describeImport(figures: ImportFigures, label = 'import'): string {
   );
 }
 
-export function formatEngineRun(
-  run: EngineRun,
-  settings: { durationSeconds: number; connections: number },
-): string {
+function formatFixed(run: FixedRun, settings: { durationSeconds: number; connections: number }) {
   const errors = (result: LoadResult) => result.errors + result.non2xx;
   const scenarioRows = run.scenarios.map((s) => [
     s.name,
@@ -101,7 +106,7 @@ export function formatEngineRun(
     null,
   ];
   return [
-    `${ENGINE_NAMES[run.engine]} (${run.database}): ${settings.durationSeconds} s per scenario, ` +
+    `fixed URLs (cache figures: each scenario repeats its URLs): ${settings.durationSeconds} s per scenario, ` +
       `${settings.connections} connections`,
     table(
       ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', '% of (b)', '% of (a)'],
@@ -113,25 +118,52 @@ export function formatEngineRun(
     ),
     `errors = non-2xx + socket errors; service peak RSS ${megabytes(run.servicePeakRssBytes)} ` +
       `(${run.rssSampling})`,
+  ].join('\n');
+}
+
+export function formatEngineRun(
+  run: EngineRun,
+  settings: { durationSeconds: number; connections: number },
+): string {
+  return [
+    `${ENGINE_NAMES[run.engine]} (${run.database})`,
     describeImport(run.import),
     ...(run.reimport ? [describeImport(run.reimport, 're-import')] : []),
+    ...(run.cold ? ['', formatCold(ENGINE_NAMES[run.engine], run.cold)] : []),
+    ...(run.fixed ? ['', formatFixed(run.fixed, settings)] : []),
   ].join('\n');
+}
+
+/** The latencies to compare across engines: each cold-mix class of each phase, each fixed scenario. */
+function latencies(run: EngineRun): Map<string, LatencySummary> {
+  const named = new Map<string, LatencySummary>();
+  for (const phase of run.cold?.phases ?? []) {
+    for (const [name, figures] of Object.entries(phase.byClass)) {
+      named.set(
+        `cold ${name} (cache ${phase.cache}, ${phase.connections} conn.)`,
+        figures.latencyMs,
+      );
+    }
+  }
+  for (const scenario of run.fixed?.scenarios ?? []) named.set(scenario.name, scenario.latencyMs);
+  return named;
 }
 
 /** PostgreSQL latency over SQLite latency, scenario by scenario (above 1: PostgreSQL slower). */
 export function compareLatencies(sqlite: EngineRun, postgres: EngineRun): LatencyComparison[] {
-  return sqlite.scenarios.flatMap((lite) => {
-    const pg = postgres.scenarios.find((candidate) => candidate.name === lite.name);
+  const pgLatencies = latencies(postgres);
+  return [...latencies(sqlite)].flatMap(([scenario, lite]) => {
+    const pg = pgLatencies.get(scenario);
     if (pg === undefined) return [];
     return [
       {
-        scenario: lite.name,
-        sqliteP50Ms: lite.latencyMs.p50,
-        postgresP50Ms: pg.latencyMs.p50,
-        p50Ratio: pg.latencyMs.p50 / lite.latencyMs.p50,
-        sqliteP99Ms: lite.latencyMs.p99,
-        postgresP99Ms: pg.latencyMs.p99,
-        p99Ratio: pg.latencyMs.p99 / lite.latencyMs.p99,
+        scenario,
+        sqliteP50Ms: lite.p50,
+        postgresP50Ms: pg.p50,
+        p50Ratio: pg.p50 / lite.p50,
+        sqliteP99Ms: lite.p99,
+        postgresP99Ms: pg.p99,
+        p99Ratio: pg.p99 / lite.p99,
       },
     ];
   });

@@ -1,0 +1,200 @@
+import { table } from '../../src/cli/context.ts';
+import { parseDatabaseUrl } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/connect.ts';
+import { readCatalog } from '../soak/catalog.ts';
+import { firstRequests, MIX_CLASSES, makeColdMix } from './cold-mix.ts';
+import type { PreparedDatabase } from './database.ts';
+import {
+  type ClassFigures,
+  type FirstRequestResult,
+  type MixResult,
+  runFirstRequests,
+  runMix,
+} from './mix-load.ts';
+import { LARGE_COMPANY_ID } from './parameters.ts';
+import { RssSampler, startService } from './processes.ts';
+import { createKey, serviceEnv } from './service.ts';
+
+/** The cold mix's settings (see `npm run bench -- --help`). */
+export interface ColdSettings {
+  requests: number;
+  seed: number;
+  durationSeconds: number;
+  connections: readonly number[];
+  /** Response cache on (the default size) and off (`RESPONSE_CACHE_MB=0`), in this order. */
+  cache: readonly ('on' | 'off')[];
+  firstRequests: number;
+  timeoutMs: number;
+}
+
+export interface ColdPhase extends MixResult {
+  cache: 'on' | 'off';
+  servicePeakRssBytes: number | null;
+}
+
+export interface ColdRun {
+  mix: { requests: number; seed: number; smallCompanies: number; byClass: Record<string, number> };
+  phases: ColdPhase[];
+  firstRequests: FirstRequestResult & { servicePeakRssBytes: number | null };
+}
+
+/** Small companies whose keys the mix uses, besides the large one. */
+const SMALL_COMPANIES = 20;
+
+function progress(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+async function buildMix(database: PreparedDatabase, settings: ColdSettings) {
+  const url = database.env.DATABASE_URL as string;
+  const companies = await readCatalog(url, SMALL_COMPANIES + 1, settings.seed);
+  const large = companies.find((company) => company.id === LARGE_COMPANY_ID);
+  if (large === undefined) throw new Error(`company ${LARGE_COMPANY_ID} is missing`);
+  const small = companies.filter((company) => company !== large);
+  const handle = openDatabase(parseDatabaseUrl(url));
+  try {
+    const started = performance.now();
+    const mix = await makeColdMix(handle.db, large, small, settings.requests, settings.seed);
+    progress(
+      `cold mix of ${mix.length} requests made in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    return { mix, companyIds: companies.map((company) => company.id), small };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The cold mix against a service started afresh for every phase (the response cache on or
+ * off, at each number of connections), then the first requests after one more restart.
+ */
+export async function runCold(
+  database: PreparedDatabase,
+  settings: ColdSettings,
+): Promise<ColdRun> {
+  const { mix, companyIds, small } = await buildMix(database, settings);
+  const keys = new Map<number, string>();
+  for (const id of companyIds) keys.set(id, await createKey(database, id, 'bench-mix'));
+  const probeKey = await createKey(database, LARGE_COMPANY_ID, 'bench-probe');
+  const phases: ColdPhase[] = [];
+  for (const cache of settings.cache) {
+    for (const connections of settings.connections) {
+      progress(
+        `${database.engine}: cold mix, response cache ${cache}, ${connections} connections, ${settings.durationSeconds} s`,
+      );
+      const env = {
+        ...serviceEnv(database),
+        ...(cache === 'off' ? { RESPONSE_CACHE_MB: '0' } : {}),
+      };
+      const service = await startService(env);
+      const rss = new RssSampler(service.pid, 200);
+      try {
+        const result = await runMix(service.baseUrl, mix, keys, probeKey, {
+          connections,
+          durationSeconds: settings.durationSeconds,
+          timeoutMs: settings.timeoutMs,
+        });
+        phases.push({ cache, ...result, servicePeakRssBytes: rss.peakBytes });
+      } finally {
+        rss.stop();
+        await service.stop();
+      }
+    }
+  }
+  progress(`${database.engine}: first ${settings.firstRequests} requests after a restart`);
+  const service = await startService(serviceEnv(database));
+  const rss = new RssSampler(service.pid, 200);
+  let first: FirstRequestResult;
+  try {
+    first = await runFirstRequests(
+      service.baseUrl,
+      firstRequests(mix, settings.firstRequests),
+      keys,
+      probeKey,
+      settings.timeoutMs,
+    );
+  } finally {
+    rss.stop();
+    await service.stop();
+  }
+  const byClass: Record<string, number> = {};
+  for (const request of mix) byClass[request.class] = (byClass[request.class] ?? 0) + 1;
+  return {
+    mix: { requests: mix.length, seed: settings.seed, smallCompanies: small.length, byClass },
+    phases,
+    firstRequests: { ...first, servicePeakRssBytes: rss.peakBytes },
+  };
+}
+
+const ms = (value: number) => value.toFixed(1);
+const megabytes = (bytes: number | null) =>
+  bytes === null ? 'n/a' : `${Math.round(bytes / 2 ** 20)} MB`;
+
+function statuses(figures: {
+  statusCodes: Record<string, number>;
+  timeouts: number;
+  errors: number;
+}) {
+  const parts = Object.entries(figures.statusCodes)
+    .filter(([code]) => code !== '200')
+    .map(([code, count]) => `${code}×${count}`);
+  if (figures.timeouts > 0) parts.push(`timeout×${figures.timeouts}`);
+  if (figures.errors > 0) parts.push(`error×${figures.errors}`);
+  return parts.join(' ') || '-';
+}
+
+function classRow(name: string, figures: ClassFigures, seconds: number) {
+  return [
+    name,
+    figures.requests,
+    (figures.requests / seconds).toFixed(1),
+    ms(figures.latencyMs.p50),
+    ms(figures.latencyMs.p99),
+    ms(figures.latencyMs.max),
+    statuses(figures),
+  ];
+}
+
+export function formatCold(engine: string, run: ColdRun): string {
+  const sections = [
+    `${engine}: cold mix of ${run.mix.requests} distinct requests (seed ${run.mix.seed}, the large company and ${run.mix.smallCompanies} small ones)`,
+  ];
+  for (const phase of run.phases) {
+    const rows = MIX_CLASSES.flatMap((name) => {
+      const figures = phase.byClass[name];
+      return figures ? [classRow(name, figures, phase.durationSeconds)] : [];
+    });
+    rows.push(
+      classRow(
+        'all',
+        {
+          requests: phase.requests,
+          latencyMs: phase.latencyMs,
+          statusCodes: phase.statusCodes,
+          timeouts: phase.timeouts,
+          errors: phase.errors,
+        },
+        phase.durationSeconds,
+      ),
+    );
+    rows.push(classRow('/me probe', phase.probe, phase.durationSeconds));
+    sections.push(
+      [
+        `response cache ${phase.cache}, ${phase.connections} connections, ${phase.durationSeconds.toFixed(0)} s: ` +
+          `${phase.requestsPerSecond.toFixed(0)} req/s, service peak RSS ${megabytes(phase.servicePeakRssBytes)}` +
+          (phase.repeated > 0 ? `, ${phase.repeated} requests repeated (the mix ran out)` : ''),
+        table(['class', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'not 200'], rows),
+      ].join('\n'),
+    );
+  }
+  const first = run.firstRequests;
+  const worst = [...first.requests].sort((a, b) => b.ms - a.ms).slice(0, 3);
+  sections.push(
+    [
+      `first ${first.requests.length} requests after a restart, one at a time: median ${ms(first.medianMs)} ms, worst ${ms(first.worstMs)} ms; ` +
+        `/me meanwhile p50 ${ms(first.probe.latencyMs.p50)} ms, p99 ${ms(first.probe.latencyMs.p99)} ms`,
+      ...worst.map((request) => `  ${ms(request.ms)} ms ${request.status} ${request.path}`),
+    ].join('\n'),
+  );
+  return sections.join('\n\n');
+}
