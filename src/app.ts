@@ -8,7 +8,10 @@ import { sql } from 'kysely';
 import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { DerivedCache } from './db/derived-cache.ts';
-import type { Anchor } from './db/pagination.ts';
+import type { ListSamples } from './db/list-samples.ts';
+import type { AnchorRun } from './db/pagination.ts';
+import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
+import { Admission } from './http/admission.ts';
 import { createAuthenticator } from './http/auth.ts';
 import { answerClientError, answerRouterError } from './http/client-errors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
@@ -41,6 +44,8 @@ function registerErrorMessageKeyword<
 
 /** Anchor lists of long lists kept at once (each up to total ÷ ANCHOR_INTERVAL anchors). */
 const ANCHOR_CACHE_ENTRIES = 200;
+/** Companies' sample sets kept at once (a large company's: up to 10 columns × 1,000 samples). */
+const SAMPLE_CACHE_ENTRIES = 64;
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -169,12 +174,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return { status: degraded ? 'degraded' : 'ok', checks };
   });
 
+  // SQLite reads run on threads of their own, so a slow one holds no other request.
+  const readers =
+    database.dialect === 'sqlite' && database.sqlite.name !== ':memory:' && config.sqliteReaders > 0
+      ? new SqliteReaders({
+          path: database.sqlite.name,
+          threads: config.sqliteReaders,
+          busyTimeoutMs: config.statementTimeoutMs,
+        })
+      : null;
+  const readDb = readers ? readersDb(readers) : database.db;
+  if (readers) {
+    app.addHook('onClose', () => readers.stop());
+    await readers.ready();
+  }
   const deps: ApiDeps = {
     config,
-    db: database.db,
+    db: readDb,
     listCaches: {
       derived: new DerivedCache<number>(),
-      anchors: new DerivedCache<Anchor[]>(ANCHOR_CACHE_ENTRIES),
+      anchors: new DerivedCache<AnchorRun>(ANCHOR_CACHE_ENTRIES),
+      samples: new DerivedCache<ListSamples | null>(SAMPLE_CACHE_ENTRIES),
     },
     responses:
       config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : null,
@@ -184,6 +204,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       limiter: options.limiter,
       onWriteError: (error) => app.log.warn({ err: error }, 'could not record key use'),
     }),
+    admission: new Admission(
+      config.maxConcurrentRequests,
+      config.maxQueuedRequests,
+      config.maxQueueWaitMs,
+    ),
+    readers,
   };
   await app.register(apiRoutes, { prefix: API_PREFIX, deps });
   return app;

@@ -39,6 +39,14 @@ export interface ServerConfig extends Config {
   readonly requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   readonly keepAliveTimeoutMs: number;
+  /** SQLite: threads that run the API's reads off the event loop; 0 runs them on it. */
+  readonly sqliteReaders: number;
+  /** Data requests served at once; more wait in a queue (see `admission.ts`). */
+  readonly maxConcurrentRequests: number;
+  /** Requests that may wait; one more is answered 503 at once. */
+  readonly maxQueuedRequests: number;
+  /** A request that has waited this long is answered 503. */
+  readonly maxQueueWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -191,7 +199,32 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     ),
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY || 'false'),
     ...parseHttpTimeouts(env),
+    sqliteReaders: parseInteger('SQLITE_READERS', env.SQLITE_READERS || '2', 0, 64),
+    ...parseAdmission(env),
   });
+}
+
+function parseAdmission(env: NodeJS.ProcessEnv) {
+  return {
+    maxConcurrentRequests: parseInteger(
+      'MAX_CONCURRENT_REQUESTS',
+      env.MAX_CONCURRENT_REQUESTS || '16',
+      1,
+      10_000,
+    ),
+    maxQueuedRequests: parseInteger(
+      'MAX_QUEUED_REQUESTS',
+      env.MAX_QUEUED_REQUESTS || '256',
+      0,
+      100_000,
+    ),
+    maxQueueWaitMs: parseInteger(
+      'MAX_QUEUE_WAIT_MS',
+      env.MAX_QUEUE_WAIT_MS || '1000',
+      1,
+      3_600_000,
+    ),
+  };
 }
 
 function parseHttpTimeouts(env: NodeJS.ProcessEnv) {

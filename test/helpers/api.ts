@@ -78,6 +78,10 @@ export function testServerConfig(
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 30_000,
     keepAliveTimeoutMs: 72_000,
+    sqliteReaders: 2,
+    maxConcurrentRequests: 16,
+    maxQueuedRequests: 256,
+    maxQueueWaitMs: 10_000,
     ...overrides,
   };
 }

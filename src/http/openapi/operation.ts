@@ -80,6 +80,11 @@ interface OperationSpec<Q, P, R> {
    * may keep it (not /me, whose last_used_at is the request's time; not signed redirects).
    */
   cacheable?: boolean;
+  /**
+   * False for a cheap operation served at once even when the instance is busy (`/me`: a key
+   * check must not wait behind data reads); see `admission.ts`.
+   */
+  queued?: boolean;
 }
 
 export interface OperationSchema<Q, P, R> {
@@ -126,7 +131,7 @@ export function operation<
   spec: OperationSpec<Q, P, R>,
 ): {
   schema: OperationSchema<Q, P, R>;
-  config: { scope: Scope | null; cacheable: boolean };
+  config: { scope: Scope | null; cacheable: boolean; queued: boolean };
 } {
   const { scope } = spec;
   const accepted: HeaderKey[] = RATE_LIMIT_HEADERS;
@@ -188,6 +193,6 @@ export function operation<
   };
   return {
     schema: schema as OperationSchema<Q, P, R>,
-    config: { scope, cacheable: spec.cacheable ?? false },
+    config: { scope, cacheable: spec.cacheable ?? false, queued: spec.queued ?? true },
   };
 }

@@ -4,8 +4,10 @@ import type { ServerConfig } from '../../config.ts';
 import { companyDataVersion } from '../../db/companies.queries.ts';
 import type { Db } from '../../db/database.ts';
 import type { ListCaches, ListSource } from '../../db/pagination.ts';
+import type { SqliteReaders } from '../../db/sqlite-readers.ts';
 import type { ReceiptStore } from '../../receipts/store.ts';
 import { MODELS } from '../../schemas/models.ts';
+import { type Admission, admissionHook } from '../admission.ts';
 import type { Authenticator } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import type { ResponseCache } from '../response-cache.ts';
@@ -27,6 +29,9 @@ export interface ApiDeps {
   responses: ResponseCache | null;
   receipts: ReceiptStore;
   authenticator: Authenticator;
+  admission: Admission;
+  /** SQLite's reader threads, when the reads run on them. */
+  readers: SqliteReaders | null;
 }
 
 declare module 'fastify' {
@@ -35,6 +40,8 @@ declare module 'fastify' {
     public?: boolean;
     /** Answers the response cache may keep (see `operation`). */
     cacheable?: boolean;
+    /** False: served at once, never queued behind data reads (see `admission.ts`). */
+    queued?: boolean;
   }
   interface FastifyRequest {
     /**
@@ -51,7 +58,15 @@ const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
 
 /** What this request's list queries read from: the read database and the shared caches. */
 export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
-  return { db: deps.db, ...deps.listCaches, version: () => request.dataVersion() };
+  const { readers } = deps;
+  return {
+    db: deps.db,
+    ...deps.listCaches,
+    version: () => request.dataVersion(),
+    ...(readers
+      ? { chain: (query, chain) => readers.query(query.sql, query.parameters, chain) }
+      : {}),
+  };
 }
 
 /** The absolute base of this API as the client reached it (or as PUBLIC_BASE_URL says). */
@@ -67,6 +82,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (ap
   app.addHook('onRoute', (route) => {
     if (route.method === 'GET') paths.add(route.url);
   });
+  app.addHook('onRequest', admissionHook(deps.admission));
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.public) return;
     await deps.authenticator.authenticate(request, reply);

@@ -14,6 +14,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app
         'Validates the key and shows its company, the key itself, the access mode and the key’s rate limits. The first call to make with a new key.',
       tag: 'Account',
       scope: null,
+      queued: false,
       success: { 200: jsonResponse('The key and its company.', ref(MeSchema)) },
     }),
     async (request) => {

@@ -1,0 +1,255 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import type { Database, Db } from './database.ts';
+
+/**
+ * Reads of a SQLite file on worker threads, so a slow query never holds the event loop (and
+ * with it every other request of the instance). Each reader thread opens its own read-only
+ * connection to the file; under WAL, readers see every committed transaction and never wait
+ * for the writer. A query goes to the thread with the fewest queries waiting.
+ *
+ * The thread's code is plain JavaScript run with `eval`: a module thread started from the
+ * TypeScript sources would first load tsx's compiler (about half a second per thread), and the
+ * test suite builds hundreds of apps.
+ */
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+db.pragma('query_only = 1');
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+const statements = new Map();
+function prepared(sql) {
+  let statement = statements.get(sql);
+  if (statement === undefined) {
+    statement = db.prepare(sql);
+    statements.set(sql, statement);
+    if (statements.size > ${256}) statements.delete(statements.keys().next().value);
+  }
+  return statement;
+}
+function run(message) {
+  const statement = prepared(message.sql);
+  if (message.chain === undefined) return statement.reader ? statement.all(message.parameters) : [];
+  // A chain: the statement again and again, each time with the previous row's values in the
+  // parameters the chain names, until it finds no row or has found \`count\` rows.
+  const { positions, count } = message.chain;
+  const parameters = [...message.parameters];
+  const rows = [];
+  while (rows.length < count) {
+    const row = statement.get(parameters);
+    if (row === undefined) break;
+    rows.push(row);
+    const values = Object.values(row);
+    positions.forEach((position, index) => { parameters[position] = values[index]; });
+  }
+  return rows;
+}
+parentPort.on('message', (message) => {
+  try {
+    parentPort.postMessage({ id: message.id, rows: run(message) });
+  } catch (error) {
+    parentPort.postMessage({ id: message.id, error: { message: error.message, code: error.code } });
+  }
+});
+parentPort.postMessage({ ready: true });
+`;
+
+interface Reply {
+  id?: number;
+  ready?: boolean;
+  rows?: unknown[];
+  error?: { message: string; code?: string };
+}
+
+/** Repeats a one-row query, each time with values of the row it found (see THREAD_SOURCE). */
+export interface Chain {
+  /** Where each column of a found row goes in the next run's parameters, in column order. */
+  positions: number[];
+  /** At most this many rows. */
+  count: number;
+}
+
+/** A reader thread crashed or could not open the file: the request may work once it is back. */
+class ReaderUnavailableError extends Error {
+  readonly code = 'SQLITE_CANTOPEN';
+}
+
+class ReaderThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<
+    number,
+    { resolve(rows: unknown[]): void; reject(error: Error): void }
+  >();
+  private nextId = 0;
+  readonly ready: Promise<void>;
+
+  constructor(options: ReaderOptions, onExit: (thread: ReaderThread) => void) {
+    this.worker = new Worker(THREAD_SOURCE, {
+      eval: true,
+      workerData: {
+        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        path: options.path,
+        busyTimeoutMs: options.busyTimeoutMs,
+      },
+    });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.on('message', (reply: Reply) => {
+        if (reply.ready) {
+          this.worker.unref();
+          return resolve();
+        }
+        const waiting = this.pending.get(reply.id as number);
+        if (waiting === undefined) return;
+        this.pending.delete(reply.id as number);
+        if (this.pending.size === 0) this.worker.unref();
+        if (reply.error) {
+          waiting.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+        } else {
+          waiting.resolve(reply.rows as unknown[]);
+        }
+      });
+      this.worker.on('error', (error) => reject(error));
+      this.worker.on('exit', () => {
+        reject(new ReaderUnavailableError('the SQLite reader thread stopped'));
+        for (const waiting of this.pending.values()) {
+          waiting.reject(new ReaderUnavailableError('the SQLite reader thread stopped'));
+        }
+        this.pending.clear();
+        onExit(this);
+      });
+    });
+    // A failed start is reported to the queries that wait for it.
+    this.ready.catch(() => {});
+  }
+
+  /** Queries sent and not yet answered. */
+  get load(): number {
+    return this.pending.size;
+  }
+
+  async query(sql: string, parameters: readonly unknown[], chain?: Chain): Promise<unknown[]> {
+    await this.ready;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      // An idle thread does not keep the process alive (the owner stops the threads, but a
+      // process that forgets to must still be able to exit); one with work to answer does.
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, sql, parameters, chain });
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+export interface ReaderOptions {
+  path: string;
+  threads: number;
+  /** How long a read waits on a locked file (only while a checkpoint resets the WAL). */
+  busyTimeoutMs: number;
+}
+
+/** The reader threads of one SQLite file; a thread that stops is replaced. */
+export class SqliteReaders {
+  private threads: ReaderThread[] = [];
+  private stopped = false;
+
+  constructor(private readonly options: ReaderOptions) {
+    for (let i = 0; i < options.threads; i++) this.threads.push(this.start());
+  }
+
+  private start(): ReaderThread {
+    return new ReaderThread(this.options, (exited) => {
+      if (this.stopped) return;
+      this.threads = this.threads.map((thread) => (thread === exited ? this.start() : thread));
+    });
+  }
+
+  /** Resolves once every thread has opened the file; rejects when one could not. */
+  async ready(): Promise<void> {
+    await Promise.all(this.threads.map((thread) => thread.ready));
+  }
+
+  /** Runs a query on the least busy thread. */
+  query(sql: string, parameters: readonly unknown[], chain?: Chain): Promise<unknown[]> {
+    let chosen = this.threads[0] as ReaderThread;
+    for (const thread of this.threads) if (thread.load < chosen.load) chosen = thread;
+    return chosen.query(sql, parameters, chain);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.threads.map((thread) => thread.stop()));
+  }
+}
+
+class ReaderConnection implements DatabaseConnection {
+  constructor(private readonly readers: SqliteReaders) {}
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const rows = await this.readers.query(compiledQuery.sql, compiledQuery.parameters);
+    return { rows: rows as R[] };
+  }
+
+  // biome-ignore lint/correctness/useYield: reader connections do not stream.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('SQLite reader threads do not stream results');
+  }
+}
+
+/**
+ * Kysely's driver over the reader threads. A query needs no connection of its own (each
+ * thread answers its queries in turn), so every acquisition shares one; transactions are
+ * refused: readers only read, and each statement sees the latest commit.
+ */
+class ReaderDriver implements Driver {
+  private readonly connection: ReaderConnection;
+
+  constructor(readers: SqliteReaders) {
+    this.connection = new ReaderConnection(readers);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return this.connection;
+  }
+
+  async beginTransaction(): Promise<void> {
+    throw new Error('SQLite reader threads take no transactions');
+  }
+
+  async commitTransaction(): Promise<void> {}
+
+  async rollbackTransaction(): Promise<void> {}
+
+  async releaseConnection(): Promise<void> {}
+
+  /** The threads belong to whoever started them (`SqliteReaders.stop`). */
+  async destroy(): Promise<void> {}
+}
+
+/** Kysely over the reader threads: the SQLite dialect's SQL, run off the event loop. */
+export function readersDb(readers: SqliteReaders): Db {
+  const dialect: Dialect = {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new ReaderDriver(readers),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+  return new Kysely<Database>({ dialect });
+}

@@ -1,0 +1,81 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './errors.ts';
+
+/**
+ * Bounds the data requests an instance works on at once. Past `maxConcurrent`, requests wait
+ * in arrival order; when `maxQueued` already wait, or one has waited `maxWaitMs`, the request
+ * is answered 503 `service_unavailable` with `Retry-After` at once. An overloaded instance
+ * thus answers every request quickly, some with "come back in a second", instead of letting
+ * all of them wait many seconds behind each other (and a load balancer can send the retry to
+ * an instance with room).
+ */
+export class Admission {
+  private running = 0;
+  private readonly waiting = new Set<() => void>();
+
+  constructor(
+    private readonly maxConcurrent: number,
+    private readonly maxQueued: number,
+    private readonly maxWaitMs: number,
+  ) {}
+
+  /** Resolves when the request may run; rejects with the 503 when it may not. */
+  async enter(reply: FastifyReply): Promise<void> {
+    if (this.running < this.maxConcurrent && this.waiting.size === 0) {
+      this.admit(reply);
+      return;
+    }
+    if (this.waiting.size >= this.maxQueued) throw busy();
+    await new Promise<void>((resolve, reject) => {
+      const leaveQueue = () => {
+        clearTimeout(timer);
+        this.waiting.delete(admitted);
+        reply.raw.off('close', gaveUp);
+      };
+      const admitted = () => {
+        leaveQueue();
+        this.admit(reply);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        leaveQueue();
+        reject(busy());
+      }, this.maxWaitMs);
+      // A client that hangs up while waiting gives its place away.
+      const gaveUp = () => {
+        leaveQueue();
+        reject(new Error('the client closed the connection while waiting'));
+      };
+      reply.raw.once('close', gaveUp);
+      this.waiting.add(admitted);
+    });
+  }
+
+  private admit(reply: FastifyReply): void {
+    this.running++;
+    // Once, however the response ends: sent, failed or cut off by the client.
+    reply.raw.once('close', () => {
+      this.running--;
+      const next = this.waiting.values().next();
+      if (!next.done) next.value();
+    });
+  }
+}
+
+const busy = () =>
+  new ApiError('service_unavailable', 'The service is busy; retry shortly.', {
+    headers: { 'retry-after': '1' },
+  });
+
+/**
+ * The onRequest hook, ahead of the key check (a refused request costs nothing and is not
+ * counted against the key's rate limit): every route but public ones and those whose config
+ * says `queued: false` (cheap answers such as `/me`, which never wait behind data reads).
+ */
+export function admissionHook(admission: Admission) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const { config } = request.routeOptions;
+    if (config.public || config.queued === false) return;
+    await admission.enter(reply);
+  };
+}
