@@ -159,6 +159,42 @@ export interface ReceiptsTable {
   processed_size: number;
 }
 
+/** Per company and long list, the samples' groups and totals at one data version (0006). */
+export interface ListSampleSetsTable {
+  company_id: number;
+  list: string;
+  data_version: number;
+  /** JSON: `[status, group id]` of each group, in group order. */
+  groups: string;
+  /** JSON: the rows of each group. */
+  totals: string;
+  /** Leaves only: the longest leave, in whole days from its start date to its end date. */
+  longest_leave_days: number | null;
+}
+
+/** Every 1,000th row of a long list in one sort order (see src/db/list-samples.ts). */
+export interface ListSamplesTable {
+  company_id: number;
+  list: string;
+  sort_column: string;
+  seq: number;
+  /** JSON: the row's sort value. */
+  sort_value: string;
+  id: number;
+  /** JSON: the rows of each group up to and including this one. */
+  counts: string;
+}
+
+/** The distinct searched texts of a company's expenses, with how many carry each (0006). */
+export interface ExpenseTextsTable {
+  company_id: number;
+  status: ExpenseStatus;
+  category_id: number;
+  title_folded: string;
+  merchant_folded: string;
+  expenses: number;
+}
+
 export interface Database {
   companies: CompaniesTable;
   api_keys: ApiKeysTable;
@@ -170,6 +206,9 @@ export interface Database {
   expenses: ExpensesTable;
   expense_items: ExpenseItemsTable;
   receipts: ReceiptsTable;
+  list_sample_sets: ListSampleSetsTable;
+  list_samples: ListSamplesTable;
+  expense_texts: ExpenseTextsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { ExpenseStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import { moneyToNumber } from '../money.ts';
@@ -9,18 +8,20 @@ import type {
   ExpenseDetail,
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
+import { countSearchedExpenses } from './expense-texts.ts';
 import {
-  keptFromSqliteIndexChoice,
+  keyOf,
   type ListOrder,
+  type ListQueries,
   type ListSource,
   listPage,
-  matchesSearch,
   type Page,
   type PageRequest,
   pageOf,
-  type SearchedTable,
+  type SampledFilter,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
+import { containsSearch, indexFinds, matchesSearch, type SearchedTable } from './search.ts';
 
 export interface ExpenseFilters {
   status?: ExpenseStatus[];
@@ -74,20 +75,27 @@ const EXPENSE_SEARCH: SearchedTable = {
  * The company's expenses that match the filters, from the expenses table alone: the page's
  * ids and the count need no join (the foreign keys guarantee the joined rows).
  */
-function filtered(db: Db, companyId: number, filters: ExpenseFilters) {
+function filtered(
+  db: Db,
+  companyId: number,
+  filters: ExpenseFilters,
+  searched: 'by index' | 'row by row' = 'by index',
+) {
   let q = db.selectFrom('expenses as x').where('x.company_id', '=', companyId);
   if (filters.status) q = q.where('x.status', 'in', filters.status);
   if (filters.employeeIds) q = q.where('x.employee_id', 'in', filters.employeeIds);
   if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
-  // Named employees have few expenses: their index, not a date range's, reads them.
-  const expenseDate = filters.employeeIds
-    ? keptFromSqliteIndexChoice(db, 'x.expense_date')
-    : sql.ref('x.expense_date');
-  if (filters.from) q = q.where(expenseDate, '>=', filters.from);
-  if (filters.to) q = q.where(expenseDate, '<=', filters.to);
+  if (filters.from) q = q.where('x.expense_date', '>=', filters.from);
+  if (filters.to) q = q.where('x.expense_date', '<=', filters.to);
   if (filters.updatedSince) q = q.where('x.updated_at', '>=', filters.updatedSince);
   const { search } = filters;
-  if (search) q = q.where(matchesSearch(db, EXPENSE_SEARCH, search));
+  if (search) {
+    q = q.where(
+      searched === 'by index'
+        ? matchesSearch(db, EXPENSE_SEARCH, search)
+        : containsSearch(EXPENSE_SEARCH, search),
+    );
+  }
   return q;
 }
 
@@ -152,6 +160,61 @@ function toExpense(row: ExpenseRow, urls: ReceiptUrls): Expense {
   };
 }
 
+/**
+ * The filters as the list samples count them: statuses and categories, with a date window as
+ * the rows dated by `to` less those dated before `from`, and `updated_since` as every row less
+ * those updated before it. Named employees, a search, or a window together with
+ * `updated_since` are counted by the database instead.
+ */
+function sampledFilter(
+  db: Db,
+  companyId: number,
+  filters: ExpenseFilters,
+): SampledFilter | undefined {
+  const { from, to, updatedSince } = filters;
+  if (filters.employeeIds || filters.search || ((from || to) && updatedSince)) return undefined;
+  const kept = filtered(db, companyId, {
+    status: filters.status,
+    categoryIds: filters.categoryIds,
+  });
+  const base = { statuses: filters.status, groups: filters.categoryIds, kept };
+  if (updatedSince) {
+    return {
+      ...base,
+      whole: true,
+      terms: [{ sign: -1, column: 'updated_at', value: updatedSince, inclusive: false }],
+    };
+  }
+  return {
+    ...base,
+    whole: !to,
+    terms: [
+      ...(to ? [{ sign: 1 as const, column: 'expense_date', value: to, inclusive: true }] : []),
+      ...(from
+        ? [{ sign: -1 as const, column: 'expense_date', value: from, inclusive: false }]
+        : []),
+    ],
+  };
+}
+
+/**
+ * A search with no other filter than statuses and categories is counted from the distinct
+ * texts of the company's expenses (see `countSearchedExpenses`).
+ */
+function searchedTotal(source: ListSource, companyId: number, filters: ExpenseFilters) {
+  const { search, status, categoryIds } = filters;
+  if (!search || filters.employeeIds || filters.from || filters.to || filters.updatedSince) {
+    return undefined;
+  }
+  return (version: number) =>
+    source.derived.value(
+      companyId,
+      version,
+      keyOf('searched expenses', [search, status, categoryIds]),
+      () => countSearchedExpenses(source.db, companyId, search, { status, categoryIds }),
+    );
+}
+
 export async function listExpenses(
   source: ListSource,
   companyId: number,
@@ -160,27 +223,43 @@ export async function listExpenses(
   page: PageRequest,
   urls: ReceiptUrls,
 ): Promise<Page<Expense>> {
-  const matching = filtered(source.db, companyId, filters);
-  const everything = filtered(source.db, companyId, {});
-  const filtersBoundSortColumn = {
-    id: false,
-    expense_date: !filters.employeeIds && Boolean(filters.from || filters.to),
-    amount: false,
-    created_at: false,
-    updated_at: Boolean(filters.updatedSince),
-  }[sort.field];
+  const window = Boolean(filters.from || filters.to);
+  const lists: ListQueries = {
+    list: 'expenses',
+    matching: filtered(source.db, companyId, filters),
+    walking: filters.search ? filtered(source.db, companyId, filters, 'row by row') : undefined,
+    filterIndex: filters.employeeIds
+      ? 'expenses_employee_id_id'
+      : window
+        ? 'expenses_expense_date_list'
+        : filters.updatedSince
+          ? 'expenses_updated_at_list'
+          : filters.search
+            ? null
+            : 'expenses_id_list',
+    selective: Boolean(
+      filters.employeeIds ||
+        (filters.search && indexFinds(filters.search)) ||
+        window ||
+        filters.updatedSince,
+    ),
+    filtersBoundSortColumn: {
+      id: false,
+      expense_date: !filters.employeeIds && window,
+      amount: false,
+      created_at: false,
+      updated_at: Boolean(filters.updatedSince),
+    }[sort.field],
+    sampled: sampledFilter(source.db, companyId, filters),
+    counted: searchedTotal(source, companyId, filters),
+  };
   const order: ListOrder = {
     column: SORT_COLUMNS[sort.field],
     id: 'x.id',
     direction: sort.direction,
   };
-  const { rows, total } = await listPage(
-    source,
-    companyId,
-    { matching, everything, filtersBoundSortColumn },
-    order,
-    page,
-    (ids) => selectExpense(joined(source.db, companyId)).where('x.id', 'in', ids).execute(),
+  const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>
+    selectExpense(joined(source.db, companyId)).where('x.id', 'in', ids).execute(),
   );
   return pageOf(
     rows.map((row) => toExpense(row, urls)),

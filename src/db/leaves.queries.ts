@@ -1,21 +1,23 @@
-import { type ExpressionBuilder, sql } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import type { LeaveStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
+import { longestLeaveDays } from './list-samples.ts';
 import {
-  isPostgres,
-  keptFromSqliteIndexChoice,
+  keyOf,
   type ListOrder,
+  type ListQueries,
   type ListSource,
   listPage,
-  matchesSearch,
   type Page,
   type PageRequest,
   pageOf,
-  type SearchedTable,
+  type SampledFilter,
+  samplesOf,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
+import { isPostgres, matchesSearch, type SearchedTable } from './search.ts';
 
 export interface LeaveFilters {
   status?: LeaveStatus[];
@@ -71,16 +73,13 @@ interface Bounds {
  */
 function filtered(db: Db, companyId: number, filters: LeaveFilters, bounds: Bounds = {}) {
   let q = db.selectFrom('leaves as l').where('l.company_id', '=', companyId);
-  // Named employees have few leaves: their index, not a date range's, reads them.
-  const dateColumn = (column: 'l.start_date' | 'l.end_date') =>
-    namesEmployees(filters, bounds) ? keptFromSqliteIndexChoice(db, column) : sql.ref(column);
-  if (bounds.earliestStart) q = q.where(dateColumn('l.start_date'), '>=', bounds.earliestStart);
+  if (bounds.earliestStart) q = q.where('l.start_date', '>=', bounds.earliestStart);
   if (filters.status) q = q.where('l.status', 'in', filters.status);
   if (filters.employeeIds) q = q.where('l.employee_id', 'in', filters.employeeIds);
   if (filters.leaveTypeIds) q = q.where('l.leave_type_id', 'in', filters.leaveTypeIds);
   // A leave matches a date range when its period intersects it (PRODUCT.md §6).
-  if (filters.from) q = q.where(dateColumn('l.end_date'), '>=', filters.from);
-  if (filters.to) q = q.where(dateColumn('l.start_date'), '<=', filters.to);
+  if (filters.from) q = q.where('l.end_date', '>=', filters.from);
+  if (filters.to) q = q.where('l.start_date', '<=', filters.to);
   if (filters.updatedSince) q = q.where('l.updated_at', '>=', filters.updatedSince);
   const { search } = filters;
   if (bounds.searchedEmployeeIds) {
@@ -179,14 +178,6 @@ function toLeave(row: LeaveRow): Leave {
   };
 }
 
-/** The longest leave of the company, in days from its start date to its end date. */
-function longestLeaveQuery(db: Db, companyId: number) {
-  const span = isPostgres(db)
-    ? sql<number | null>`max(end_date - start_date)`
-    : sql<number | null>`max(julianday(end_date) - julianday(start_date))`;
-  return db.selectFrom('leaves').select(span.as('days')).where('company_id', '=', companyId);
-}
-
 const DAY_MS = 86_400_000;
 
 /** Up to this many employees found by a search are listed in the leave query itself. */
@@ -226,12 +217,50 @@ async function earliestStartFor(
   from: string | undefined,
 ): Promise<string | undefined> {
   if (!from) return undefined;
-  const query = longestLeaveQuery(source.db, companyId);
-  const days = await source.derived.value(companyId, await source.version(), query, async () => {
-    const row = await query.executeTakeFirst();
-    return Math.ceil(Number(row?.days ?? 0));
-  });
+  const version = await source.version();
+  const samples = await samplesOf(source, companyId, 'leaves', version);
+  const dialect = isPostgres(source.db) ? 'postgres' : 'sqlite';
+  const days =
+    samples?.longestLeaveDays ??
+    (await source.derived.value(companyId, version, keyOf('longest leave', []), () =>
+      longestLeaveDays(source.db, dialect, companyId),
+    ));
   return new Date(Date.parse(`${from}T00:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The filters as the list samples count them: statuses and leave types, with the rows of a
+ * date window as those starting by `to` less those ending before `from`, and `updated_since`
+ * as every row less those updated before it. Named employees, a search, or a window together
+ * with `updated_since` are counted by the database instead.
+ */
+function sampledFilter(
+  db: Db,
+  companyId: number,
+  filters: LeaveFilters,
+): SampledFilter | undefined {
+  const { from, to, updatedSince } = filters;
+  if (filters.employeeIds || filters.search || ((from || to) && updatedSince)) return undefined;
+  const kept = filtered(db, companyId, {
+    status: filters.status,
+    leaveTypeIds: filters.leaveTypeIds,
+  });
+  const base = { statuses: filters.status, groups: filters.leaveTypeIds, kept };
+  if (updatedSince) {
+    return {
+      ...base,
+      whole: true,
+      terms: [{ sign: -1, column: 'updated_at', value: updatedSince, inclusive: false }],
+    };
+  }
+  return {
+    ...base,
+    whole: !to,
+    terms: [
+      ...(to ? [{ sign: 1 as const, column: 'start_date', value: to, inclusive: true }] : []),
+      ...(from ? [{ sign: -1 as const, column: 'end_date', value: from, inclusive: false }] : []),
+    ],
+  };
 }
 
 export async function listLeaves(
@@ -245,23 +274,33 @@ export async function listLeaves(
   if (searchedEmployeeIds?.length === 0) return pageOf([], 0, page);
   const earliestStart = await earliestStartFor(source, companyId, filters.from);
   const bounds = { earliestStart, searchedEmployeeIds };
-  const matching = filtered(source.db, companyId, filters, bounds);
-  const everything = filtered(source.db, companyId, {});
-  const filtersBoundSortColumn = {
-    id: false,
-    start_date: !namesEmployees(filters, bounds) && Boolean(earliestStart || filters.to),
-    end_date: !namesEmployees(filters, bounds) && Boolean(filters.from),
-    created_at: false,
-    updated_at: Boolean(filters.updatedSince),
-  }[sort.field];
+  const names = namesEmployees(filters, bounds);
+  const window = Boolean(filters.from || filters.to);
+  const lists: ListQueries = {
+    list: 'leaves',
+    matching: filtered(source.db, companyId, filters, bounds),
+    filterIndex: names
+      ? 'leaves_employee_id_id'
+      : window
+        ? 'leaves_start_date_list'
+        : filters.updatedSince
+          ? 'leaves_updated_at_list'
+          : filters.search
+            ? null
+            : 'leaves_id_list',
+    selective: Boolean(names || filters.search || window || filters.updatedSince),
+    filtersBoundSortColumn: {
+      id: false,
+      start_date: !names && Boolean(earliestStart || filters.to),
+      end_date: !names && Boolean(filters.from),
+      created_at: false,
+      updated_at: Boolean(filters.updatedSince),
+    }[sort.field],
+    sampled: sampledFilter(source.db, companyId, filters),
+  };
   const order: ListOrder = { column: `l.${sort.field}`, id: 'l.id', direction: sort.direction };
-  const { rows, total } = await listPage(
-    source,
-    companyId,
-    { matching, everything, filtersBoundSortColumn },
-    order,
-    page,
-    (ids) => selectLeave(joined(source.db, companyId)).where('l.id', 'in', ids).execute(),
+  const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>
+    selectLeave(joined(source.db, companyId)).where('l.id', 'in', ids).execute(),
   );
   return pageOf(rows.map(toLeave), total, page);
 }

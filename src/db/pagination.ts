@@ -1,14 +1,21 @@
-import {
-  type Expression,
-  type Kysely,
-  PostgresAdapter,
-  type SelectQueryBuilder,
-  type SqlBool,
-  sql,
-} from 'kysely';
-import { fold } from '../fold.ts';
+import { type CompiledQuery, sql } from 'kysely';
 import type { Db } from './database.ts';
 import { cachedCount, type DerivedCache } from './derived-cache.ts';
+import { indexedBy } from './index-hints.ts';
+import { type AnyQuery, gatheredPage, sampledPage, walkedPage } from './list-pages.ts';
+import {
+  columnSamples,
+  keptGroups,
+  type ListSamples,
+  loadListSamples,
+  orderIndex,
+  rankAt,
+  SAMPLED_LISTS,
+  type SampledListName,
+  sampleBelow,
+} from './list-samples.ts';
+import { isPostgres } from './search.ts';
+import type { Chain } from './sqlite-readers.ts';
 
 export interface PageRequest {
   page: number;
@@ -47,60 +54,215 @@ export function pageOf<T>(data: T[], total: number, request: PageRequest): Page<
   };
 }
 
-/**
- * `column LIKE %text%` on a folded column, with the search text folded the same way and
- * `%`, `_` and `\` taken literally.
- */
-export function containsFolded(column: string, search: string): Expression<SqlBool> {
-  // No stored text holds NUL (the importer refuses it) and PostgreSQL cannot take one in a
-  // parameter: such a search matches nothing, alike on both databases.
-  if (search.includes('\u0000')) return sql<SqlBool>`1 = 0`;
-  const escaped = fold(search).replace(/[\\%_]/g, (c) => `\\${c}`);
-  return sql<SqlBool>`${sql.ref(column)} like ${`%${escaped}%`} escape '\\'`;
+/** The sort key and id of one row of an ordered list. */
+export interface Anchor {
+  value: unknown;
+  id: number;
 }
 
-export const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
-
 /**
- * A column for a WHERE term that SQLite must not choose an index for (its unary plus); as it
- * is on PostgreSQL, whose statistics choose well. Lists name their date columns so when a few
- * named employees hold far fewer rows than the date range: SQLite read a year of the large
- * company's expenses through the covering date index (145,176 rows, 325 ms) to find three
- * employees' 26, which their own index gives at once.
+ * The anchors of one list in one direction: the sort key and id of the rows at positions
+ * ANCHOR_INTERVAL, 2 × ANCHOR_INTERVAL, …, made as far as a page has needed them.
  */
-export function keptFromSqliteIndexChoice(db: Db, column: string): Expression<unknown> {
-  return isPostgres(db) ? sql.ref(column) : sql`+${sql.ref(column)}`;
+export interface AnchorRun {
+  anchors: Anchor[];
+  /** Whether the list has no more anchors than these. */
+  complete: boolean;
+  /** The extension under way, which a later one waits for. */
+  extending: Promise<void>;
 }
 
-/** A table whose two folded text columns `search` looks in (see migration 0004). */
-export interface SearchedTable {
-  table: 'employees' | 'expenses';
-  /** The qualified id and folded columns, e.g. `x.id`, `x.title_folded`. */
+/** The caches of values derived from companies' data, shared by every request. */
+export interface ListCaches {
+  /** List totals and other numbers. */
+  derived: DerivedCache<number>;
+  /** Page anchors of long lists, each made as far as a page has needed. */
+  anchors: DerivedCache<AnchorRun>;
+  /** The list samples of companies' long lists (null: none for that data version). */
+  samples: DerivedCache<ListSamples | null>;
+}
+
+/** What one request's list queries read from. */
+export interface ListSource extends ListCaches {
+  db: Db;
+  /**
+   * The company's data version, read at most once per request. Cached values are computed
+   * after it is read, so none is older than the version it is kept under.
+   */
+  version(): Promise<number>;
+  /**
+   * Runs a chain of one-row queries where the database is (see `Chain`); without it each link
+   * is a query of its own.
+   */
+  chain?(query: CompiledQuery, chain: Chain): Promise<unknown[]>;
+}
+
+/** An order over a list: a column, then the id as tie-breaker, both in one direction. */
+export interface ListOrder {
+  /** Qualified column, e.g. `l.start_date`; the id column itself for the default order. */
+  column: string;
   id: string;
-  columns: [string, string];
+  direction: 'asc' | 'desc';
 }
 
-/** The shortest text the trigram index can find; shorter ones are looked for row by row. */
-const TRIGRAM = 3;
+/**
+ * Rows of a sampled column below a value (at most the value when `inclusive`), added to or
+ * taken from a sampled total.
+ */
+export interface SampledTerm {
+  sign: 1 | -1;
+  column: string;
+  value: string;
+  inclusive: boolean;
+}
+
+/** Filters that a list's samples can count, and perhaps place pages of. */
+export interface SampledFilter {
+  statuses?: readonly string[];
+  groups?: readonly number[];
+  /** The company's rows of those statuses and groups, with no other filter. */
+  kept: AnyQuery;
+  /**
+   * The total: every kept row when `whole`, plus or minus the kept rows below each term's value
+   * (a leave intersects [from, to] when it starts by `to` and does not end before `from`).
+   */
+  whole: boolean;
+  terms: SampledTerm[];
+}
+
+/** A filtered list and what `listPage` weighs to read its pages. */
+export interface ListQueries {
+  list: SampledListName;
+  matching: AnyQuery;
+  /** The same rows written for a walk in a sort order, when that differs (see `containsSearch`). */
+  walking?: AnyQuery;
+  /**
+   * The index that reads the filtered rows best on SQLite (a filter's own index), or null to
+   * leave the choice to the planner (a search, read through its trigram table).
+   */
+  filterIndex: string | null;
+  /**
+   * Whether the filters keep few rows through their own index (named employees, a search, a
+   * date window, `updated_since`), so that few enough matches are gathered and sorted.
+   */
+  selective: boolean;
+  /** Whether a filter limits the sort column to a range (`from` for a date sort, say). */
+  filtersBoundSortColumn: boolean;
+  /** The filters as the list's samples see them, when they can count them. */
+  sampled?: SampledFilter;
+  /** The total counted another way than the samples or a count of the rows (cached by it). */
+  counted?: (version: number) => Promise<number>;
+}
 
 /**
- * Rows whose folded columns contain the search text, as `containsFolded` on either column
- * says. PostgreSQL answers that LIKE from its trigram indexes itself; SQLite is asked through
- * the FTS5 trigram table, whose phrase match is the same substring test.
+ * Up to this many matches of selective filters are gathered and sorted for every page rather
+ * than walked in the sort order (correlated data makes a walk a poor bet: a recent
+ * `updated_since` sorted by `start_date` walked the whole company).
  */
-export function matchesSearch(
-  db: Db,
-  searched: SearchedTable,
-  search: string,
-): Expression<SqlBool> {
-  const folded = fold(search);
-  if (!isPostgres(db) && !search.includes('\u0000') && [...folded].length >= TRIGRAM) {
-    const index = sql.table(`${searched.table}_search`);
-    const phrase = `"${folded.replaceAll('"', '""')}"`;
-    return sql<SqlBool>`${sql.ref(searched.id)} in (select rowid from ${index} where ${index} match ${phrase})`;
+export const GATHER_LIMIT = 20_000;
+
+/** A cache key that is not a query: its text and parameters name the value exactly. */
+export const keyOf = (text: string, parameters: unknown[]) => ({
+  compile: () => ({ sql: text, parameters }),
+});
+
+/** The company's samples of the list at `version`, loaded once per version. */
+export function samplesOf(
+  source: ListSource,
+  companyId: number,
+  list: SampledListName,
+  version: number,
+) {
+  return source.samples.value(companyId, version, keyOf('samples', [list]), () =>
+    loadListSamples(source.db, companyId, list, version),
+  );
+}
+
+/** The total of a sampled filter: whole groups from the totals, each term from a column's samples. */
+async function sampledTotal(
+  source: ListSource,
+  companyId: number,
+  list: SampledListName,
+  samples: ListSamples,
+  filter: SampledFilter,
+  version: number,
+): Promise<number> {
+  const kept = keptGroups(samples, filter.statuses, filter.groups);
+  let total = filter.whole ? kept.reduce((sum, g) => sum + (samples.totals[g] as number), 0) : 0;
+  const sqlite = !isPostgres(source.db);
+  for (const term of filter.terms) {
+    const column = await columnSamples(source.db, samples, companyId, list, term.column);
+    const j = sampleBelow(column, term.value, term.inclusive);
+    const qualified = sql.ref(`${SAMPLED_LISTS[list].alias}.${term.column}`);
+    const idColumn = sql.ref(`${SAMPLED_LISTS[list].alias}.id`);
+    let edge = indexedBy(filter.kept, orderIndex(list, term.column), sqlite);
+    edge = edge.where(qualified, term.inclusive ? '<=' : '<', term.value);
+    if (j >= 0) {
+      const value = column.values[j];
+      const id = column.ids[j] as number;
+      edge =
+        term.column === 'id'
+          ? edge.where(idColumn, '>', id)
+          : edge.where((eb) =>
+              eb(
+                eb.refTuple(qualified as never, idColumn as never),
+                '>',
+                eb.tuple(value as never, id as never),
+              ),
+            );
+    }
+    const below = await cachedCount(source.derived, companyId, version, edge);
+    const sampled = j >= 0 ? rankAt(column, samples.groups.length, kept, j) : 0;
+    total += term.sign * (sampled + below);
   }
-  const [a, b] = searched.columns;
-  return sql<SqlBool>`(${containsFolded(a, search)} or ${containsFolded(b, search)})`;
+  return total;
+}
+
+/**
+ * One page of a list and its total; `rowsOfIds` fetches the rows for the page's ids, in the
+ * ids' order. The total comes from the list's samples when its filters are statuses, groups
+ * and date bounds they count, else from a count (cached per data version). A page of only
+ * statuses and groups starts from a sample; a page of selective filters with few matches is
+ * gathered through their own index and sorted; anything else is walked in the sort order,
+ * through an index that carries every filtered column (migration 0005), from page anchors.
+ */
+export async function listPage<Row extends { id: number }>(
+  source: ListSource,
+  companyId: number,
+  lists: ListQueries,
+  order: ListOrder,
+  page: PageRequest,
+  rowsOfIds: (ids: number[]) => Promise<Row[]>,
+): Promise<{ rows: Row[]; total: number }> {
+  const { list, matching, sampled } = lists;
+  const version = await source.version();
+  const sqlite = !isPostgres(source.db);
+  const samples = sampled ? await samplesOf(source, companyId, list, version) : null;
+  const filtered = lists.filterIndex ? indexedBy(matching, lists.filterIndex, sqlite) : matching;
+  const total =
+    samples && sampled
+      ? await sampledTotal(source, companyId, list, samples, sampled, version)
+      : lists.counted
+        ? await lists.counted(version)
+        : await cachedCount(source.derived, companyId, version, filtered);
+  if (offsetOf(page) >= total) return { rows: [], total };
+  const sortColumn = order.column.slice(order.column.indexOf('.') + 1);
+  const walked = indexedBy(lists.walking ?? matching, orderIndex(list, sortColumn), sqlite);
+  let ids: number[];
+  if (samples && sampled && sampled.terms.length === 0 && sampled.whole) {
+    const column = await columnSamples(source.db, samples, companyId, list, sortColumn);
+    const kept = keptGroups(samples, sampled.statuses, sampled.groups);
+    ids = await sampledPage(walked, order, page, total, {
+      column,
+      groups: samples.groups.length,
+      kept,
+    });
+  } else if (lists.selective && !lists.filtersBoundSortColumn && total <= GATHER_LIMIT) {
+    ids = await gatheredPage(source.db, filtered, order, page);
+  } else {
+    ids = await walkedPage(source, companyId, walked, order, page, total);
+  }
+  return { rows: await rowsOf(ids, rowsOfIds), total };
 }
 
 /** The joined rows of a page's ids, in the ids' order. */
@@ -113,221 +275,4 @@ async function rowsOf<Row extends { id: number }>(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** The caches of values derived from companies' data, shared by every request. */
-export interface ListCaches {
-  /** List totals and other numbers. */
-  derived: DerivedCache<number>;
-  /** Page anchors of long lists; fewer entries, each up to a few thousand anchors. */
-  anchors: DerivedCache<Anchor[]>;
-}
-
-/** What one request's list queries read from. */
-export interface ListSource extends ListCaches {
-  db: Db;
-  /**
-   * The company's data version, read at most once per request. Cached values are computed
-   * after it is read, so none is older than the version it is kept under.
-   */
-  version(): Promise<number>;
-}
-
-/** The sort key and id of one row of an ordered list. */
-export interface Anchor {
-  value: unknown;
-  id: number;
-}
-
-/** An order over a list: a column, then the id as tie-breaker, both in one direction. */
-export interface ListOrder {
-  /** Qualified column, e.g. `l.start_date`; the id column itself for the default order. */
-  column: string;
-  id: string;
-  direction: 'asc' | 'desc';
-}
-
-/** Every how many rows of a long list an anchor is kept. */
-export const ANCHOR_INTERVAL = 1000;
-
-// The list helpers work on any table's filtered select; Kysely's per-table types cannot
-// follow qualified column names given as strings.
-// biome-ignore lint/suspicious/noExplicitAny: see above.
-type AnyQuery = SelectQueryBuilder<any, any, any>;
-
-function ordered(query: AnyQuery, order: ListOrder): AnyQuery {
-  let q = query.orderBy(sql.ref(order.column), order.direction);
-  if (order.column !== order.id) q = q.orderBy(sql.ref(order.id), order.direction);
-  return q;
-}
-
-/** A list to read in order: its matching rows and their order. */
-interface OrderedList {
-  matching: AnyQuery;
-  order: ListOrder;
-}
-
-/**
- * The same list with its rows gathered first: the sort values and ids of every matching row in
- * a materialized common table expression, which neither database merges into the query that
- * reads it, so the filters choose the index it is read through, not the sort order.
- */
-function gathered(db: Db, { matching, order }: OrderedList): OrderedList {
-  const sortsById = order.column === order.id;
-  const columns = sortsById
-    ? [sql.ref(order.id).as('id')]
-    : [sql.ref(order.column).as('sort_value'), sql.ref(order.id).as('id')];
-  const query = (db as unknown as Kysely<Record<string, never>>)
-    .with(
-      (cte) => cte('matched').materialized(),
-      () => matching.clearSelect().select(columns) as never,
-    )
-    .selectFrom('matched' as never);
-  const id = 'matched.id';
-  return {
-    matching: query as AnyQuery,
-    order: { column: sortsById ? id : 'matched.sort_value', id, direction: order.direction },
-  };
-}
-
-/**
- * The sort key and id of every ANCHOR_INTERVAL-th row of the list (1-based positions
- * ANCHOR_INTERVAL, 2 × ANCHOR_INTERVAL, …), computed by the database in one ordered pass and
- * cached under the company's data version.
- */
-async function anchorsOf(
-  source: ListSource,
-  companyId: number,
-  { matching, order }: OrderedList,
-): Promise<Anchor[]> {
-  const position = sql<number>`row_number() over (order by ${sql.ref(order.column)} ${sql.raw(
-    order.direction,
-  )}, ${sql.ref(order.id)} ${sql.raw(order.direction)})`;
-  const ranked = matching
-    .clearSelect()
-    .select([
-      sql.ref(order.column).as('value'),
-      sql.ref(order.id).as('id'),
-      position.as('position'),
-    ]);
-  const query = (source.db as unknown as Kysely<Record<string, never>>)
-    .selectFrom(ranked.as('ranked') as never)
-    .select([sql.ref('value').as('value'), sql.ref('id').as('id')])
-    .where(sql`position % ${ANCHOR_INTERVAL}`, '=', 0)
-    .orderBy(sql.ref('position'));
-  return source.anchors.value(companyId, await source.version(), query, async () =>
-    (await query.execute()).map((row) => {
-      const { value, id } = row as { value: unknown; id: number };
-      return { value, id: Number(id) };
-    }),
-  );
-}
-
-/**
- * The ids of one page of `list`, in order. A shallow page skips its offset; a deep one starts
- * after the nearest anchor (of `anchored`, the same rows in the same order, perhaps read
- * another way) and skips fewer than ANCHOR_INTERVAL rows, so page 10,000 costs about what
- * page 10 does (once the anchors are made).
- */
-async function idsOfPage(
-  source: ListSource,
-  companyId: number,
-  list: OrderedList,
-  anchored: OrderedList,
-  page: PageRequest,
-): Promise<number[]> {
-  const { matching, order } = list;
-  const offset = offsetOf(page);
-  let query = ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), order);
-  let skip = offset;
-  const anchorsBefore = Math.floor(offset / ANCHOR_INTERVAL);
-  if (anchorsBefore > 0) {
-    const anchors = await anchorsOf(source, companyId, anchored);
-    const used = Math.min(anchorsBefore, anchors.length);
-    const anchor = anchors[used - 1];
-    if (anchor) {
-      const after = order.direction === 'asc' ? '>' : '<';
-      query = query.where((eb) =>
-        order.column === order.id
-          ? eb(sql.ref(order.id), after, anchor.id)
-          : eb(
-              eb.refTuple(sql.ref(order.column) as never, sql.ref(order.id) as never),
-              after,
-              eb.tuple(anchor.value as never, anchor.id as never),
-            ),
-      );
-      skip = offset - used * ANCHOR_INTERVAL;
-    }
-  }
-  const rows = await query.limit(page.perPage).offset(skip).execute();
-  return rows.map((row) => Number((row as { id: number }).id));
-}
-
-/**
- * How many times more rows a walk may read than the even spread of matches predicts. Sort
- * columns and filters are correlated in real data (dates with dates and ids, amounts with
- * categories), and on the large data set walks read 30–75 times the prediction: a month of
- * leaves sorted by `created_at` read 598,620 rows for a page of 100 on PostgreSQL (587 ms, 20 ms
- * gathered); a quarter of one category sorted by amount, 250 ms a page (3 ms gathered).
- */
-const WALK_UNDERESTIMATE = 10;
-
-/**
- * Whether a page of a filtered list is cheaper to read from its rows gathered first
- * (`gathered`) than by walking the sort order. A walk starts at the nearest anchor, skips
- * fewer than ANCHOR_INTERVAL matches and stops once the page is full; if matches were spread
- * evenly it would read `all / matched` rows of the company for every one it keeps, but they
- * rarely are (WALK_UNDERESTIMATE), and a recent `updated_since` sorted by `start_date` walked
- * the whole company, 2.5 s a page over a million leaves. Gathering reads the `matched` rows
- * through the filters' own index and sorts them, a cost known in advance. So a filter that
- * keeps a small part of a large list is gathered for every page (at most about 30,000 rows for
- * a first page of 100 over a million); a broad one is walked.
- */
-export function gathersMatches(
-  counts: { matched: number; all: number },
-  page: PageRequest,
-): boolean {
-  const { matched, all } = counts;
-  const evenlySpread = ((offsetOf(page) % ANCHOR_INTERVAL) + page.perPage) * (all / matched);
-  return matched < WALK_UNDERESTIMATE * evenlySpread;
-}
-
-/** A filtered list and what `listPage` weighs to read its pages. */
-export interface ListQueries {
-  matching: AnyQuery;
-  /** The company's whole list of the same table. */
-  everything: AnyQuery;
-  /** Whether a filter limits the sort column to a range (`from` for a date sort, say). */
-  filtersBoundSortColumn: boolean;
-}
-
-/**
- * One page of a list and its total; `rowsOfIds` fetches the rows for the page's ids, in the
- * ids' order. The counts (cached) of the filtered list and of the whole one choose how the ids
- * are read. A list whose filters keep part of it is read through the filters' own index: its
- * anchors always (they need every match: over a million leaves, 0.2 s where walking the sort
- * order for 80,000 of them took 2–3 s), its pages when `gathersMatches` says so. An unfiltered
- * list is walked in its sort order, and so is one whose filters bound the sort column
- * (`updated_since` sorted by `updated_at`): the walk then reads that range of the sort
- * column's index, no more than gathering would, and stops early.
- */
-export async function listPage<Row extends { id: number }>(
-  source: ListSource,
-  companyId: number,
-  lists: ListQueries,
-  order: ListOrder,
-  page: PageRequest,
-  rowsOfIds: (ids: number[]) => Promise<Row[]>,
-): Promise<{ rows: Row[]; total: number }> {
-  const { matching, everything, filtersBoundSortColumn } = lists;
-  const version = await source.version();
-  const [total, all] = await Promise.all([
-    cachedCount(source.derived, companyId, version, matching),
-    cachedCount(source.derived, companyId, version, everything),
-  ]);
-  if (offsetOf(page) >= total) return { rows: [], total };
-  const walked = { matching, order };
-  const anchored = total < all && !filtersBoundSortColumn ? gathered(source.db, walked) : walked;
-  const list =
-    anchored !== walked && gathersMatches({ matched: total, all }, page) ? anchored : walked;
-  const ids = await idsOfPage(source, companyId, list, anchored, page);
-  return { rows: await rowsOf(ids, rowsOfIds), total };
-}
+export { ANCHOR_INTERVAL } from './list-pages.ts';

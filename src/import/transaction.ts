@@ -1,5 +1,7 @@
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
+import { refreshExpenseTexts } from '../db/expense-texts.ts';
+import { refreshListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
 import { rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
 import { rowWriter } from './row-writer.ts';
@@ -43,6 +45,8 @@ export async function beginImport(handle: DatabaseHandle): Promise<ImportTransac
             .where('id', 'in', companyIds.slice(start, start + VERSION_BUMP_CHUNK))
             .execute();
         }
+        await refreshListSamples(trx, handle.dialect, companyIds);
+        await refreshExpenseTexts(trx, companyIds);
         await trx.commit().execute();
       },
       async rollback() {

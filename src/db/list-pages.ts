@@ -1,0 +1,262 @@
+import { type CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { Db } from './database.ts';
+import { type ColumnSamples, rankAt, sampleBefore } from './list-samples.ts';
+import type { Anchor, ListOrder, ListSource, PageRequest } from './pagination.ts';
+import type { Chain } from './sqlite-readers.ts';
+
+/**
+ * The three ways a page of a long list is read (see `listPage`): walked in the sort order from
+ * a page anchor, walked from a list sample, or gathered and sorted.
+ */
+
+/** Every how many rows of a walked list an anchor is kept. */
+export const ANCHOR_INTERVAL = 1000;
+
+// The list helpers work on any table's filtered select; Kysely's per-table types cannot
+// follow qualified column names given as strings.
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+export type AnyQuery = SelectQueryBuilder<any, any, any>;
+
+const offsetOf = ({ page, perPage }: PageRequest): number => (page - 1) * perPage;
+
+const reversed = (order: ListOrder): ListOrder => ({
+  ...order,
+  direction: order.direction === 'asc' ? 'desc' : 'asc',
+});
+
+function ordered(query: AnyQuery, order: ListOrder): AnyQuery {
+  let q = query.orderBy(sql.ref(order.column), order.direction);
+  if (order.column !== order.id) q = q.orderBy(sql.ref(order.id), order.direction);
+  return q;
+}
+
+/** Only the rows after `anchor` in `order`. */
+function after(query: AnyQuery, order: ListOrder, anchor: Anchor): AnyQuery {
+  const comparison = order.direction === 'asc' ? '>' : '<';
+  return query.where((eb) =>
+    order.column === order.id
+      ? eb(sql.ref(order.id), comparison, anchor.id)
+      : eb(
+          eb.refTuple(sql.ref(order.column) as never, sql.ref(order.id) as never),
+          comparison,
+          eb.tuple(anchor.value as never, anchor.id as never),
+        ),
+  );
+}
+
+const idsOf = (rows: unknown[]) => rows.map((row) => Number((row as { id: number }).id));
+
+/** The ids of `limit` rows of the list in `order`, after `anchor` (if any) and `skip` more. */
+async function idsAfter(
+  matching: AnyQuery,
+  order: ListOrder,
+  anchor: Anchor | null,
+  skip: number,
+  limit: number,
+): Promise<number[]> {
+  let query = ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), order);
+  if (anchor) query = after(query, order, anchor);
+  return idsOf(await query.limit(limit).offset(skip).execute());
+}
+
+/**
+ * Where a page of `total` rows is read from: the rows before it in the list's own order when
+ * it lies in the first half, else from the end, backwards (`fromEnd`), to be reversed.
+ */
+function nearerEnd(page: PageRequest, total: number) {
+  const offset = offsetOf(page);
+  const limit = Math.min(page.perPage, total - offset);
+  const fromEnd = offset + limit / 2 > total / 2;
+  return { fromEnd, limit, position: fromEnd ? total - offset - limit : offset };
+}
+
+/** Placeholders whose places in a compiled query's parameters `chainedAnchors` looks up. */
+const PLACEHOLDER_VALUE = '\u0000anchor value';
+const PLACEHOLDER_ID = '\u0000anchor id';
+
+/**
+ * The next `count` anchors of the list after `last` (from its start when null): each is found
+ * by skipping ANCHOR_INTERVAL - 1 rows after the one before, through the list's index alone,
+ * so making the anchors down to a depth costs one pass over the index to that depth.
+ */
+async function chainedAnchors(
+  source: ListSource,
+  matching: AnyQuery,
+  order: ListOrder,
+  last: Anchor | null,
+  count: number,
+): Promise<Anchor[]> {
+  const step = (query: AnyQuery) =>
+    ordered(
+      query.clearSelect().select([sql.ref(order.column).as('value'), sql.ref(order.id).as('id')]),
+      order,
+    )
+      .limit(1)
+      .offset(ANCHOR_INTERVAL - 1);
+  const anchors: Anchor[] = [];
+  let previous = last;
+  if (previous === null) {
+    const first = (await step(matching).executeTakeFirst()) as Anchor | undefined;
+    if (first === undefined) return anchors;
+    previous = { value: first.value, id: Number(first.id) };
+    anchors.push(previous);
+  }
+  if (anchors.length >= count) return anchors;
+  const placeholder = { value: PLACEHOLDER_VALUE, id: PLACEHOLDER_ID as unknown as number };
+  const next = step(after(matching, order, placeholder)).compile();
+  const idPosition = next.parameters.indexOf(PLACEHOLDER_ID);
+  // The id order compares the id alone: the row's value (its id) goes to the id's place.
+  const valuePosition =
+    order.column === order.id ? idPosition : next.parameters.indexOf(PLACEHOLDER_VALUE);
+  const parameters = [...next.parameters];
+  parameters[valuePosition] = order.column === order.id ? previous.id : previous.value;
+  parameters[idPosition] = previous.id;
+  const chain: Chain = { positions: [valuePosition, idPosition], count: count - anchors.length };
+  const query = { ...next, parameters } as CompiledQuery;
+  const rows = source.chain
+    ? await source.chain(query, chain)
+    : await chainHere(source.db, query, chain);
+  for (const row of rows as Anchor[]) anchors.push({ value: row.value, id: Number(row.id) });
+  return anchors;
+}
+
+/** `Chain` run as one query a link, for databases without a chain of their own. */
+async function chainHere(db: Db, query: CompiledQuery, chain: Chain): Promise<unknown[]> {
+  const rows: unknown[] = [];
+  const parameters = [...query.parameters];
+  while (rows.length < chain.count) {
+    const [row] = (await db.executeQuery({ ...query, parameters })).rows as Record<
+      string,
+      unknown
+    >[];
+    if (row === undefined) break;
+    rows.push(row);
+    const values = Object.values(row);
+    chain.positions.forEach((position, index) => {
+      parameters[position] = values[index];
+    });
+  }
+  return rows;
+}
+
+/**
+ * At least the first `needed` anchors of the list in `order` (fewer when the list is shorter),
+ * cached under the company's data version and made further only when a deeper page asks.
+ */
+async function anchorsUpTo(
+  source: ListSource,
+  companyId: number,
+  matching: AnyQuery,
+  order: ListOrder,
+  needed: number,
+): Promise<Anchor[]> {
+  const key = ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), order);
+  const run = await source.anchors.value(companyId, await source.version(), key, async () => ({
+    anchors: [],
+    complete: false,
+    extending: Promise.resolve(),
+  }));
+  if (run.anchors.length >= needed || run.complete) return run.anchors;
+  const extension = run.extending.then(async () => {
+    const missing = needed - run.anchors.length;
+    if (missing <= 0 || run.complete) return;
+    const last = run.anchors.at(-1) ?? null;
+    const more = await chainedAnchors(source, matching, order, last, missing);
+    run.anchors.push(...more);
+    if (more.length < missing) run.complete = true;
+  });
+  // A failed extension (database down) leaves the run as it was for the next request.
+  run.extending = extension.catch(() => {});
+  await extension;
+  return run.anchors;
+}
+
+/**
+ * The ids of one page walked in the list's order from the nearer end (a page in the second
+ * half is read backwards from the last row, and reversed), starting at the nearest anchor
+ * (made the first time a page that deep is asked for) and skipping fewer than
+ * ANCHOR_INTERVAL rows: page 10,000 costs about what page 10 does once its anchors exist.
+ */
+export async function walkedPage(
+  source: ListSource,
+  companyId: number,
+  matching: AnyQuery,
+  order: ListOrder,
+  page: PageRequest,
+  total: number,
+): Promise<number[]> {
+  const { fromEnd, limit, position } = nearerEnd(page, total);
+  const walkOrder = fromEnd ? reversed(order) : order;
+  const anchorsBefore = Math.floor(position / ANCHOR_INTERVAL);
+  let anchor: Anchor | null = null;
+  let skip = position;
+  if (anchorsBefore > 0) {
+    const anchors = await anchorsUpTo(source, companyId, matching, walkOrder, anchorsBefore);
+    const used = Math.min(anchorsBefore, anchors.length);
+    anchor = anchors[used - 1] ?? null;
+    if (anchor) skip = position - used * ANCHOR_INTERVAL;
+  }
+  const ids = await idsAfter(matching, walkOrder, anchor, skip, limit);
+  return fromEnd ? ids.reverse() : ids;
+}
+
+/**
+ * The ids of one page of a list of statuses and groups, read from the list's samples in the
+ * sort order: the page starts after the last sample with no more rows of those groups up to
+ * it than the page's position, and skips the difference (fewer than the samples' interval).
+ */
+export async function sampledPage(
+  matching: AnyQuery,
+  order: ListOrder,
+  page: PageRequest,
+  total: number,
+  samples: { column: ColumnSamples; groups: number; kept: readonly number[] },
+): Promise<number[]> {
+  const offset = offsetOf(page);
+  const limit = Math.min(page.perPage, total - offset);
+  // Samples count rows in ascending order: a descending page is the ascending one reversed.
+  const descending = order.direction === 'desc';
+  const ascending = descending ? reversed(order) : order;
+  const start = descending ? total - offset - limit : offset;
+  const { column, groups, kept } = samples;
+  const j = sampleBefore(column, groups, kept, start);
+  const anchor = j < 0 ? null : { value: column.values[j], id: column.ids[j] as number };
+  const skip = j < 0 ? start : start - rankAt(column, groups, kept, j);
+  const ids = await idsAfter(matching, ascending, anchor, skip, limit);
+  return descending ? ids.reverse() : ids;
+}
+
+/**
+ * The ids of one page gathered first: the sort values and ids of every matching row in a
+ * materialized common table expression, which neither database merges into the query that
+ * reads it, so the filters choose the index it is read through, not the sort order; then
+ * sorted.
+ */
+export async function gatheredPage(
+  db: Db,
+  matching: AnyQuery,
+  order: ListOrder,
+  page: PageRequest,
+): Promise<number[]> {
+  const sortsById = order.column === order.id;
+  const columns = sortsById
+    ? [sql.ref(order.id).as('id')]
+    : [sql.ref(order.column).as('sort_value'), sql.ref(order.id).as('id')];
+  const query = (db as unknown as Kysely<Record<string, never>>)
+    .with(
+      (cte) => cte('matched').materialized(),
+      () => matching.clearSelect().select(columns) as never,
+    )
+    .selectFrom('matched' as never)
+    .select(sql.ref('matched.id').as('id'));
+  const gathered: ListOrder = {
+    column: sortsById ? 'matched.id' : 'matched.sort_value',
+    id: 'matched.id',
+    direction: order.direction,
+  };
+  const rows = await ordered(query as AnyQuery, gathered)
+    .limit(page.perPage)
+    .offset(offsetOf(page))
+    .execute();
+  return idsOf(rows);
+}

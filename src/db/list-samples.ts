@@ -1,0 +1,395 @@
+import { type Kysely, sql } from 'kysely';
+import type { Dialect } from './connect.ts';
+import type { Db } from './database.ts';
+import { indexedBy } from './index-hints.ts';
+
+/**
+ * List samples: for each sort order of a company's long lists, every SAMPLE_INTERVAL-th row's
+ * sort key, with how many rows of each status and group (leave type, expense category) come
+ * up to it. Made by the import that changed the list, in its transaction, for the new data
+ * version. With them a page of any combination of statuses and groups, at any depth, starts
+ * from the sample just before it and skips fewer than SAMPLE_INTERVAL rows; and the number of
+ * rows below a date (so the total of a date window or of `updated_since`) is the sample's
+ * count plus a count over fewer than SAMPLE_INTERVAL rows of the index. Without them a new
+ * filter's first deep page walked and counted up to a million index entries (PostgreSQL
+ * counted a status by reading the whole table: half a second).
+ */
+export const SAMPLE_INTERVAL = 1000;
+
+/** Shorter lists have no samples: walking and counting them is cheap enough. */
+export const SAMPLED_MIN_ROWS = 20_000;
+
+/** A list with samples: its table, the group column beside status, and its sort columns. */
+export interface SampledList {
+  table: 'leaves' | 'expenses';
+  /** The alias the list queries give the table. */
+  alias: 'l' | 'x';
+  group: 'leave_type_id' | 'category_id';
+  /** Each with the index that reads it in order (migration 0005). */
+  columns: Readonly<Record<string, string>>;
+}
+
+export const SAMPLED_LISTS = {
+  leaves: {
+    table: 'leaves',
+    alias: 'l',
+    group: 'leave_type_id',
+    columns: {
+      id: 'leaves_id_list',
+      start_date: 'leaves_start_date_list',
+      end_date: 'leaves_end_date_list',
+      created_at: 'leaves_created_at_list',
+      updated_at: 'leaves_updated_at_list',
+    },
+  },
+  expenses: {
+    table: 'expenses',
+    alias: 'x',
+    group: 'category_id',
+    columns: {
+      id: 'expenses_id_list',
+      expense_date: 'expenses_expense_date_list',
+      amount_e4: 'expenses_amount_e4_list',
+      created_at: 'expenses_created_at_list',
+      updated_at: 'expenses_updated_at_list',
+    },
+  },
+} as const satisfies Record<string, SampledList>;
+
+export type SampledListName = keyof typeof SAMPLED_LISTS;
+
+/** The index that reads the list in the order of `column`. */
+export const orderIndex = (list: SampledListName, column: string): string =>
+  (SAMPLED_LISTS[list].columns as Record<string, string>)[column] as string;
+
+// The tables and columns are named by the lists above, not by Kysely's table types.
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+type AnyDb = Kysely<any>;
+
+interface GroupCount {
+  status: string;
+  grp: number;
+  n: number | string;
+}
+
+/** The rows of a list in one order, block by block: SAMPLE_INTERVAL rows at a time. */
+async function sampleColumn(
+  db: AnyDb,
+  dialect: Dialect,
+  list: SampledList,
+  companyId: number,
+  column: string,
+  groupIndex: (status: string, group: number) => number,
+  groups: number,
+): Promise<Array<{ value: unknown; id: number; counts: number[] }>> {
+  const samples: Array<{ value: unknown; id: number; counts: number[] }> = [];
+  const index = list.columns[column] as string;
+  const running = new Array<number>(groups).fill(0);
+  const from = (after: { value: unknown; id: number } | null) => {
+    let q = indexedBy(
+      db.selectFrom(list.table).where('company_id', '=', companyId),
+      index,
+      dialect === 'sqlite',
+    );
+    if (after) {
+      q = q.where((eb) =>
+        column === 'id'
+          ? eb('id', '>', after.id)
+          : eb(
+              eb.refTuple(column as never, 'id' as never),
+              '>',
+              eb.tuple(after.value as never, after.id as never),
+            ),
+      );
+    }
+    q = q.orderBy(column);
+    return column === 'id' ? q : q.orderBy('id');
+  };
+  let last: { value: unknown; id: number } | null = null;
+  for (;;) {
+    const block = from(last)
+      .select(['status', `${list.group} as grp`])
+      .limit(SAMPLE_INTERVAL);
+    const counts = (await db
+      .selectFrom(block.as('block'))
+      .select(['status', 'grp', sql<number>`count(*)`.as('n')])
+      .groupBy(['status', 'grp'])
+      .execute()) as GroupCount[];
+    const rows = counts.reduce((sum, row) => sum + Number(row.n), 0);
+    if (rows < SAMPLE_INTERVAL) break;
+    for (const row of counts) {
+      const g = groupIndex(row.status, Number(row.grp));
+      running[g] = (running[g] as number) + Number(row.n);
+    }
+    const key = (await from(last)
+      .select([`${column} as value`, 'id'])
+      .offset(SAMPLE_INTERVAL - 1)
+      .limit(1)
+      .executeTakeFirstOrThrow()) as { value: unknown; id: number | string };
+    last = { value: key.value, id: Number(key.id) };
+    samples.push({ ...last, counts: [...running] });
+  }
+  return samples;
+}
+
+/** Company ids are sent in chunks of this many (PostgreSQL and SQLite both cap parameters). */
+const CHUNK = 500;
+
+/**
+ * Makes the samples of the companies' long lists again (and drops those of lists that became
+ * short), for the data version each company has now. Runs in the import's transaction, after
+ * its rows and its version bump.
+ */
+export async function refreshListSamples(
+  trx: Db,
+  dialect: Dialect,
+  companyIds: readonly number[],
+): Promise<void> {
+  const db = trx as unknown as AnyDb;
+  for (let start = 0; start < companyIds.length; start += CHUNK) {
+    const chunk = companyIds.slice(start, start + CHUNK);
+    for (const table of ['list_samples', 'list_sample_sets'] as const) {
+      await trx.deleteFrom(table).where('company_id', 'in', chunk).execute();
+    }
+    for (const [name, list] of Object.entries(SAMPLED_LISTS) as [SampledListName, SampledList][]) {
+      const long = await db
+        .selectFrom(list.table)
+        .select('company_id')
+        .where('company_id', 'in', chunk)
+        .groupBy('company_id')
+        .having(sql`count(*)`, '>=', SAMPLED_MIN_ROWS)
+        .execute();
+      for (const { company_id: companyId } of long) {
+        await sampleList(db, dialect, name, list, Number(companyId));
+      }
+    }
+  }
+}
+
+/** The samples of one company's list, in every sort order. */
+async function sampleList(
+  db: AnyDb,
+  dialect: Dialect,
+  name: SampledListName,
+  list: SampledList,
+  companyId: number,
+): Promise<void> {
+  const { data_version: version } = await db
+    .selectFrom('companies')
+    .select('data_version')
+    .where('id', '=', companyId)
+    .executeTakeFirstOrThrow();
+  const totals = (await db
+    .selectFrom(list.table)
+    .select(['status', `${list.group} as grp`, sql<number>`count(*)`.as('n')])
+    .where('company_id', '=', companyId)
+    .groupBy(['status', list.group])
+    .orderBy('status')
+    .orderBy(list.group)
+    .execute()) as GroupCount[];
+  const groups = totals.map((row) => [row.status, Number(row.grp)] as const);
+  const longest = name === 'leaves' ? await longestLeaveDays(db, dialect, companyId) : null;
+  const position = new Map(groups.map(([status, grp], i) => [`${status}\u0000${grp}`, i]));
+  const groupIndex = (status: string, grp: number) =>
+    position.get(`${status}\u0000${grp}`) as number;
+  await db
+    .insertInto('list_sample_sets')
+    .values({
+      company_id: companyId,
+      list: name,
+      data_version: version,
+      groups: JSON.stringify(groups),
+      totals: JSON.stringify(totals.map((row) => Number(row.n))),
+      longest_leave_days: longest,
+    })
+    .execute();
+  for (const column of Object.keys(list.columns)) {
+    const samples = await sampleColumn(
+      db,
+      dialect,
+      list,
+      companyId,
+      column,
+      groupIndex,
+      groups.length,
+    );
+    for (let start = 0; start < samples.length; start += 200) {
+      await db
+        .insertInto('list_samples')
+        .values(
+          samples.slice(start, start + 200).map((sample, i) => ({
+            company_id: companyId,
+            list: name,
+            sort_column: column,
+            seq: start + i,
+            sort_value: JSON.stringify(sample.value),
+            id: sample.id,
+            counts: JSON.stringify(sample.counts),
+          })),
+        )
+        .execute();
+    }
+  }
+}
+
+/** The company's longest leave, in whole days from its start date to its end date. */
+export async function longestLeaveDays(
+  db: Db | AnyDb,
+  dialect: Dialect,
+  companyId: number,
+): Promise<number> {
+  const span =
+    dialect === 'postgres'
+      ? sql<number | null>`max(end_date - start_date)`
+      : sql<number | null>`max(julianday(end_date) - julianday(start_date))`;
+  const row = await (db as AnyDb)
+    .selectFrom('leaves')
+    .select(span.as('days'))
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+  return Math.ceil(Number(row?.days ?? 0));
+}
+
+/** One sort order's samples, in order. */
+export interface ColumnSamples {
+  values: unknown[];
+  ids: number[];
+  /** Row-major: sample × group, each the rows of that group up to and including the sample. */
+  counts: Int32Array;
+}
+
+/** A company's samples of one list at one data version. */
+export interface ListSamples {
+  /** Status and group of each group index. */
+  groups: ReadonlyArray<readonly [string, number]>;
+  totals: number[];
+  longestLeaveDays: number | null;
+  columns: Map<string, Promise<ColumnSamples>>;
+}
+
+/** The company's samples of the list, when they were made for `version`; else null. */
+export async function loadListSamples(
+  db: Db,
+  companyId: number,
+  list: SampledListName,
+  version: number,
+): Promise<ListSamples | null> {
+  const set = await db
+    .selectFrom('list_sample_sets')
+    .select(['data_version', 'groups', 'totals', 'longest_leave_days'])
+    .where('company_id', '=', companyId)
+    .where('list', '=', list)
+    .executeTakeFirst();
+  if (!set || Number(set.data_version) !== version) return null;
+  return {
+    groups: JSON.parse(set.groups),
+    totals: JSON.parse(set.totals),
+    longestLeaveDays: set.longest_leave_days === null ? null : Number(set.longest_leave_days),
+    columns: new Map(),
+  };
+}
+
+/** One column's samples of a loaded set (read once per set). */
+export function columnSamples(
+  db: Db,
+  samples: ListSamples,
+  companyId: number,
+  list: SampledListName,
+  column: string,
+): Promise<ColumnSamples> {
+  let loaded = samples.columns.get(column);
+  if (!loaded) {
+    loaded = (async () => {
+      const rows = await db
+        .selectFrom('list_samples')
+        .select(['sort_value', 'id', 'counts'])
+        .where('company_id', '=', companyId)
+        .where('list', '=', list)
+        .where('sort_column', '=', column)
+        .orderBy('seq')
+        .execute();
+      const groups = samples.groups.length;
+      const counts = new Int32Array(rows.length * groups);
+      rows.forEach((row, i) => {
+        counts.set(JSON.parse(row.counts), i * groups);
+      });
+      return {
+        values: rows.map((row) => JSON.parse(row.sort_value)),
+        ids: rows.map((row) => Number(row.id)),
+        counts,
+      };
+    })();
+    samples.columns.set(column, loaded);
+    loaded.catch(() => samples.columns.delete(column));
+  }
+  return loaded;
+}
+
+/** The group indexes a filter of statuses and groups keeps (none given: all). */
+export function keptGroups(
+  samples: ListSamples,
+  statuses: readonly string[] | undefined,
+  groups: readonly number[] | undefined,
+): number[] {
+  const kept: number[] = [];
+  samples.groups.forEach(([status, grp], i) => {
+    if ((!statuses || statuses.includes(status)) && (!groups || groups.includes(grp))) kept.push(i);
+  });
+  return kept;
+}
+
+/** The rows of the kept groups up to and including sample `j`. */
+export function rankAt(column: ColumnSamples, groups: number, kept: readonly number[], j: number) {
+  let sum = 0;
+  for (const g of kept) sum += column.counts[j * groups + g] as number;
+  return sum;
+}
+
+/**
+ * The last sample whose rank (rows of the kept groups up to it) is at most `position`, or -1:
+ * a page at that position starts after it and skips `position - rank` rows.
+ */
+export function sampleBefore(
+  column: ColumnSamples,
+  groups: number,
+  kept: readonly number[],
+  position: number,
+): number {
+  let low = 0;
+  let high = column.ids.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (rankAt(column, groups, kept, middle) <= position) {
+      found = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return found;
+}
+
+/**
+ * The last sample whose sort value is below `value` (at most `value` when `inclusive`), or -1:
+ * every row up to it is below too, and the rows between it and the next sample decide the rest.
+ */
+export function sampleBelow(column: ColumnSamples, value: unknown, inclusive: boolean): number {
+  let low = 0;
+  let high = column.values.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const sample = column.values[middle] as string | number;
+    const below = inclusive
+      ? sample <= (value as typeof sample)
+      : sample < (value as typeof sample);
+    if (below) {
+      found = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return found;
+}
