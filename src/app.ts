@@ -14,11 +14,11 @@ import { answerClientError, answerRouterError } from './http/client-errors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
+import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { API_PREFIX, type ApiDeps, apiRoutes } from './http/routes/index.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
-import { ERROR_MESSAGE_KEYWORD } from './schemas/common.ts';
 
 export interface AppOptions {
   config: ServerConfig;
@@ -29,14 +29,6 @@ export interface AppOptions {
   limiter: RateLimitStore;
   receipts: ReceiptStore;
   logger?: FastifyBaseLogger;
-}
-
-/** Lets schemas carry `x-error-message` (read by the 422 formatter) without tripping Ajv. */
-function registerErrorMessageKeyword<
-  A extends { addKeyword(definition: { keyword: string; schemaType: 'string' }): unknown },
->(ajv: A): A {
-  ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: 'string' });
-  return ajv;
 }
 
 /** Anchor lists of long lists kept at once (each up to total ÷ ANCHOR_INTERVAL anchors). */
@@ -75,7 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // Query strings are short (URL length is capped), so reporting every bad parameter at
       // once is cheap.
       customOptions: { allErrors: true },
-      plugins: [registerErrorMessageKeyword],
+      plugins: [registerQueryKeywords],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

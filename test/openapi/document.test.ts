@@ -349,7 +349,7 @@ describe('parameters', () => {
       minimum: 1,
       maximum: 100,
       default: 25,
-      'x-error-message': 'must be an integer from 1 to 100',
+      'x-error-message': 'must be an integer from 1 to 100 in plain decimal digits',
     });
     assert.deepEqual(parameter('listExpenses', 'sort')?.schema?.enum, [
       'id',
