@@ -10,13 +10,13 @@ import type { DatabaseHandle } from './db/connect.ts';
 import { DerivedCache } from './db/derived-cache.ts';
 import type { Anchor } from './db/pagination.ts';
 import { createAuthenticator } from './http/auth.ts';
-import { answerClientError, answerRouterError } from './http/client-errors.ts';
+import { answerClientError, answerRouterError, routeEveryRequest } from './http/client-errors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
-import { API_PREFIX, type ApiDeps, apiRoutes } from './http/routes/index.ts';
+import { API_PREFIX, type ApiDeps, apiRoutes, OTHER_METHODS } from './http/routes/index.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
 
@@ -70,6 +70,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       plugins: [registerQueryKeywords],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Before any route, the not-found handler's included: every method is routed, so each one
+  // meets the 405 of a known path or the 404 of an unknown one, never Fastify's own answers.
+  // None carries a body the service reads (it is read-only), so none is parsed: a QUERY without
+  // a Content-Type or a POST of broken JSON to an unknown path is still that path's 404.
+  for (const method of OTHER_METHODS) {
+    app.addHttpMethod(method, { hasBody: false, overrideExisting: true });
+  }
+  routeEveryRequest(app);
 
   // Clients stop reusing an idle connection at the keep-alive timeout announced (Node's agent a
   // second before it). Half the one enforced is announced, so a connection the client takes

@@ -1,4 +1,4 @@
-import { type ServerResponse, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, type Problem, problem } from './errors.ts';
@@ -60,4 +60,25 @@ export function answerClientError(
     );
   }
   socket.destroy();
+}
+
+/**
+ * Requests Node keeps from the routes unless told otherwise, routed like any other:
+ * - CONNECT goes to the server's `connect` listeners with the bare socket (and without one the
+ *   connection is closed unanswered). Answered 405 on a known path and 404 elsewhere, then the
+ *   connection is closed: nothing is ever tunnelled.
+ * - An `Expect` other than 100-continue is answered 417 with no body. HTTP lets a server
+ *   ignore an expectation it does not meet; the request is answered as it would be without.
+ */
+export function routeEveryRequest(app: FastifyInstance): void {
+  app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket);
+    response.on('finish', () => socket.end());
+    app.routing(request, response);
+  });
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
+    app.routing(request, response),
+  );
 }
