@@ -8,11 +8,12 @@ import type { HTTPMethods } from 'fastify';
 import { setCompanyActive } from '../../src/db/companies.queries.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { revokeApiKey } from '../../src/db/keys.queries.ts';
+import { ERRORS } from '../../src/http/errors.ts';
 import { API_PREFIX } from '../../src/http/routes/index.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { type ApiResponse, type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
-import { rawRequest } from '../helpers/raw-http.ts';
+import { rawGet, rawRequest } from '../helpers/raw-http.ts';
 import { company, employee } from '../helpers/records.ts';
 
 const problem = (code: string, title: string, status: number, detail: string) => ({
@@ -359,6 +360,70 @@ describe('paths and methods', () => {
     );
     assert.equal(expecting.status, 200, expecting.body);
     assert.equal(expecting.json.company.id, 1);
+  });
+
+  it('labels each client error that HTTP or the framework answers with a code of its own', async (t) => {
+    const { api } = await setUp(t, 'sqlite');
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = api.app.server.address() as AddressInfo;
+    const asset = '/docs/static/index.css';
+    const cases: Array<
+      [label: string, request: string, code: string, status: number, title: string]
+    > = [
+      ['bytes that are not HTTP', '\u0000\u0001 hello\r\n\r\n', 'bad_request', 400, 'Bad request'],
+      [
+        'a path out of the static folder',
+        rawGet('/docs/static/%2e%2e/%2e%2e/package.json'),
+        'forbidden',
+        403,
+        'Forbidden',
+      ],
+      [
+        'an If-Match no file has',
+        rawGet(asset, [['If-Match', '"nope"']]),
+        'precondition_failed',
+        412,
+        'Precondition failed',
+      ],
+      [
+        'a Content-Encoding no one decodes',
+        rawGet('/healthz', [['Content-Encoding', 'zz']]),
+        'unsupported_media_type',
+        415,
+        'Unsupported media type',
+      ],
+      [
+        'a range past the end of a file',
+        rawGet(asset, [['Range', 'bytes=99999999-']]),
+        'range_not_satisfiable',
+        416,
+        'Range not satisfiable',
+      ],
+      [
+        'a 20 KiB header',
+        rawGet('/healthz', [['X-Big', 'b'.repeat(20_000)]]),
+        'headers_too_large',
+        431,
+        'Request header fields too large',
+      ],
+    ];
+    for (const [label, request, code, status, title] of cases) {
+      const response = await rawRequest(port, request);
+      assert.equal(response?.status, status, `${label}: ${response?.body}`);
+      assert.match(response.headers['content-type'] ?? '', PROBLEM_JSON, label);
+      const body = JSON.parse(response.body);
+      assert.deepEqual(
+        body,
+        { type: `/docs#error-${code}`, title, status, detail: body.detail, code },
+        label,
+      );
+      assert.equal(typeof body.detail, 'string', label);
+      assert.equal(
+        ERRORS[code as keyof typeof ERRORS]?.status,
+        status,
+        `${code} is in the registry`,
+      );
+    }
   });
 
   it('answers 405 whatever body comes with the other method', async (t) => {
