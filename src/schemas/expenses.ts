@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { EXPENSE_STATUSES } from '../domain.ts';
 import {
-  DateParam,
+  DateRangeParams,
   DateString,
   EmployeeSummarySchema,
   IdListParam,
@@ -99,8 +99,10 @@ export const ExpenseListQuery = Type.Object({
   status: Type.Optional(StatusListParam(EXPENSE_STATUSES)),
   employee_id: Type.Optional(IdListParam('employee')),
   category_id: Type.Optional(IdListParam('category')),
-  from: Type.Optional(DateParam('Expenses with expense_date on or after this date.')),
-  to: Type.Optional(DateParam('Expenses with expense_date on or before this date.')),
+  ...DateRangeParams(
+    'Expenses with expense_date on or after this date.',
+    'Expenses with expense_date on or before this date.',
+  ),
   search: Type.Optional(SearchParam('Matches the title or the merchant.')),
   updated_since: Type.Optional(UpdatedSinceParam),
   sort: Type.Optional(SortParam(EXPENSE_SORT_FIELDS)),

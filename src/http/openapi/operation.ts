@@ -163,8 +163,13 @@ export function operation<
     errors[404] = problemResponse(spec.notFound.description, spec.notFound.examples, accepted);
   }
   if (spec.querystring) {
+    const properties = (spec.querystring as { properties?: Record<string, unknown> }).properties;
+    const range =
+      properties?.from && properties.to
+        ? ' A `from` after `to` is invalid too: both are named.'
+        : '';
     errors[422] = problemResponse(
-      'One or more query parameters are invalid; `errors` names each one with its message.',
+      `One or more query parameters are invalid; \`errors\` names each one with its message.${range}`,
       [validationExample(spec.querystring)],
       accepted,
     );
