@@ -75,7 +75,9 @@ export const ExpenseDetailSchema = model(
         Type.Object({
           name: Type.String(),
           quantity: Type.Number(),
-          price: Money('Decimal unit price.'),
+          price: Money(
+            'Decimal unit price in `currency`, up to 4 decimal places (finer than the currency, e.g. fuel per litre).',
+          ),
         }),
       ),
       receipt: Type.Union(

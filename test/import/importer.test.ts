@@ -154,6 +154,44 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     );
   });
 
+  it('takes item prices to 4 decimal places in any currency, amounts only to the currency’s', async (t) => {
+    const { db, run } = await setup(t);
+    const prices: Array<[string | number, string]> = [
+      ['174.8', 'JPY'],
+      [0.0125, 'JPY'],
+      ['1.2345', 'EUR'],
+      ['0.1235', 'KWD'],
+    ];
+    await run([
+      ...smallCompany(1, 0).slice(0, 2),
+      category(1, 1),
+      ...prices.map(([price, currency], i) =>
+        expense(1, 100 + i, 1, 1, {
+          currency,
+          amount: 1000,
+          tax_amount: 0,
+          items: [{ name: 'Fuel', quantity: 40, price }],
+        }),
+      ),
+    ]);
+    const rows = await db
+      .selectFrom('expense_items')
+      .select('price_e4')
+      .orderBy('expense_id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => moneyToNumber(r.price_e4)),
+      [174.8, 0.0125, 1.2345, 0.1235],
+    );
+    const tooFine = expense(1, 200, 1, 1, {
+      currency: 'EUR',
+      items: [{ name: 'Fuel', quantity: 1, price: '1.23456' }],
+    });
+    await assert.rejects(run([tooFine], 'fine.ndjson'), {
+      message: 'line 1: items[0].price: has more than 4 decimal places',
+    });
+  });
+
   it('re-importing a file is idempotent and replaces children', async (t) => {
     const { db, run } = await setup(t);
     const records = [
