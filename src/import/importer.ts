@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { DatabaseHandle } from '../db/connect.ts';
@@ -18,21 +17,11 @@ import { sniffImageType } from '../receipts/image-type.ts';
 import { processReceipt, UnreadableImageError } from '../receipts/process.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { FieldError } from './fields.ts';
+import { ImportError } from './import-error.ts';
+import { readNdjson, type SourceRecord } from './ndjson.ts';
 import { type ItemInput, type ParsedRecord, parseRecord, RECORD_TYPES } from './records.ts';
 import { beginImport, beginImportOnThread, type ImportTransaction } from './transaction.ts';
 import type { Batch, RecordRows, TableRows } from './writer.ts';
-
-/** A record that cannot be imported; the whole import is rolled back. */
-export class ImportError extends Error {
-  constructor(
-    readonly line: number,
-    readonly field: string,
-    readonly problem: string,
-  ) {
-    super(`line ${line}: ${field}: ${problem}`);
-    this.name = 'ImportError';
-  }
-}
 
 export type RecordType = (typeof RECORD_TYPES)[number];
 
@@ -40,11 +29,6 @@ export interface ImportSummary {
   records: number;
   counts: Record<RecordType, number>;
   receipts: number;
-}
-
-export interface SourceRecord {
-  line: number;
-  value: unknown;
 }
 
 /** Parents that children reference; the map values are the owning company ids. */
@@ -62,48 +46,6 @@ const BATCH_SIZE = 500;
  */
 const BATCH_CHILDREN = 5000;
 const RECEIPT_MAX_BYTES = 25 * 1024 * 1024;
-
-/** Bytes read from the file at a time; each read becomes one batch of records. */
-const READ_CHUNK_BYTES = 1 << 16;
-/** Line breaks as readline knows them: LF, CRLF and a lone CR. */
-const LINE_BREAK = /\r\n|\n|\r/;
-
-/**
- * Reads an NDJSON file in chunks and yields the records of each chunk together; memory stays
- * flat whatever the file's size. Line numbers count every line, blank ones included.
- */
-export async function* readNdjson(file: string): AsyncGenerator<SourceRecord[]> {
-  let line = 0;
-  let rest = '';
-  const parse = (raw: string): SourceRecord | null => {
-    line += 1;
-    const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-    if (text.trim() === '') return null;
-    try {
-      return { line, value: JSON.parse(text) };
-    } catch (error) {
-      throw new ImportError(line, '(line)', `is not valid JSON (${(error as Error).message})`);
-    }
-  };
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: READ_CHUNK_BYTES });
-  for await (const chunk of stream as AsyncIterable<string>) {
-    let text = rest + chunk;
-    // A CR at the end may be the first half of a CRLF: keep it with the unfinished line.
-    const pendingCr = text.endsWith('\r');
-    if (pendingCr) text = text.slice(0, -1);
-    const lines = text.includes('\r') ? text.split(LINE_BREAK) : text.split('\n');
-    rest = (lines.pop() as string) + (pendingCr ? '\r' : '');
-    const records: SourceRecord[] = [];
-    for (const raw of lines) {
-      const record = parse(raw);
-      if (record) records.push(record);
-    }
-    yield records;
-  }
-  // The last line, when the file does not end with a line break.
-  const last = parse(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
-  if (last) yield [last];
-}
 
 export interface ImportOptions {
   /**

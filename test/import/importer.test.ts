@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/connect.ts';
-import { ImportError, type ImportOptions, importFile } from '../../src/import/importer.ts';
+import { ImportError } from '../../src/import/import-error.ts';
+import { type ImportOptions, importFile } from '../../src/import/importer.ts';
+import { MAX_LINE_BYTES } from '../../src/import/ndjson.ts';
 import { moneyToNumber } from '../../src/money.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
@@ -388,6 +390,7 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     ];
     const cases: Array<{
       name: string;
+      /** A record, a line as text, or a line as raw bytes (a Buffer). */
       line: unknown;
       expect: RegExp;
       files?: Record<string, string>;
@@ -529,6 +532,33 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         expect: /^line 4: receipt\.original: must be a path inside the import file’s folder$/,
       },
       {
+        name: 'bytes that are not UTF-8 (FF FE)',
+        line: rawBytesIn(expense(1, 5, 1, 1, { title: '@@' }), 0xff, 0xfe),
+        expect: /^line 4: title: not valid UTF-8 text$/,
+      },
+      {
+        name: 'an overlong UTF-8 sequence (C0 AF)',
+        line: rawBytesIn(employee(1, 5, { last_name: 'a@@b' }), 0xc0, 0xaf),
+        expect: /^line 4: last_name: not valid UTF-8 text$/,
+      },
+      {
+        name: 'a surrogate encoded in UTF-8 (ED A0 80)',
+        line: rawBytesIn(leave(1, 5, 1, 1, { reason: '@@' }), 0xed, 0xa0, 0x80),
+        expect: /^line 4: reason: not valid UTF-8 text$/,
+      },
+      {
+        name: 'a lone surrogate escape',
+        line: JSON.stringify(
+          expense(1, 5, 1, 1, { items: [{ name: '@@', quantity: 1, price: '1.00' }] }),
+        ).replace('@@', '\\ud800'),
+        expect: /^line 4: items\[0\]\.name: not valid UTF-8 text$/,
+      },
+      {
+        name: 'a line over 1 MiB',
+        line: JSON.stringify(company(3, { name: 'x'.repeat(MAX_LINE_BYTES) })),
+        expect: /^line 4: \(line\): is longer than 1048576 bytes \(1 MiB\)$/,
+      },
+      {
         name: 'receipt that is not an image',
         line: expense(1, 5, 1, 1, { receipt: { original: 'fake.jpg' } }),
         files: { 'fake.jpg': 'not really a jpeg, just text' },
@@ -568,6 +598,12 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       });
     }
   });
+}
+
+/** A record as its JSON line, with `bytes` written raw where one of its strings says `@@`. */
+function rawBytesIn(record: unknown, ...bytes: number[]): Buffer {
+  const [before, after] = JSON.stringify(record).split('@@') as [string, string];
+  return Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
 }
 
 /**
