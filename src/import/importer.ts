@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { constants as fsConstants } from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type {
   Db,
@@ -146,6 +147,9 @@ class ImportSession {
   >;
   private records = 0;
   private receipts = 0;
+
+  /** The import folder with every link in its path followed, once it is needed. */
+  private realBaseDir: Promise<string> | undefined;
 
   constructor(
     private readonly store: ReceiptStore,
@@ -367,15 +371,22 @@ class ImportSession {
   ): Promise<NewReceipt> {
     const field = 'receipt.original';
     const absolute = resolve(this.baseDir, path);
-    const inside = relative(this.baseDir, absolute);
-    if (isAbsolute(path) || inside.startsWith('..') || isAbsolute(inside)) {
+    if (isAbsolute(path) || !isInside(this.baseDir, absolute)) {
       throw new ImportError(line, field, 'must be a path inside the import file’s folder');
     }
-    const info = await stat(absolute).catch(() => null);
-    if (!info?.isFile()) throw new ImportError(line, field, `file ${path} not found`);
-    if (info.size > RECEIPT_MAX_BYTES)
-      throw new ImportError(line, field, 'file is larger than 25 MB');
-    const bytes = await readFile(absolute);
+    // Links followed: a link in the folder (to the file or to a folder on its way) that leads
+    // out of it is refused like `..`, so nothing outside the folder can be copied and served.
+    const real = await realpath(absolute).catch(() => null);
+    if (real === null) throw new ImportError(line, field, `file ${path} not found`);
+    this.realBaseDir ??= realpath(this.baseDir);
+    if (!isInside(await this.realBaseDir, real)) {
+      throw new ImportError(
+        line,
+        field,
+        `${path} leads to a file outside the import file’s folder`,
+      );
+    }
+    const bytes = await readReceipt(real, line, field, path);
     const type = sniffImageType(bytes);
     if (!type)
       throw new ImportError(line, field, `${path} is not a JPEG, PNG, WebP, HEIC or TIFF image`);
@@ -437,6 +448,35 @@ class ImportSession {
 
   summary(): ImportSummary {
     return { records: this.records, counts: { ...this.counts }, receipts: this.receipts };
+  }
+}
+
+/** Whether `path` lies inside the folder `dir` (both absolute, resolved the same way). */
+function isInside(dir: string, path: string): boolean {
+  const inside = relative(dir, path);
+  return inside !== '' && inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside);
+}
+
+/** Opened read-only, never through a link, and without waiting on a FIFO's writer. */
+const RECEIPT_OPEN_FLAGS =
+  fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0);
+
+/**
+ * A receipt's bytes, read through one open file at a path without links, which may not have
+ * become one since: the file checked is the file read.
+ */
+async function readReceipt(real: string, line: number, field: string, path: string) {
+  const file = await open(real, RECEIPT_OPEN_FLAGS).catch(() => null);
+  if (file === null) throw new ImportError(line, field, `file ${path} not found`);
+  try {
+    const info = await file.stat();
+    if (!info.isFile()) throw new ImportError(line, field, `file ${path} not found`);
+    if (info.size > RECEIPT_MAX_BYTES) {
+      throw new ImportError(line, field, 'file is larger than 25 MB');
+    }
+    return await file.readFile();
+  } finally {
+    await file.close();
   }
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { sql } from 'kysely';
@@ -34,9 +35,9 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     const dir = useTempDir(t);
     const receiptsDir = join(dir, 'store');
     const store = new FileReceiptStore(receiptsDir);
-    const run = (records: unknown[], name?: string) =>
-      importFile(handle, store, writeNdjson(dir, records, name), options);
-    return { db: handle.db, dir, receiptsDir, run };
+    const importAt = (file: string) => importFile(handle, store, file, options);
+    const run = (records: unknown[], name?: string) => importAt(writeNdjson(dir, records, name));
+    return { db: handle.db, dir, receiptsDir, run, importAt };
   }
 
   it('stores every record type, sensitive columns and attachments included', async (t) => {
@@ -326,6 +327,53 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     assert.equal((await db.selectFrom('receipts').select('expense_id').execute()).length, 0);
   });
 
+  it('follows links that stay inside the folder: to a receipt, to a folder, to the folder itself', async (t) => {
+    const { db, dir, importAt } = await setup(t);
+    // The real folder: a receipt, a folder of scans, and links to both inside it.
+    const real = join(dir, 'real');
+    mkdirSync(join(real, 'scans', '2026'), { recursive: true });
+    const original = await writeJpeg(join(real, 'scans', '2026'), 'taxi.jpg');
+    symlinkSync(original, join(real, 'taxi.jpg'));
+    symlinkSync(join(real, 'scans', '2026'), join(real, 'latest'));
+    const records = [
+      ...smallCompany(1, 0).slice(0, 2),
+      category(1, 1),
+      expense(1, 1, 1, 1, { receipt: { original: 'taxi.jpg' } }),
+      expense(1, 2, 1, 1, { receipt: { original: 'latest/taxi.jpg' } }),
+      expense(1, 3, 1, 1, { receipt: { original: 'scans/2026/taxi.jpg' } }),
+    ];
+    writeNdjson(real, records, 'export.ndjson');
+    // The import folder reached through a link, as /data/import → /mnt/exports/2026-03.
+    symlinkSync(real, join(dir, 'today'));
+    const summary = await importAt(join(dir, 'today', 'export.ndjson'));
+    assert.equal(summary.receipts, 3);
+    const receipts = await db
+      .selectFrom('receipts')
+      .select(['expense_id', 'original_sha256'])
+      .execute();
+    assert.equal(receipts.length, 3);
+    assert.equal(new Set(receipts.map((r) => r.original_sha256)).size, 1);
+
+    // A linked NDJSON file: receipt paths start at the folder of the path given (the link's),
+    // not at its target's.
+    writeNdjson(real, [expense(1, 1, 1, 1, { receipt: { original: 'taxi.jpg' } })], 'one.ndjson');
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    await writeJpeg(elsewhere, 'taxi.jpg', 20, 10);
+    symlinkSync(join(real, 'one.ndjson'), join(elsewhere, 'linked.ndjson'));
+    await importAt(join(elsewhere, 'linked.ndjson'));
+    const first = await db
+      .selectFrom('receipts')
+      .select('original_sha256')
+      .where('expense_id', '=', 1)
+      .executeTakeFirstOrThrow();
+    assert.notEqual(
+      first.original_sha256,
+      receipts[0]?.original_sha256,
+      'the file beside the link',
+    );
+  });
+
   if (dialect === 'postgres') {
     it('leaves the tables analysed and vacuumed, ready for index-only scans', async (t) => {
       const { db, run } = await setup(t);
@@ -394,6 +442,8 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       line: unknown;
       expect: RegExp;
       files?: Record<string, string>;
+      /** Lays out files and links; `outside` is a folder beside the import folder. */
+      prepare?: (dir: string, outside: string) => Promise<unknown> | undefined;
     }> = [
       {
         name: 'invalid JSON',
@@ -532,6 +582,43 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         expect: /^line 4: receipt\.original: must be a path inside the import file’s folder$/,
       },
       {
+        name: 'receipt that links to a file outside the folder',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'scan.jpg' } }),
+        prepare: async (dir, outside) => {
+          symlinkSync(await writeJpeg(outside, 'secret.jpg'), join(dir, 'scan.jpg'));
+        },
+        expect:
+          /^line 4: receipt\.original: scan\.jpg leads to a file outside the import file’s folder$/,
+      },
+      {
+        name: 'receipt in a linked folder outside the folder',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'scans/secret.jpg' } }),
+        prepare: async (dir, outside) => {
+          await writeJpeg(outside, 'secret.jpg');
+          symlinkSync(outside, join(dir, 'scans'));
+        },
+        expect:
+          /^line 4: receipt\.original: scans\/secret\.jpg leads to a file outside the import file’s folder$/,
+      },
+      {
+        name: 'receipt that is a dangling link',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'gone.jpg' } }),
+        prepare: (dir, outside) => {
+          symlinkSync(join(outside, 'never-written.jpg'), join(dir, 'gone.jpg'));
+          return undefined;
+        },
+        expect: /^line 4: receipt\.original: file gone\.jpg not found$/,
+      },
+      {
+        name: 'receipt that is a FIFO, not a file',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'pipe.jpg' } }),
+        prepare: (dir) => {
+          execFileSync('mkfifo', [join(dir, 'pipe.jpg')]);
+          return undefined;
+        },
+        expect: /^line 4: receipt\.original: file pipe\.jpg not found$/,
+      },
+      {
         name: 'bytes that are not UTF-8 (FF FE)',
         line: rawBytesIn(expense(1, 5, 1, 1, { title: '@@' }), 0xff, 0xfe),
         expect: /^line 4: title: not valid UTF-8 text$/,
@@ -577,6 +664,7 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         );
         for (const [name, content] of Object.entries(c.files ?? {}))
           writeFileSync(join(dir, name), content);
+        await c.prepare?.(dir, useTempDir(t));
         const before = await snapshotDatabase(db);
         const filesBefore = listFiles(receiptsDir);
         // Valid changes before and after the bad line: none of them may survive.
