@@ -127,13 +127,9 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       [1500, 'JPY'],
       ['1.234', 'KWD'],
     ];
-    await run([
-      ...smallCompany(1, 0).slice(0, 2),
-      category(1, 1),
-      ...amounts.map(([amount, currency], i) =>
-        expense(1, 100 + i, 1, 1, { amount, currency, tax_amount: 0, items: [] }),
-      ),
-    ]);
+    await run(
+      expensesOf(amounts, (amount, currency) => ({ amount, currency, tax_amount: 0, items: [] })),
+    );
     const rows = await db
       .selectFrom('expenses')
       .select(['amount_e4', 'currency'])
@@ -165,18 +161,14 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       ['1.2345', 'EUR'],
       ['0.1235', 'KWD'],
     ];
-    await run([
-      ...smallCompany(1, 0).slice(0, 2),
-      category(1, 1),
-      ...prices.map(([price, currency], i) =>
-        expense(1, 100 + i, 1, 1, {
-          currency,
-          amount: 1000,
-          tax_amount: 0,
-          items: [{ name: 'Fuel', quantity: 40, price }],
-        }),
-      ),
-    ]);
+    await run(
+      expensesOf(prices, (price, currency) => ({
+        currency,
+        amount: 1000,
+        tax_amount: 0,
+        items: [{ name: 'Fuel', quantity: 40, price }],
+      })),
+    );
     const rows = await db
       .selectFrom('expense_items')
       .select('price_e4')
@@ -686,6 +678,18 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       });
     }
   });
+}
+
+/** An employee, a category and one expense (ids from 100) for each money value and currency. */
+function expensesOf(
+  values: Array<[string | number, string]>,
+  fields: (value: string | number, currency: string) => Record<string, unknown>,
+): unknown[] {
+  return [
+    ...smallCompany(1, 0).slice(0, 2),
+    category(1, 1),
+    ...values.map(([value, currency], i) => expense(1, 100 + i, 1, 1, fields(value, currency))),
+  ];
 }
 
 /** A record as its JSON line, with `bytes` written raw where one of its strings says `@@`. */
