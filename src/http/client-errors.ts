@@ -4,8 +4,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type ErrorCode, PROBLEM_CONTENT_TYPE, type Problem, problem } from './errors.ts';
 
 /**
- * Answers for requests that never reach a route, so that even these are problem+json:
- * Fastify's own answers are plain JSON, and its 414 echoes the path.
+ * Answers for requests that never reach a route, or that the framework refuses before one
+ * runs, so that even these are problem+json: Fastify's own answers are plain JSON, and its
+ * 414 echoes the path.
  */
 
 /**
@@ -80,16 +81,23 @@ export function answerClientError(
   socket.destroy();
 }
 
+/** How long a CONNECT's answer may take to leave, when the server sets no request timeout. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
 /**
  * Requests Node keeps from the routes unless told otherwise, routed like any other:
  * - CONNECT goes to the server's `connect` listeners with the bare socket (and without one the
  *   connection is closed unanswered). Answered 405 on a known path and 404 elsewhere, then the
- *   connection is closed: nothing is ever tunnelled.
- * - An `Expect` other than 100-continue is answered 417 with no body. HTTP lets a server
- *   ignore an expectation it does not meet; the request is answered as it would be without.
+ *   connection is closed: nothing is ever tunnelled. The socket comes without the server's
+ *   error and timeout handling, so it gets its own: a client that resets it must not take the
+ *   process down, nor one that stops reading hold it.
+ * - Node answers an `Expect` other than 100-continue with a bare 417. HTTP lets a server
+ *   ignore an expectation it does not meet: the request is answered as it would be without.
  */
 export function routeEveryRequest(app: FastifyInstance): void {
   app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(app.server.requestTimeout || CONNECT_TIMEOUT_MS, () => socket.destroy());
     const response = new ServerResponse(request);
     response.shouldKeepAlive = false;
     response.assignSocket(socket);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { METHODS } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
@@ -348,10 +349,10 @@ describe('paths and methods', () => {
       return { ...response, json: JSON.parse(response.body || 'null') };
     };
     // Node hands CONNECT to no route and closes the connection unanswered unless told.
-    const connect = await send(`CONNECT ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\n\r\n`);
-    assert.equal(connect.status, 405);
-    assert.equal(connect.headers.allow, 'GET, HEAD');
-    assert.deepEqual(connect.json, METHOD_NOT_ALLOWED);
+    const refused = await send(`CONNECT ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.equal(refused.status, 405);
+    assert.equal(refused.headers.allow, 'GET, HEAD');
+    assert.deepEqual(refused.json, METHOD_NOT_ALLOWED);
     const tunnel = await send('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
     assert.deepEqual([tunnel.status, tunnel.json], [404, NO_SUCH_RESOURCE]);
     // Node answers 417 with no body to an Expect other than 100-continue unless told.
@@ -360,6 +361,16 @@ describe('paths and methods', () => {
     );
     assert.equal(expecting.status, 200, expecting.body);
     assert.equal(expecting.json.company.id, 1);
+    // Clients that reset a CONNECT before its answer is written: the server must live on.
+    for (let i = 0; i < 20; i++) {
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(`CONNECT ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\n\r\n`);
+      socket.resetAndDestroy();
+    }
+    await sleep(200);
+    const after = await send(rawGet(`${API_PREFIX}/me`, [['Authorization', `Bearer ${key}`]]));
+    assert.equal(after.status, 200);
   });
 
   it('labels each client error that HTTP or the framework answers with a code of its own', async (t) => {
