@@ -72,7 +72,7 @@ const ID = '[1-9][0-9]{0,15}';
 export const IdListParam = (what: string) =>
   Type.String({
     pattern: `^${ID}(,${ID}){0,${MAX_IDS_PER_FILTER - 1}}$`,
-    description: `Only records of this ${what}; a comma-separated list of up to ${MAX_IDS_PER_FILTER} ids for several.`,
+    description: `Only records of this ${what}; a comma-separated list of up to ${MAX_IDS_PER_FILTER} ids for several, in plain decimal digits without spaces.`,
     examples: ['12', '12,15'],
     ...says(
       `must be a positive integer id or a comma-separated list of up to ${MAX_IDS_PER_FILTER}, in plain decimal digits without spaces`,
