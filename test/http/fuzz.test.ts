@@ -16,7 +16,11 @@ import { canaries, expense, smallCompany, writeJpeg } from '../helpers/records.t
  * NUL-containing values in every query parameter the OpenAPI document declares (and unknown
  * ones), in every path segment, and in headers, sent as raw bytes so no client cleans them
  * up first. Every answer must be below 500 and, when it is an error, problem+json with a
- * known code; the service must answer normally afterwards.
+ * known code whose status is that code's own; the service must answer normally afterwards.
+ * Where the contract fixes the answer, it is asserted exactly: every integer parameter written
+ * in anything but plain decimal digits (non-finite, exponent, hex, signs, spaces, other
+ * scripts) is a 422 naming it, and every method but GET and HEAD (TRACE, PROPFIND, SEARCH,
+ * MKCOL, LOCK, QUERY, CONNECT, …) is a 405 on a known path and a 404 elsewhere.
  *
  * Seeded: FC_SEED=… reproduces a run; FUZZ_RUNS sets the number of requests per database.
  */
