@@ -12,10 +12,10 @@ export interface SourceRecord {
 export const READ_CHUNK_BYTES = 1 << 16;
 
 /**
- * The longest line taken, its line break not counted: 1 MiB. The largest valid record is far
- * smaller (500 items whose 255-character names are written as `\uXXXX` escapes stay under
- * 800 KB), and a longer line is refused as soon as it is seen, so a file without line breaks
- * is never held in memory whole.
+ * The longest line taken, its line break not counted: 1 MiB. The largest valid record fits (an
+ * expense of 500 items, every text at its longest and every character a `\uXXXX` escape, is
+ * about 864 KB), and a longer line is refused as soon as it is seen, so a file without line
+ * breaks is never held in memory whole.
  */
 export const MAX_LINE_BYTES = 1 << 20;
 

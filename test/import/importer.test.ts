@@ -187,6 +187,28 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     });
   });
 
+  it('takes the largest record the rules allow, every character written as an escape', async (t) => {
+    const { db, run } = await setup(t);
+    const text = (length: number) => 'ş'.repeat(length);
+    const largest = expense(1, 1, 1, 1, {
+      title: text(255),
+      merchant_name: text(255),
+      description: text(5000),
+      rejected_reason: text(5000),
+      items: Array.from({ length: 500 }, () => ({
+        name: text(255),
+        quantity: 1_000_000,
+        price: '99999999999.9999',
+      })),
+    });
+    const line = JSON.stringify(largest).replaceAll('ş', '\\u015f');
+    assert.ok(Buffer.byteLength(line) > 800_000, 'close to the limit');
+    await run([...smallCompany(1, 0).slice(0, 2), category(1, 1), line]);
+    const items = await db.selectFrom('expense_items').select('name').execute();
+    assert.equal(items.length, 500);
+    assert.equal(items[0]?.name, text(255));
+  });
+
   it('re-importing a file is idempotent and replaces children', async (t) => {
     const { db, run } = await setup(t);
     const records = [
