@@ -13,15 +13,15 @@ import type { AnchorRun } from './db/pagination.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { Admission } from './http/admission.ts';
 import { createAuthenticator } from './http/auth.ts';
-import { answerClientError, answerRouterError } from './http/client-errors.ts';
+import { answerClientError, answerRouterError, routeEveryRequest } from './http/client-errors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
+import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
-import { API_PREFIX, type ApiDeps, apiRoutes } from './http/routes/index.ts';
+import { API_PREFIX, type ApiDeps, apiRoutes, OTHER_METHODS } from './http/routes/index.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
-import { ERROR_MESSAGE_KEYWORD } from './schemas/common.ts';
 
 export interface AppOptions {
   config: ServerConfig;
@@ -32,14 +32,6 @@ export interface AppOptions {
   limiter: RateLimitStore;
   receipts: ReceiptStore;
   logger?: FastifyBaseLogger;
-}
-
-/** Lets schemas carry `x-error-message` (read by the 422 formatter) without tripping Ajv. */
-function registerErrorMessageKeyword<
-  A extends { addKeyword(definition: { keyword: string; schemaType: 'string' }): unknown },
->(ajv: A): A {
-  ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: 'string' });
-  return ajv;
 }
 
 /** Anchor lists of long lists kept at once (each up to total ÷ ANCHOR_INTERVAL anchors). */
@@ -80,9 +72,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // Query strings are short (URL length is capped), so reporting every bad parameter at
       // once is cheap.
       customOptions: { allErrors: true },
-      plugins: [registerErrorMessageKeyword],
+      plugins: [registerQueryKeywords],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Before any route, the not-found handler's included: every method is routed, so each one
+  // meets the 405 of a known path or the 404 of an unknown one, never Fastify's own answers.
+  // None carries a body the service reads (it is read-only), so none is parsed: a QUERY without
+  // a Content-Type or a POST of broken JSON to an unknown path is still that path's 404.
+  for (const method of OTHER_METHODS) {
+    app.addHttpMethod(method, { hasBody: false, overrideExisting: true });
+  }
+  routeEveryRequest(app);
 
   // Clients stop reusing an idle connection at the keep-alive timeout announced (Node's agent a
   // second before it). Half the one enforced is announced, so a connection the client takes

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { SchemaOutdatedError } from '../db/migrate.ts';
 import { limitHeapGrowth } from '../heap.ts';
-import { ImportError } from '../import/importer.ts';
+import { ImportError } from '../import/import-error.ts';
 import { registerCompanyCommands } from './companies.command.ts';
 import { CliError } from './context.ts';
 import { registerDemoCommand } from './demo.command.ts';

@@ -1,20 +1,45 @@
-import { type ServerResponse, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, type Problem, problem } from './errors.ts';
+import { type ErrorCode, PROBLEM_CONTENT_TYPE, type Problem, problem } from './errors.ts';
 
 /**
- * Answers for requests that never reach a route, so that even these are problem+json:
- * Fastify's own answers are plain JSON, and its 414 echoes the path.
+ * Answers for requests that never reach a route, or that the framework refuses before one
+ * runs, so that even these are problem+json: Fastify's own answers are plain JSON, and its
+ * 414 echoes the path.
  */
 
-/** A 4xx that HTTP itself defines (400, 408, 431): its own title, the code of any bad input. */
-function protocolProblem(status: number, detail: string): Problem {
-  return {
-    ...problem('validation_failed', detail),
-    title: STATUS_CODES[status] ?? 'Client error',
-    status,
-  };
+/**
+ * The client errors HTTP itself defines, as Node (bytes that are not HTTP, timeouts, oversized
+ * headers) or the framework and its plugins (the static files of /docs: a path out of their
+ * folder, a failed If-Match, a range past the end; a Content-Encoding no one decodes) answer
+ * them: each with a code of its own and a fixed detail that repeats nothing the client sent.
+ */
+const PROTOCOL_ERRORS = {
+  400: ['bad_request', 'The request is not valid HTTP.'],
+  403: ['forbidden', 'This resource may not be read.'],
+  404: ['not_found', 'No such resource.'],
+  405: ['method_not_allowed', 'This API is read-only: only GET and HEAD are allowed.'],
+  408: ['request_timeout', 'The request did not arrive in time.'],
+  412: [
+    'precondition_failed',
+    'A precondition of the request (If-Match, If-Unmodified-Since) does not hold.',
+  ],
+  413: ['content_too_large', 'The request body is too large.'],
+  414: ['uri_too_long', 'The request target is too long.'],
+  415: [
+    'unsupported_media_type',
+    'The Content-Type or Content-Encoding of the request is not supported.',
+  ],
+  416: ['range_not_satisfiable', 'The requested range lies outside the file.'],
+  431: ['headers_too_large', 'The request line and headers are too large.'],
+} satisfies Record<number, [ErrorCode, string]>;
+
+/** The answer to a client error of `status`; any status not listed above is a 400. */
+export function protocolProblem(status: number): Problem {
+  const [code, detail] =
+    (PROTOCOL_ERRORS as Record<number, [ErrorCode, string]>)[status] ?? PROTOCOL_ERRORS[400];
+  return problem(code, detail);
 }
 
 /**
@@ -24,12 +49,6 @@ function protocolProblem(status: number, detail: string): Problem {
 export function answerRouterError(_error: unknown, _request: unknown, reply: FastifyReply): void {
   reply.status(404).type(PROBLEM_CONTENT_TYPE).send(problem('not_found', 'No such resource.'));
 }
-
-const CLIENT_ERROR_DETAILS: Record<number, string> = {
-  400: 'The request is not valid HTTP.',
-  408: 'The request did not arrive in time.',
-  431: 'The request line and headers are too large.',
-};
 
 /**
  * Node's `clientError`: bytes that are not HTTP, a request line and headers over the size limit,
@@ -53,11 +72,39 @@ export function answerClientError(
   // A response already under way on this connection (pipelining) must not be cut into.
   const current = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (socket.writable && !current?.headersSent) {
-    const body = JSON.stringify(protocolProblem(status, CLIENT_ERROR_DETAILS[status] ?? ''));
+    const body = JSON.stringify(protocolProblem(status));
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
+}
+
+/** How long a CONNECT's answer may take to leave, when the server sets no request timeout. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * Requests Node keeps from the routes unless told otherwise, routed like any other:
+ * - CONNECT goes to the server's `connect` listeners with the bare socket (and without one the
+ *   connection is closed unanswered). Answered 405 on a known path and 404 elsewhere, then the
+ *   connection is closed: nothing is ever tunnelled. The socket comes without the server's
+ *   error and timeout handling, so it gets its own: a client that resets it must not take the
+ *   process down, nor one that stops reading hold it.
+ * - Node answers an `Expect` other than 100-continue with a bare 417. HTTP lets a server
+ *   ignore an expectation it does not meet: the request is answered as it would be without.
+ */
+export function routeEveryRequest(app: FastifyInstance): void {
+  app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(app.server.requestTimeout || CONNECT_TIMEOUT_MS, () => socket.destroy());
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket);
+    response.on('finish', () => socket.end());
+    app.routing(request, response);
+  });
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
+    app.routing(request, response),
+  );
 }

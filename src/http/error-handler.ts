@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_MESSAGE_KEYWORD } from '../schemas/common.ts';
+import { protocolProblem } from './client-errors.ts';
 import {
   ApiError,
   type ErrorCode,
@@ -111,8 +112,9 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       return sendProblem(reply, 'not_found', 'No such resource.');
     }
     if (status >= 400 && status < 500) {
-      const body = { ...problem('validation_failed', error.message), status };
-      return reply.status(status).type(PROBLEM_CONTENT_TYPE).send(body);
+      request.log.debug({ code: error.code, status }, 'client error');
+      const body = protocolProblem(status);
+      return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
     }
     request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, 'internal_error', 'An internal error occurred; it has been logged.');

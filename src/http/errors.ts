@@ -3,15 +3,24 @@
  * problem details (`application/problem+json`) built by `problem()`.
  */
 export const ERRORS = {
+  bad_request: { status: 400, title: 'Bad request' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   company_inactive: { status: 403, title: 'Company inactive' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   invalid_signature: { status: 403, title: 'Invalid signature' },
+  forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
   receipt_not_found: { status: 404, title: 'Receipt not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request timeout' },
+  precondition_failed: { status: 412, title: 'Precondition failed' },
+  content_too_large: { status: 413, title: 'Content too large' },
+  uri_too_long: { status: 414, title: 'URI too long' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   validation_failed: { status: 422, title: 'Validation failed' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const;

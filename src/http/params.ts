@@ -9,6 +9,13 @@ import { ApiError, type ParameterError } from './errors.ts';
  * (src/schemas/common.ts) have already refused every malformed value, so these only convert.
  */
 
+/** How every integer in a query or path is written: decimal digits and nothing else. */
+export const PLAIN_DIGITS = /^[0-9]+$/;
+
+/** The integer plain decimal digits write, else NaN (which no signature or id matches). */
+export const plainInteger = (text: string | undefined): number =>
+  text !== undefined && PLAIN_DIGITS.test(text) ? Number(text) : Number.NaN;
+
 export const splitList = (value: string): string[] => value.split(',').map((part) => part.trim());
 
 export const idList = (value: string | undefined): number[] | undefined =>

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { constants as fsConstants } from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type {
   Db,
@@ -18,21 +18,11 @@ import { sniffImageType } from '../receipts/image-type.ts';
 import { processReceipt, UnreadableImageError } from '../receipts/process.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { FieldError } from './fields.ts';
+import { ImportError } from './import-error.ts';
+import { readNdjson, type SourceRecord } from './ndjson.ts';
 import { type ItemInput, type ParsedRecord, parseRecord, RECORD_TYPES } from './records.ts';
 import { beginImport, beginImportOnThread, type ImportTransaction } from './transaction.ts';
 import type { Batch, RecordRows, TableRows } from './writer.ts';
-
-/** A record that cannot be imported; the whole import is rolled back. */
-export class ImportError extends Error {
-  constructor(
-    readonly line: number,
-    readonly field: string,
-    readonly problem: string,
-  ) {
-    super(`line ${line}: ${field}: ${problem}`);
-    this.name = 'ImportError';
-  }
-}
 
 export type RecordType = (typeof RECORD_TYPES)[number];
 
@@ -40,11 +30,6 @@ export interface ImportSummary {
   records: number;
   counts: Record<RecordType, number>;
   receipts: number;
-}
-
-export interface SourceRecord {
-  line: number;
-  value: unknown;
 }
 
 /** Parents that children reference; the map values are the owning company ids. */
@@ -62,48 +47,6 @@ const BATCH_SIZE = 500;
  */
 const BATCH_CHILDREN = 5000;
 const RECEIPT_MAX_BYTES = 25 * 1024 * 1024;
-
-/** Bytes read from the file at a time; each read becomes one batch of records. */
-const READ_CHUNK_BYTES = 1 << 16;
-/** Line breaks as readline knows them: LF, CRLF and a lone CR. */
-const LINE_BREAK = /\r\n|\n|\r/;
-
-/**
- * Reads an NDJSON file in chunks and yields the records of each chunk together; memory stays
- * flat whatever the file's size. Line numbers count every line, blank ones included.
- */
-export async function* readNdjson(file: string): AsyncGenerator<SourceRecord[]> {
-  let line = 0;
-  let rest = '';
-  const parse = (raw: string): SourceRecord | null => {
-    line += 1;
-    const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-    if (text.trim() === '') return null;
-    try {
-      return { line, value: JSON.parse(text) };
-    } catch (error) {
-      throw new ImportError(line, '(line)', `is not valid JSON (${(error as Error).message})`);
-    }
-  };
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: READ_CHUNK_BYTES });
-  for await (const chunk of stream as AsyncIterable<string>) {
-    let text = rest + chunk;
-    // A CR at the end may be the first half of a CRLF: keep it with the unfinished line.
-    const pendingCr = text.endsWith('\r');
-    if (pendingCr) text = text.slice(0, -1);
-    const lines = text.includes('\r') ? text.split(LINE_BREAK) : text.split('\n');
-    rest = (lines.pop() as string) + (pendingCr ? '\r' : '');
-    const records: SourceRecord[] = [];
-    for (const raw of lines) {
-      const record = parse(raw);
-      if (record) records.push(record);
-    }
-    yield records;
-  }
-  // The last line, when the file does not end with a line break.
-  const last = parse(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
-  if (last) yield [last];
-}
 
 export interface ImportOptions {
   /**
@@ -204,6 +147,9 @@ class ImportSession {
   >;
   private records = 0;
   private receipts = 0;
+
+  /** The import folder with every link in its path followed, once it is needed. */
+  private realBaseDir: Promise<string> | undefined;
 
   constructor(
     private readonly store: ReceiptStore,
@@ -425,15 +371,22 @@ class ImportSession {
   ): Promise<NewReceipt> {
     const field = 'receipt.original';
     const absolute = resolve(this.baseDir, path);
-    const inside = relative(this.baseDir, absolute);
-    if (isAbsolute(path) || inside.startsWith('..') || isAbsolute(inside)) {
+    if (isAbsolute(path) || !isInside(this.baseDir, absolute)) {
       throw new ImportError(line, field, 'must be a path inside the import file’s folder');
     }
-    const info = await stat(absolute).catch(() => null);
-    if (!info?.isFile()) throw new ImportError(line, field, `file ${path} not found`);
-    if (info.size > RECEIPT_MAX_BYTES)
-      throw new ImportError(line, field, 'file is larger than 25 MB');
-    const bytes = await readFile(absolute);
+    // Links followed: a link in the folder (to the file or to a folder on its way) that leads
+    // out of it is refused like `..`, so nothing outside the folder can be copied and served.
+    const real = await realpath(absolute).catch(() => null);
+    if (real === null) throw new ImportError(line, field, `file ${path} not found`);
+    this.realBaseDir ??= realpath(this.baseDir);
+    if (!isInside(await this.realBaseDir, real)) {
+      throw new ImportError(
+        line,
+        field,
+        `${path} leads to a file outside the import file’s folder`,
+      );
+    }
+    const bytes = await readReceipt(real, line, field, path);
     const type = sniffImageType(bytes);
     if (!type)
       throw new ImportError(line, field, `${path} is not a JPEG, PNG, WebP, HEIC or TIFF image`);
@@ -495,6 +448,35 @@ class ImportSession {
 
   summary(): ImportSummary {
     return { records: this.records, counts: { ...this.counts }, receipts: this.receipts };
+  }
+}
+
+/** Whether `path` lies inside the folder `dir` (both absolute, resolved the same way). */
+function isInside(dir: string, path: string): boolean {
+  const inside = relative(dir, path);
+  return inside !== '' && inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside);
+}
+
+/** Opened read-only, never through a link, and without waiting on a FIFO's writer. */
+const RECEIPT_OPEN_FLAGS =
+  fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0);
+
+/**
+ * A receipt's bytes, read through one open file at a path without links, which may not have
+ * become one since: the file checked is the file read.
+ */
+async function readReceipt(real: string, line: number, field: string, path: string) {
+  const file = await open(real, RECEIPT_OPEN_FLAGS).catch(() => null);
+  if (file === null) throw new ImportError(line, field, `file ${path} not found`);
+  try {
+    const info = await file.stat();
+    if (!info.isFile()) throw new ImportError(line, field, `file ${path} not found`);
+    if (info.size > RECEIPT_MAX_BYTES) {
+      throw new ImportError(line, field, 'file is larger than 25 MB');
+    }
+    return await file.readFile();
+  } finally {
+    await file.close();
   }
 }
 

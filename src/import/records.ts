@@ -189,7 +189,8 @@ function parseExpense(r: FieldReader): ParsedRecord {
       position,
       name: item.text('name'),
       quantity: item.number('quantity', 0, 1_000_000),
-      price_e4: item.money('price', digits),
+      // A unit price (fuel per litre) may be finer than the currency: up to 4 places in any.
+      price_e4: item.money('price'),
     };
   });
   const receiptPath = r.optionalNested('receipt')?.text('original', 1024) ?? null;

@@ -14,6 +14,8 @@ export const MAX_SEARCH_LENGTH = 100;
 export const MAX_IDS_PER_FILTER = 100;
 
 export const ERROR_MESSAGE_KEYWORD = 'x-error-message';
+/** On a query object: its integer parameters must be sent as plain decimal digits. */
+export const PLAIN_INTEGERS_KEYWORD = 'x-plain-integers';
 const says = (message: string) => ({ [ERROR_MESSAGE_KEYWORD]: message });
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -49,18 +51,19 @@ export const PageParam = Type.Integer({
   minimum: 1,
   maximum: MAX_PAGE,
   default: 1,
-  description: 'Page number, from 1. A page past the last answers an empty `data`.',
+  description:
+    'Page number, from 1, in plain decimal digits. A page past the last answers an empty `data`.',
   examples: [2],
-  ...says(`must be an integer from 1 to ${MAX_PAGE}`),
+  ...says(`must be an integer from 1 to ${MAX_PAGE} in plain decimal digits`),
 });
 
 export const PerPageParam = Type.Integer({
   minimum: 1,
   maximum: MAX_PER_PAGE,
   default: DEFAULT_PER_PAGE,
-  description: `Page size, 1 to ${MAX_PER_PAGE}.`,
+  description: `Page size, 1 to ${MAX_PER_PAGE}, in plain decimal digits.`,
   examples: [50],
-  ...says(`must be an integer from 1 to ${MAX_PER_PAGE}`),
+  ...says(`must be an integer from 1 to ${MAX_PER_PAGE} in plain decimal digits`),
 });
 
 const ID = '[1-9][0-9]{0,15}';
@@ -68,11 +71,11 @@ const ID = '[1-9][0-9]{0,15}';
 /** One id or a comma-separated list of up to 100 (an extension: one call instead of many). */
 export const IdListParam = (what: string) =>
   Type.String({
-    pattern: `^\\s*${ID}\\s*(,\\s*${ID}\\s*){0,${MAX_IDS_PER_FILTER - 1}}$`,
-    description: `Only records of this ${what}; a comma-separated list of up to ${MAX_IDS_PER_FILTER} ids for several.`,
+    pattern: `^${ID}(,${ID}){0,${MAX_IDS_PER_FILTER - 1}}$`,
+    description: `Only records of this ${what}; a comma-separated list of up to ${MAX_IDS_PER_FILTER} ids for several, in plain decimal digits without spaces.`,
     examples: ['12', '12,15'],
     ...says(
-      `must be a positive integer id or a comma-separated list of up to ${MAX_IDS_PER_FILTER}`,
+      `must be a positive integer id or a comma-separated list of up to ${MAX_IDS_PER_FILTER}, in plain decimal digits without spaces`,
     ),
   });
 
@@ -87,7 +90,7 @@ export const StatusListParam = (values: readonly string[]) => {
 };
 
 // `format: 'date'` admits year 0000, which no importer date has and PostgreSQL refuses.
-export const DateParam = (description: string) =>
+const DateParam = (description: string) =>
   Type.String({
     format: 'date',
     pattern: '^(?!0000)',
@@ -95,6 +98,20 @@ export const DateParam = (description: string) =>
     examples: ['2026-03-01'],
     ...says('must be a real calendar date YYYY-MM-DD'),
   });
+
+/**
+ * `from` and `to` of a date range. Neither schema can see the other, so each says in words
+ * that a `from` after `to` is refused (see `queryValueErrors`): a client generated from the
+ * document must not take that 422 for a broken promise.
+ */
+export const DateRangeParams = (from: string, to: string) => ({
+  from: Type.Optional(
+    DateParam(`${from} Must not be after \`to\`: a \`from\` after \`to\` is a 422 naming both.`),
+  ),
+  to: Type.Optional(
+    DateParam(`${to} Must not be before \`from\`: a \`from\` after \`to\` is a 422 naming both.`),
+  ),
+});
 
 export const SearchParam = (description: string) =>
   Type.String({
@@ -183,7 +200,9 @@ export const ProblemSchema = model(
         Type.Array(
           Type.Object({
             parameter: Type.String({ examples: ['per_page'] }),
-            message: Type.String({ examples: ['must be an integer from 1 to 100'] }),
+            message: Type.String({
+              examples: ['must be an integer from 1 to 100 in plain decimal digits'],
+            }),
           }),
           { description: 'validation_failed only: every bad parameter, each with its message.' },
         ),

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { EXPENSE_STATUSES } from '../domain.ts';
 import {
-  DateParam,
+  DateRangeParams,
   DateString,
   EmployeeSummarySchema,
   IdListParam,
@@ -75,7 +75,9 @@ export const ExpenseDetailSchema = model(
         Type.Object({
           name: Type.String(),
           quantity: Type.Number(),
-          price: Money('Decimal unit price.'),
+          price: Money(
+            'Decimal unit price in `currency`, up to 4 decimal places (finer than the currency, e.g. fuel per litre).',
+          ),
         }),
       ),
       receipt: Type.Union(
@@ -99,8 +101,10 @@ export const ExpenseListQuery = Type.Object({
   status: Type.Optional(StatusListParam(EXPENSE_STATUSES)),
   employee_id: Type.Optional(IdListParam('employee')),
   category_id: Type.Optional(IdListParam('category')),
-  from: Type.Optional(DateParam('Expenses with expense_date on or after this date.')),
-  to: Type.Optional(DateParam('Expenses with expense_date on or before this date.')),
+  ...DateRangeParams(
+    'Expenses with expense_date on or after this date.',
+    'Expenses with expense_date on or before this date.',
+  ),
   search: Type.Optional(SearchParam('Matches the title or the merchant.')),
   updated_since: Type.Optional(UpdatedSinceParam),
   sort: Type.Optional(SortParam(EXPENSE_SORT_FIELDS)),

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { DURATION_TYPES, LEAVE_STATUSES } from '../domain.ts';
 import {
-  DateParam,
+  DateRangeParams,
   DateString,
   EmployeeSummarySchema,
   IdListParam,
@@ -86,11 +86,9 @@ export const LeaveListQuery = Type.Object({
   status: Type.Optional(StatusListParam(LEAVE_STATUSES)),
   employee_id: Type.Optional(IdListParam('employee')),
   leave_type_id: Type.Optional(IdListParam('leave type')),
-  from: Type.Optional(
-    DateParam('Leaves whose period reaches this date or later (end_date ≥ from).'),
-  ),
-  to: Type.Optional(
-    DateParam('Leaves whose period starts on or before this date (start_date ≤ to).'),
+  ...DateRangeParams(
+    'Leaves whose period reaches this date or later (end_date ≥ from).',
+    'Leaves whose period starts on or before this date (start_date ≤ to).',
   ),
   search: Type.Optional(SearchParam('Matches the employee’s name or personnel number.')),
   updated_since: Type.Optional(UpdatedSinceParam),

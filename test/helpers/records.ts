@@ -150,8 +150,14 @@ export function smallCompany(companyId: number, base: number): Fields[] {
   ];
 }
 
-export function ndjson(records: unknown[]): string {
-  return `${records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n')}\n`;
+/** One line a record: an object as JSON, a string as it is, a Buffer as its raw bytes. */
+export function ndjson(records: unknown[]): Buffer {
+  return Buffer.concat(
+    records.flatMap((r) => [
+      Buffer.isBuffer(r) ? r : Buffer.from(typeof r === 'string' ? r : JSON.stringify(r)),
+      Buffer.from('\n'),
+    ]),
+  );
 }
 
 export function writeNdjson(dir: string, records: unknown[], name = 'import.ndjson'): string {

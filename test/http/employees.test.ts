@@ -3,6 +3,7 @@ import { describe, it, type TestContext } from 'node:test';
 import type { Dialect } from '../../src/db/connect.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
+import { NOT_PLAIN_NUMBERS } from '../helpers/query-values.ts';
 import { company, employee } from '../helpers/records.ts';
 
 type Fields = Record<string, unknown>;
@@ -62,8 +63,8 @@ const NOT_FOUND = {
 };
 
 const STATUS_MESSAGE = 'must be a comma-separated list of: active, inactive, terminated';
-const PAGE_MESSAGE = 'must be an integer from 1 to 1000000000';
-const PER_PAGE_MESSAGE = 'must be an integer from 1 to 100';
+const PAGE_MESSAGE = 'must be an integer from 1 to 1000000000 in plain decimal digits';
+const PER_PAGE_MESSAGE = 'must be an integer from 1 to 100 in plain decimal digits';
 const SORT_MESSAGE =
   'must be one of id, full_name, employee_number, hire_date, each optionally prefixed with -';
 const SEARCH_MESSAGE = 'must be at most 100 characters';
@@ -433,6 +434,12 @@ describeEachDialect('GET /employees', (dialect) => {
       ['per_page=0', [['per_page', PER_PAGE_MESSAGE]]],
       ['per_page=101', [['per_page', PER_PAGE_MESSAGE]]],
       ['per_page=ten', [['per_page', PER_PAGE_MESSAGE]]],
+      ...NOT_PLAIN_NUMBERS.flatMap(
+        (value): Array<[string, Array<[string, string]>]> => [
+          [`page=${value}`, [['page', PAGE_MESSAGE]]],
+          [`per_page=${value}`, [['per_page', PER_PAGE_MESSAGE]]],
+        ],
+      ),
       ['sort=name', [['sort', SORT_MESSAGE]]],
       ['sort=--id', [['sort', SORT_MESSAGE]]],
       ['sort=ID', [['sort', SORT_MESSAGE]]],

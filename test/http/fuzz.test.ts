@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { METHODS } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import fc from 'fast-check';
-import { ERRORS, PROBLEM_CONTENT_TYPE } from '../../src/http/errors.ts';
+import type { Dialect } from '../../src/db/connect.ts';
+import { ERRORS, type ErrorCode, PROBLEM_CONTENT_TYPE } from '../../src/http/errors.ts';
 import { API_PREFIX } from '../../src/http/routes/index.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
@@ -14,7 +16,11 @@ import { canaries, expense, smallCompany, writeJpeg } from '../helpers/records.t
  * NUL-containing values in every query parameter the OpenAPI document declares (and unknown
  * ones), in every path segment, and in headers, sent as raw bytes so no client cleans them
  * up first. Every answer must be below 500 and, when it is an error, problem+json with a
- * known code; the service must answer normally afterwards.
+ * known code whose status is that code's own; the service must answer normally afterwards.
+ * Where the contract fixes the answer, it is asserted exactly: every integer parameter written
+ * in anything but plain decimal digits (non-finite, exponent, hex, signs, spaces, other
+ * scripts) is a 422 naming it, and every method but GET and HEAD (TRACE, PROPFIND, SEARCH,
+ * MKCOL, LOCK, QUERY, CONNECT, …) is a 405 on a known path and a 404 elsewhere.
  *
  * Seeded: FC_SEED=… reproduces a run; FUZZ_RUNS sets the number of requests per database.
  */
@@ -36,6 +42,16 @@ const EDGE_VALUES = [
   '01',
   'NaN',
   'Infinity',
+  '-Infinity',
+  '1e400',
+  '1E2',
+  '0b11',
+  '0o7',
+  '10.0',
+  '5.',
+  '1_0',
+  '５',
+  '٥',
   '9007199254740993',
   '99999999999999999999999999999999',
   ',',
@@ -154,24 +170,75 @@ interface Operation {
   /** The path template, e.g. /employees/{id}, relative to the API prefix when under it. */
   template: string;
   query: string[];
+  /** The query parameters the document declares as integers. */
+  integers: string[];
+}
+
+interface DocumentParameter {
+  name: string;
+  in: string;
+  schema?: { type?: string };
 }
 
 /** Every GET operation of the served OpenAPI document, with its query parameter names. */
 async function operationsOf(api: TestApi): Promise<Operation[]> {
   const document = (await api.get('/openapi.json')).json as {
-    paths: Record<string, { get?: { parameters?: Array<{ name: string; in: string }> } }>;
+    paths: Record<string, { get?: { parameters?: DocumentParameter[] } }>;
   };
-  return Object.entries(document.paths).flatMap(([template, item]) =>
-    item.get
-      ? [
-          {
-            template,
-            query: (item.get.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
-          },
-        ]
-      : [],
-  );
+  return Object.entries(document.paths).flatMap(([template, item]) => {
+    if (!item.get) return [];
+    const query = (item.get.parameters ?? []).filter((p) => p.in === 'query');
+    return [
+      {
+        template,
+        query: query.map((p) => p.name),
+        integers: query.filter((p) => p.schema?.type === 'integer').map((p) => p.name),
+      },
+    ];
+  });
 }
+
+/** An operation's path with every path parameter filled in with a plain, valid value. */
+const pathOf = (op: Operation, id = '1') =>
+  `${API_PREFIX}${op.template.replace(/\{(\w+)\}/g, (_, name) => (name === 'variant' ? 'original' : id))}`;
+
+/**
+ * An integer in its valid range written as anything but plain decimal digits: in JavaScript's
+ * other notations, with a sign, a fraction of zero, spaces, other scripts' digits, or not
+ * finite. Every one is a 422 naming the parameter.
+ */
+const notPlainInteger: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('Infinity', '-Infinity', 'NaN', '1e400', '-1e400', '1e-400'),
+  fc.integer({ min: 1, max: 100 }).chain((n) =>
+    fc.constantFrom(
+      `${n}e0`,
+      `${n * 10}E-1`,
+      `${n}.0`,
+      `${n}.`,
+      `+${n}`,
+      `-0${n}`,
+      `0x${n.toString(16)}`,
+      `0X${n.toString(16).toUpperCase()}`,
+      `0b${n.toString(2)}`,
+      `0o${n.toString(8)}`,
+      ` ${n}`,
+      `${n} `,
+      `\t${n}`,
+      `${n}\n`,
+      `${String(n)[0]} ${String(n).slice(1)}`,
+      `${n}_0`,
+      String(n).replace(/\d/g, (d) => String.fromCharCode(0xff10 + Number(d))),
+      String(n).replace(/\d/g, (d) => String.fromCharCode(0x0660 + Number(d))),
+    ),
+  ),
+  fc
+    .double({ min: 1, max: 100, noNaN: true })
+    .map(String)
+    .filter((text) => !/^[0-9]+$/.test(text)),
+);
+
+/** Every method but GET and HEAD that Node's parser takes, unusual ones included. */
+const OTHER_METHODS = METHODS.filter((method) => method !== 'GET' && method !== 'HEAD');
 
 interface FuzzRequest {
   bytes: Buffer;
@@ -281,22 +348,30 @@ function assertWellFormed(
   const body = JSON.parse(response.body) as Record<string, unknown>;
   assert.ok(typeof body.code === 'string' && body.code in ERRORS, `unknown code: ${context}`);
   assert.equal(body.status, response.status, `body status differs: ${context}`);
+  // Each code has one status: no client error passes under another's code.
+  assert.equal(ERRORS[body.code as ErrorCode].status, response.status, `wrong code: ${context}`);
   for (const field of ['type', 'title', 'detail'])
     assert.equal(typeof body[field], 'string', `no ${field}: ${context}`);
 }
 
+/** Two companies, an expense with a receipt, a key of company 1, the service on a port. */
+async function listening(t: TestContext, dialect: Dialect) {
+  const api = await useApi(t, dialect);
+  await writeJpeg(api.dir, 'photo.jpg');
+  await api.load([
+    ...smallCompany(1, 0),
+    ...smallCompany(2, 100),
+    expense(1, 2, 1, 1, { receipt: { original: 'photo.jpg' } }),
+  ]);
+  const key = await api.createKey(1);
+  await api.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = api.app.server.address() as AddressInfo;
+  return { api, key, port };
+}
+
 describeEachDialect('fuzzing', (dialect) => {
   it('answers hostile parameters, paths and headers below 500, errors as problem+json', async (t) => {
-    const api = await useApi(t, dialect);
-    await writeJpeg(api.dir, 'photo.jpg');
-    await api.load([
-      ...smallCompany(1, 0),
-      ...smallCompany(2, 100),
-      expense(1, 2, 1, 1, { receipt: { original: 'photo.jpg' } }),
-    ]);
-    const key = await api.createKey(1);
-    await api.app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = api.app.server.address() as AddressInfo;
+    const { api, key, port } = await listening(t, dialect);
     const operations = await operationsOf(api);
     assert.ok(operations.length >= 10, 'the document lists the API operations');
     const normal = rawGet(`${API_PREFIX}/employees?per_page=5`, [
@@ -322,6 +397,80 @@ describeEachDialect('fuzzing', (dialect) => {
     const after = await rawRequest(port, normal);
     assert.equal(after?.status, 200);
     assert.equal(after?.body, before?.body, 'the service answers as it did before');
+  });
+
+  it('answers 422 naming the parameter to every integer not in plain decimal digits', async (t) => {
+    const { api, key, port } = await listening(t, dialect);
+    const targets = (await operationsOf(api)).flatMap((op) =>
+      op.integers.map((name) => ({ op, name })),
+    );
+    assert.ok(targets.length >= 6, 'page and per_page of every list');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...targets),
+        notPlainInteger,
+        fc.constantFrom('component', 'percent-bytes'),
+        async ({ op, name }, value, how) => {
+          const target = `${pathOf(op)}?${name}=${encodeAs(value, how)}`;
+          const response = await rawRequest(
+            port,
+            rawGet(target, [['Authorization', `Bearer ${key}`]]),
+          );
+          const description = JSON.stringify(target);
+          assertWellFormed(response, description);
+          assert.equal(response.status, 422, `${description}: ${response.body}`);
+          const body = JSON.parse(response.body);
+          assert.equal(body.code, 'validation_failed', description);
+          assert.deepEqual(
+            body.errors.map((e: { parameter: string }) => e.parameter),
+            [name],
+            description,
+          );
+        },
+      ),
+      { seed: SEED, numRuns: Math.ceil(RUNS / 4) },
+    );
+  });
+
+  it('answers 405 with Allow: GET, HEAD to every other method on a known path, 404 elsewhere', async (t) => {
+    const { api, port } = await listening(t, dialect);
+    const operations = await operationsOf(api);
+    const headers = fc.array(
+      fc.constantFrom(
+        'Content-Type: application/json',
+        'Content-Type: text/plain',
+        'Content-Type: ***',
+        'Content-Encoding: zz',
+        'Depth: infinity',
+        'Expect: 200-ok',
+        'Authorization: Bearer nope',
+      ),
+      { maxLength: 3 },
+    );
+    const body = fc.oneof(fc.constant(''), fc.constant('{not json'), fc.string({ maxLength: 50 }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...OTHER_METHODS),
+        fc.constantFrom(...operations),
+        fc.boolean(),
+        headers,
+        body,
+        async (method, op, known, extra, payload) => {
+          // Two more segments than any route of the API has.
+          const path = known ? pathOf(op) : `${pathOf(op)}/no/such`;
+          const length = Buffer.byteLength(payload);
+          const request =
+            `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n` +
+            `${extra.map((h) => `${h}\r\n`).join('')}Content-Length: ${length}\r\n\r\n${payload}`;
+          const response = await rawRequest(port, request);
+          const description = `${method} ${path} ${JSON.stringify(extra)}`;
+          assertWellFormed(response, description);
+          assert.equal(response.status, known ? 405 : 404, `${description}: ${response.body}`);
+          if (known) assert.equal(response.headers.allow, 'GET, HEAD', description);
+        },
+      ),
+      { seed: SEED, numRuns: Math.ceil(RUNS / 4) },
+    );
   });
 
   it('answers URLs and headers past the size limits with 414 or 431, and goes on serving', async (t) => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ApiResponse, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
+import { NOT_PLAIN_NUMBERS } from '../helpers/query-values.ts';
 import { company, employee, leave, leaveType, smallCompany } from '../helpers/records.ts';
 
 /**
@@ -35,11 +36,11 @@ const NOT_FOUND = {
 /** The message each query parameter's 422 entry carries (src/schemas/common.ts). */
 const MESSAGES = {
   status: 'must be a comma-separated list of: pending, approved, rejected, cancelled',
-  id: 'must be a positive integer id or a comma-separated list of up to 100',
+  id: 'must be a positive integer id or a comma-separated list of up to 100, in plain decimal digits without spaces',
   date: 'must be a real calendar date YYYY-MM-DD',
   sort: 'must be one of id, start_date, end_date, created_at, updated_at, each optionally prefixed with -',
-  page: 'must be an integer from 1 to 1000000000',
-  per_page: 'must be an integer from 1 to 100',
+  page: 'must be an integer from 1 to 1000000000 in plain decimal digits',
+  per_page: 'must be an integer from 1 to 100 in plain decimal digits',
   search: 'must be at most 100 characters',
   updated_since: 'must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z',
   updated_since_range: 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
@@ -246,7 +247,6 @@ describeEachDialect('GET /leaves', (dialect) => {
         ['employee_id=1', [1, 4]],
         ['employee_id=2', [2]],
         ['employee_id=2,3', [2, 3]],
-        [`employee_id=${encodeURIComponent(' 3 , 2 ')}`, [2, 3]],
         ['employee_id=1,1', [1, 4]],
         ['employee_id=99', []],
         ['employee_id=9999999999999999', []],
@@ -666,6 +666,9 @@ describeEachDialect('GET /leaves', (dialect) => {
       ['employee_id=abc', 'employee_id', MESSAGES.id],
       ['employee_id=1.5', 'employee_id', MESSAGES.id],
       ['employee_id=1,,2', 'employee_id', MESSAGES.id],
+      [`employee_id=${encodeURIComponent(' 3 , 2 ')}`, 'employee_id', MESSAGES.id],
+      ['employee_id=1,%2B2', 'employee_id', MESSAGES.id],
+      ['leave_type_id=1e0', 'leave_type_id', MESSAGES.id],
       ['employee_id=', 'employee_id', MESSAGES.id],
       [`employee_id=${HUNDRED_AND_ONE}`, 'employee_id', MESSAGES.id],
       ['leave_type_id=0', 'leave_type_id', MESSAGES.id],
@@ -696,6 +699,12 @@ describeEachDialect('GET /leaves', (dialect) => {
       ['per_page=0', 'per_page', MESSAGES.per_page],
       ['per_page=101', 'per_page', MESSAGES.per_page],
       ['per_page=ten', 'per_page', MESSAGES.per_page],
+      ...NOT_PLAIN_NUMBERS.flatMap(
+        (value): Array<[string, string, string]> => [
+          [`page=${value}`, 'page', MESSAGES.page],
+          [`per_page=${value}`, 'per_page', MESSAGES.per_page],
+        ],
+      ),
       [`search=${'a'.repeat(101)}`, 'search', MESSAGES.search],
       [`search=${encodeURIComponent('ş'.repeat(101))}`, 'search', MESSAGES.search],
       ['updated_since=2026-03-01', 'updated_since', MESSAGES.updated_since],

@@ -1,14 +1,20 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { METHODS } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
+import type { HTTPMethods } from 'fastify';
 import { setCompanyActive } from '../../src/db/companies.queries.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { revokeApiKey } from '../../src/db/keys.queries.ts';
+import { ERRORS } from '../../src/http/errors.ts';
 import { API_PREFIX } from '../../src/http/routes/index.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { type ApiResponse, type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
+import { rawGet, rawRequest } from '../helpers/raw-http.ts';
 import { company, employee } from '../helpers/records.ts';
 
 const problem = (code: string, title: string, status: number, detail: string) => ({
@@ -275,6 +281,16 @@ describeEachDialect('precedence of errors', (dialect) => {
   });
 });
 
+/** A path of every kind of operation: list, record, reference list, redirect, signed file. */
+const KNOWN_PATHS = [
+  '/leaves',
+  '/employees/1',
+  '/me',
+  '/leave-types',
+  '/expenses/1/receipt',
+  '/receipt-files/1/original',
+];
+
 describe('paths and methods', () => {
   it('answers 404 problem+json for unknown paths, with or without a key', async (t) => {
     const { api, key } = await setUp(t, 'sqlite');
@@ -287,16 +303,137 @@ describe('paths and methods', () => {
     }
   });
 
-  it('answers 405 with Allow: GET, HEAD for other methods on known paths, without a key', async (t) => {
+  it('answers 405 with Allow: GET, HEAD for every other method on known paths, without a key', async (t) => {
     const { api } = await setUp(t, 'sqlite');
-    for (const path of ['/leaves', '/employees/1', '/me']) {
-      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
-        await t.test(`${method} ${path}`, async () => {
-          const res = await api.get(path, null, { method });
+    // Every method Node's parser knows: WebDAV's, TRACE, QUERY (which Fastify answers 400
+    // without a Content-Type) and CONNECT included.
+    const methods = METHODS.filter((method) => method !== 'GET' && method !== 'HEAD');
+    assert.ok(methods.length > 30);
+    for (const path of KNOWN_PATHS) {
+      await t.test(path, async () => {
+        for (const method of methods) {
+          const res = await api.get(path, null, { method: method as HTTPMethods });
+          assert.equal(res.status, 405, `${method} ${path}: ${res.body}`);
           assertProblem(res, METHOD_NOT_ALLOWED);
-          assert.equal(res.headers.allow, 'GET, HEAD');
-        });
-      }
+          assert.equal(res.headers.allow, 'GET, HEAD', `${method} ${path}`);
+        }
+      });
+    }
+  });
+
+  it('answers 404 to any method on an unknown path, whatever body comes with it', async (t) => {
+    const { api } = await setUp(t, 'sqlite');
+    const requests: Array<
+      [method: HTTPMethods, headers: Record<string, string>, payload?: string]
+    > = [
+      ['QUERY', {}, 'status=approved'],
+      ['QUERY', { 'content-type': 'text/plain' }, 'x'],
+      ['POST', { 'content-type': 'application/json' }, '{not json'],
+      ['PUT', { 'content-type': 'application/xml' }, '<leave/>'],
+      ['PROPFIND', { depth: '1' }],
+      ['TRACE', {}],
+    ];
+    for (const [method, headers, payload] of requests) {
+      const res = await api.get('/nope', null, { method, headers, payload });
+      assertProblem(res, NO_SUCH_RESOURCE);
+    }
+  });
+
+  it('routes CONNECT and an unmet Expect like any request, over a real connection', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = api.app.server.address() as AddressInfo;
+    const send = async (request: string) => {
+      const response = await rawRequest(port, request);
+      assert.ok(response, `no answer to ${request}`);
+      return { ...response, json: JSON.parse(response.body || 'null') };
+    };
+    // Node hands CONNECT to no route and closes the connection unanswered unless told.
+    const refused = await send(`CONNECT ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.equal(refused.status, 405);
+    assert.equal(refused.headers.allow, 'GET, HEAD');
+    assert.deepEqual(refused.json, METHOD_NOT_ALLOWED);
+    const tunnel = await send('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    assert.deepEqual([tunnel.status, tunnel.json], [404, NO_SUCH_RESOURCE]);
+    // Node answers 417 with no body to an Expect other than 100-continue unless told.
+    const expecting = await send(
+      `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: 200-ok\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+    );
+    assert.equal(expecting.status, 200, expecting.body);
+    assert.equal(expecting.json.company.id, 1);
+    // Clients that reset a CONNECT before its answer is written: the server must live on.
+    for (let i = 0; i < 20; i++) {
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(`CONNECT ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\n\r\n`);
+      socket.resetAndDestroy();
+    }
+    await sleep(200);
+    const after = await send(rawGet(`${API_PREFIX}/me`, [['Authorization', `Bearer ${key}`]]));
+    assert.equal(after.status, 200);
+  });
+
+  it('labels each client error that HTTP or the framework answers with a code of its own', async (t) => {
+    const { api } = await setUp(t, 'sqlite');
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = api.app.server.address() as AddressInfo;
+    const asset = '/docs/static/index.css';
+    const cases: Array<
+      [label: string, request: string, code: string, status: number, title: string]
+    > = [
+      ['bytes that are not HTTP', '\u0000\u0001 hello\r\n\r\n', 'bad_request', 400, 'Bad request'],
+      [
+        'a path out of the static folder',
+        rawGet('/docs/static/%2e%2e/%2e%2e/package.json'),
+        'forbidden',
+        403,
+        'Forbidden',
+      ],
+      [
+        'an If-Match no file has',
+        rawGet(asset, [['If-Match', '"nope"']]),
+        'precondition_failed',
+        412,
+        'Precondition failed',
+      ],
+      [
+        'a Content-Encoding no one decodes',
+        rawGet('/healthz', [['Content-Encoding', 'zz']]),
+        'unsupported_media_type',
+        415,
+        'Unsupported media type',
+      ],
+      [
+        'a range past the end of a file',
+        rawGet(asset, [['Range', 'bytes=99999999-']]),
+        'range_not_satisfiable',
+        416,
+        'Range not satisfiable',
+      ],
+      [
+        'a 20 KiB header',
+        rawGet('/healthz', [['X-Big', 'b'.repeat(20_000)]]),
+        'headers_too_large',
+        431,
+        'Request header fields too large',
+      ],
+    ];
+    for (const [label, request, code, status, title] of cases) {
+      const response = await rawRequest(port, request);
+      assert.equal(response?.status, status, `${label}: ${response?.body}`);
+      assert.match(response.headers['content-type'] ?? '', PROBLEM_JSON, label);
+      const body = JSON.parse(response.body);
+      assert.deepEqual(
+        body,
+        { type: `/docs#error-${code}`, title, status, detail: body.detail, code },
+        label,
+      );
+      assert.equal(typeof body.detail, 'string', label);
+      assert.equal(
+        ERRORS[code as keyof typeof ERRORS]?.status,
+        status,
+        `${code} is in the registry`,
+      );
     }
   });
 

@@ -156,6 +156,12 @@ describeEachDialect('receipts', (dialect) => {
       location.replace('/receipt-files/2/', '/receipt-files/3/'),
       location.replace('company=1', 'company=2'),
       location.replace(/expires=(\d+)/, (_m, e) => `expires=${Number(e) + 1}`),
+      // The same numbers, not written in plain decimal digits.
+      ...['%2B1', '1.0', '1e0', '%201', '0x1'].map((c) =>
+        location.replace('company=1', `company=${c}`),
+      ),
+      location.replace(/expires=(\d+)/, (_m, e) => `expires=${e}.0`),
+      location.replace(/expires=(\d+)/, (_m, e) => `expires=${Number(e) / 100}e2`),
       location.replace(/signature=[\w-]+/, 'signature='),
       location.slice(0, -1),
       location.replace(/&signature=[\w-]+/, ''),

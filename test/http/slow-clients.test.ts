@@ -71,7 +71,8 @@ describeEachDialect('slow clients', (dialect) => {
     assert.ok(received.includes(`Content-Type: ${PROBLEM_CONTENT_TYPE}`), received);
     const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
     assert.equal(body.status, 408);
-    assert.equal(body.code, 'validation_failed');
+    assert.equal(body.code, 'request_timeout');
+    assert.equal(body.title, 'Request timeout');
     assert.ok(sent < request.length, 'the request never completed');
   });
 

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/connect.ts';
-import { ImportError, type ImportOptions, importFile } from '../../src/import/importer.ts';
+import { ImportError } from '../../src/import/import-error.ts';
+import { type ImportOptions, importFile } from '../../src/import/importer.ts';
+import { MAX_LINE_BYTES } from '../../src/import/ndjson.ts';
 import { moneyToNumber } from '../../src/money.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
@@ -32,9 +35,9 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     const dir = useTempDir(t);
     const receiptsDir = join(dir, 'store');
     const store = new FileReceiptStore(receiptsDir);
-    const run = (records: unknown[], name?: string) =>
-      importFile(handle, store, writeNdjson(dir, records, name), options);
-    return { db: handle.db, dir, receiptsDir, run };
+    const importAt = (file: string) => importFile(handle, store, file, options);
+    const run = (records: unknown[], name?: string) => importAt(writeNdjson(dir, records, name));
+    return { db: handle.db, dir, receiptsDir, run, importAt };
   }
 
   it('stores every record type, sensitive columns and attachments included', async (t) => {
@@ -124,13 +127,9 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       [1500, 'JPY'],
       ['1.234', 'KWD'],
     ];
-    await run([
-      ...smallCompany(1, 0).slice(0, 2),
-      category(1, 1),
-      ...amounts.map(([amount, currency], i) =>
-        expense(1, 100 + i, 1, 1, { amount, currency, tax_amount: 0, items: [] }),
-      ),
-    ]);
+    await run(
+      expensesOf(amounts, (amount, currency) => ({ amount, currency, tax_amount: 0, items: [] })),
+    );
     const rows = await db
       .selectFrom('expenses')
       .select(['amount_e4', 'currency'])
@@ -152,6 +151,62 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       JSON.stringify(rows.map((r) => moneyToNumber(r.amount_e4))),
       '[0.1,0.2,19.99,1000000.01,1500,1500,1.234]',
     );
+  });
+
+  it('takes item prices to 4 decimal places in any currency, amounts only to the currency’s', async (t) => {
+    const { db, run } = await setup(t);
+    const prices: Array<[string | number, string]> = [
+      ['174.8', 'JPY'],
+      [0.0125, 'JPY'],
+      ['1.2345', 'EUR'],
+      ['0.1235', 'KWD'],
+    ];
+    await run(
+      expensesOf(prices, (price, currency) => ({
+        currency,
+        amount: 1000,
+        tax_amount: 0,
+        items: [{ name: 'Fuel', quantity: 40, price }],
+      })),
+    );
+    const rows = await db
+      .selectFrom('expense_items')
+      .select('price_e4')
+      .orderBy('expense_id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => moneyToNumber(r.price_e4)),
+      [174.8, 0.0125, 1.2345, 0.1235],
+    );
+    const tooFine = expense(1, 200, 1, 1, {
+      currency: 'EUR',
+      items: [{ name: 'Fuel', quantity: 1, price: '1.23456' }],
+    });
+    await assert.rejects(run([tooFine], 'fine.ndjson'), {
+      message: 'line 1: items[0].price: has more than 4 decimal places',
+    });
+  });
+
+  it('takes the largest record the rules allow, every character written as an escape', async (t) => {
+    const { db, run } = await setup(t);
+    const text = (length: number) => 'ş'.repeat(length);
+    const largest = expense(1, 1, 1, 1, {
+      title: text(255),
+      merchant_name: text(255),
+      description: text(5000),
+      rejected_reason: text(5000),
+      items: Array.from({ length: 500 }, () => ({
+        name: text(255),
+        quantity: 1_000_000,
+        price: '99999999999.9999',
+      })),
+    });
+    const line = JSON.stringify(largest).replaceAll('ş', '\\u015f');
+    assert.ok(Buffer.byteLength(line) > 800_000, 'close to the limit');
+    await run([...smallCompany(1, 0).slice(0, 2), category(1, 1), line]);
+    const items = await db.selectFrom('expense_items').select('name').execute();
+    assert.equal(items.length, 500);
+    assert.equal(items[0]?.name, text(255));
   });
 
   it('re-importing a file is idempotent and replaces children', async (t) => {
@@ -286,6 +341,53 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     assert.equal((await db.selectFrom('receipts').select('expense_id').execute()).length, 0);
   });
 
+  it('follows links that stay inside the folder: to a receipt, to a folder, to the folder itself', async (t) => {
+    const { db, dir, importAt } = await setup(t);
+    // The real folder: a receipt, a folder of scans, and links to both inside it.
+    const real = join(dir, 'real');
+    mkdirSync(join(real, 'scans', '2026'), { recursive: true });
+    const original = await writeJpeg(join(real, 'scans', '2026'), 'taxi.jpg');
+    symlinkSync(original, join(real, 'taxi.jpg'));
+    symlinkSync(join(real, 'scans', '2026'), join(real, 'latest'));
+    const records = [
+      ...smallCompany(1, 0).slice(0, 2),
+      category(1, 1),
+      expense(1, 1, 1, 1, { receipt: { original: 'taxi.jpg' } }),
+      expense(1, 2, 1, 1, { receipt: { original: 'latest/taxi.jpg' } }),
+      expense(1, 3, 1, 1, { receipt: { original: 'scans/2026/taxi.jpg' } }),
+    ];
+    writeNdjson(real, records, 'export.ndjson');
+    // The import folder reached through a link, as /data/import → /mnt/exports/2026-03.
+    symlinkSync(real, join(dir, 'today'));
+    const summary = await importAt(join(dir, 'today', 'export.ndjson'));
+    assert.equal(summary.receipts, 3);
+    const receipts = await db
+      .selectFrom('receipts')
+      .select(['expense_id', 'original_sha256'])
+      .execute();
+    assert.equal(receipts.length, 3);
+    assert.equal(new Set(receipts.map((r) => r.original_sha256)).size, 1);
+
+    // A linked NDJSON file: receipt paths start at the folder of the path given (the link's),
+    // not at its target's.
+    writeNdjson(real, [expense(1, 1, 1, 1, { receipt: { original: 'taxi.jpg' } })], 'one.ndjson');
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    await writeJpeg(elsewhere, 'taxi.jpg', 20, 10);
+    symlinkSync(join(real, 'one.ndjson'), join(elsewhere, 'linked.ndjson'));
+    await importAt(join(elsewhere, 'linked.ndjson'));
+    const first = await db
+      .selectFrom('receipts')
+      .select('original_sha256')
+      .where('expense_id', '=', 1)
+      .executeTakeFirstOrThrow();
+    assert.notEqual(
+      first.original_sha256,
+      receipts[0]?.original_sha256,
+      'the file beside the link',
+    );
+  });
+
   if (dialect === 'postgres') {
     it('leaves the tables analysed and vacuumed, ready for index-only scans', async (t) => {
       const { db, run } = await setup(t);
@@ -350,9 +452,12 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     ];
     const cases: Array<{
       name: string;
+      /** A record, a line as text, or a line as raw bytes (a Buffer). */
       line: unknown;
       expect: RegExp;
       files?: Record<string, string>;
+      /** Lays out files and links; `outside` is a folder beside the import folder. */
+      prepare?: (dir: string, outside: string) => Promise<unknown> | undefined;
     }> = [
       {
         name: 'invalid JSON',
@@ -491,6 +596,70 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         expect: /^line 4: receipt\.original: must be a path inside the import file’s folder$/,
       },
       {
+        name: 'receipt that links to a file outside the folder',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'scan.jpg' } }),
+        prepare: async (dir, outside) => {
+          symlinkSync(await writeJpeg(outside, 'secret.jpg'), join(dir, 'scan.jpg'));
+        },
+        expect:
+          /^line 4: receipt\.original: scan\.jpg leads to a file outside the import file’s folder$/,
+      },
+      {
+        name: 'receipt in a linked folder outside the folder',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'scans/secret.jpg' } }),
+        prepare: async (dir, outside) => {
+          await writeJpeg(outside, 'secret.jpg');
+          symlinkSync(outside, join(dir, 'scans'));
+        },
+        expect:
+          /^line 4: receipt\.original: scans\/secret\.jpg leads to a file outside the import file’s folder$/,
+      },
+      {
+        name: 'receipt that is a dangling link',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'gone.jpg' } }),
+        prepare: (dir, outside) => {
+          symlinkSync(join(outside, 'never-written.jpg'), join(dir, 'gone.jpg'));
+          return undefined;
+        },
+        expect: /^line 4: receipt\.original: file gone\.jpg not found$/,
+      },
+      {
+        name: 'receipt that is a FIFO, not a file',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'pipe.jpg' } }),
+        prepare: (dir) => {
+          execFileSync('mkfifo', [join(dir, 'pipe.jpg')]);
+          return undefined;
+        },
+        expect: /^line 4: receipt\.original: file pipe\.jpg not found$/,
+      },
+      {
+        name: 'bytes that are not UTF-8 (FF FE)',
+        line: rawBytesIn(expense(1, 5, 1, 1, { title: '@@' }), 0xff, 0xfe),
+        expect: /^line 4: title: not valid UTF-8 text$/,
+      },
+      {
+        name: 'an overlong UTF-8 sequence (C0 AF)',
+        line: rawBytesIn(employee(1, 5, { last_name: 'a@@b' }), 0xc0, 0xaf),
+        expect: /^line 4: last_name: not valid UTF-8 text$/,
+      },
+      {
+        name: 'a surrogate encoded in UTF-8 (ED A0 80)',
+        line: rawBytesIn(leave(1, 5, 1, 1, { reason: '@@' }), 0xed, 0xa0, 0x80),
+        expect: /^line 4: reason: not valid UTF-8 text$/,
+      },
+      {
+        name: 'a lone surrogate escape',
+        line: JSON.stringify(
+          expense(1, 5, 1, 1, { items: [{ name: '@@', quantity: 1, price: '1.00' }] }),
+        ).replace('@@', '\\ud800'),
+        expect: /^line 4: items\[0\]\.name: not valid UTF-8 text$/,
+      },
+      {
+        name: 'a line over 1 MiB',
+        line: JSON.stringify(company(3, { name: 'x'.repeat(MAX_LINE_BYTES) })),
+        expect: /^line 4: \(line\): is longer than 1048576 bytes \(1 MiB\)$/,
+      },
+      {
         name: 'receipt that is not an image',
         line: expense(1, 5, 1, 1, { receipt: { original: 'fake.jpg' } }),
         files: { 'fake.jpg': 'not really a jpeg, just text' },
@@ -509,6 +678,7 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         );
         for (const [name, content] of Object.entries(c.files ?? {}))
           writeFileSync(join(dir, name), content);
+        await c.prepare?.(dir, useTempDir(t));
         const before = await snapshotDatabase(db);
         const filesBefore = listFiles(receiptsDir);
         // Valid changes before and after the bad line: none of them may survive.
@@ -530,6 +700,24 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       });
     }
   });
+}
+
+/** An employee, a category and one expense (ids from 100) for each money value and currency. */
+function expensesOf(
+  values: Array<[string | number, string]>,
+  fields: (value: string | number, currency: string) => Record<string, unknown>,
+): unknown[] {
+  return [
+    ...smallCompany(1, 0).slice(0, 2),
+    category(1, 1),
+    ...values.map(([value, currency], i) => expense(1, 100 + i, 1, 1, fields(value, currency))),
+  ];
+}
+
+/** A record as its JSON line, with `bytes` written raw where one of its strings says `@@`. */
+function rawBytesIn(record: unknown, ...bytes: number[]): Buffer {
+  const [before, after] = JSON.stringify(record).split('@@') as [string, string];
+  return Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
 }
 
 /**

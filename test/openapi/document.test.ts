@@ -12,6 +12,7 @@ const COMMITTED = `${ROOT}openapi.json`;
 interface Parameter {
   in: string;
   name: string;
+  description?: string;
   schema?: Json;
   example?: unknown;
   examples?: Record<string, unknown>;
@@ -349,7 +350,7 @@ describe('parameters', () => {
       minimum: 1,
       maximum: 100,
       default: 25,
-      'x-error-message': 'must be an integer from 1 to 100',
+      'x-error-message': 'must be an integer from 1 to 100 in plain decimal digits',
     });
     assert.deepEqual(parameter('listExpenses', 'sort')?.schema?.enum, [
       'id',
@@ -370,6 +371,31 @@ describe('parameters', () => {
     assert.equal(parameter('listEmployees', 'search')?.schema?.maxLength, 100);
     assert.equal(parameter('listLeaves', 'updated_since')?.schema?.format, 'date-time');
     assert.equal(parameter('getLeave', 'id')?.schema?.pattern, '^[1-9][0-9]{0,15}$');
+  });
+
+  it('says where a date range is refused: from after to is a 422, in both parameters and the 422 answer', () => {
+    const ranged = operations.filter(({ operation }) =>
+      (operation.parameters ?? []).some((p) => p.name === 'from'),
+    );
+    assert.deepEqual(
+      ranged.map((o) => o.operation.operationId),
+      ['listLeaves', 'listExpenses'],
+    );
+    for (const { operation } of ranged) {
+      for (const name of ['from', 'to']) {
+        const description = operation.parameters?.find((p) => p.name === name)?.description ?? '';
+        assert.match(
+          description,
+          /a `from` after `to` is a 422 naming both/,
+          `${operation.operationId} ${name}`,
+        );
+      }
+      assert.match(
+        operation.responses['422']?.description ?? '',
+        /A `from` after `to` is invalid too/,
+        operation.operationId,
+      );
+    }
   });
 });
 

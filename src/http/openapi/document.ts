@@ -1,7 +1,17 @@
 import type { SwaggerOptions } from '@fastify/swagger';
+import { ERRORS } from '../errors.ts';
 import { API_PREFIX } from '../routes/index.ts';
 import { HEADER_COMPONENT_KEYWORD, headerComponents } from './headers.ts';
 import { TAGS } from './operation.ts';
+
+/** Every error code, grouped by status: `unauthenticated (401), company_inactive, … (403), …`. */
+function errorCodesByStatus(): string {
+  const codes = new Map<number, string[]>();
+  for (const [code, { status }] of Object.entries(ERRORS)) {
+    codes.set(status, [...(codes.get(status) ?? []), code]);
+  }
+  return [...codes].map(([status, names]) => `${names.join(', ')} (${status})`).join(', ');
+}
 
 /** Shown at the top of the reference page: what a new integrator needs first. */
 const GETTING_STARTED = `Read-only access to one company's HR data: employees, leave requests and types,
@@ -24,10 +34,8 @@ and \`X-RateLimit-*\`; a 429 carries \`Retry-After\` in seconds.
 
 ## Errors
 Errors are RFC 9457 problem details (\`application/problem+json\`) with a machine-readable
-\`code\`: unauthenticated (401), company_inactive, insufficient_scope, invalid_signature (403),
-not_found, receipt_not_found (404), method_not_allowed (405), validation_failed (422, with
-\`errors\` naming each bad parameter), rate_limited (429), internal_error (500),
-service_unavailable (503).`;
+\`code\`: ${errorCodesByStatus()}. A validation_failed answer carries \`errors\`, naming each bad
+parameter.`;
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>

@@ -1,6 +1,11 @@
 import { type TSchema, Type } from 'typebox';
 import type { Scope } from '../../keys/scopes.ts';
-import { ERROR_MESSAGE_KEYWORD, ProblemSchema, ref } from '../../schemas/common.ts';
+import {
+  ERROR_MESSAGE_KEYWORD,
+  PLAIN_INTEGERS_KEYWORD,
+  ProblemSchema,
+  ref,
+} from '../../schemas/common.ts';
 import { PROBLEM_CONTENT_TYPE, type Problem, problem, recordNotFound } from '../errors.ts';
 import { type HeaderKey, headers, RATE_LIMIT_HEADERS } from './headers.ts';
 
@@ -163,8 +168,13 @@ export function operation<
     errors[404] = problemResponse(spec.notFound.description, spec.notFound.examples, accepted);
   }
   if (spec.querystring) {
+    const properties = (spec.querystring as { properties?: Record<string, unknown> }).properties;
+    const range =
+      properties?.from && properties.to
+        ? ' A `from` after `to` is invalid too: both are named.'
+        : '';
     errors[422] = problemResponse(
-      'One or more query parameters are invalid; `errors` names each one with its message.',
+      `One or more query parameters are invalid; \`errors\` names each one with its message.${range}`,
       [validationExample(spec.querystring)],
       accepted,
     );
@@ -187,7 +197,10 @@ export function operation<
     tags: [spec.tag],
     security: [{ bearer: [] }],
     'x-required-scope': scope,
-    ...(spec.querystring ? { querystring: spec.querystring } : {}),
+    // Every integer of a query is plain decimal digits (see query-keywords.ts).
+    ...(spec.querystring
+      ? { querystring: { ...spec.querystring, [PLAIN_INTEGERS_KEYWORD]: true } }
+      : {}),
     ...(spec.params ? { params: spec.params } : {}),
     response: { ...spec.success, ...errors },
   };

@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../../config.ts';
@@ -54,7 +55,14 @@ declare module 'fastify' {
   }
 }
 
-const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
+/**
+ * Every method Node's HTTP parser accepts but GET and HEAD (WebDAV's PROPFIND, TRACE, QUERY, …):
+ * on a known path each is refused with 405. Fastify routes only some of them by itself; `app.ts`
+ * adds the rest before any route is made.
+ */
+export const OTHER_METHODS: readonly string[] = METHODS.filter(
+  (method) => method !== 'GET' && method !== 'HEAD',
+);
 
 /** What this request's list queries read from: the read database and the shared caches. */
 export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {

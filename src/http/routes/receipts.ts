@@ -16,6 +16,7 @@ import {
 import { ApiError, problem, recordNotFound } from '../errors.ts';
 import { headers, RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
 import { noBodyResponse, operation, problemResponse } from '../openapi/operation.ts';
+import { plainInteger } from '../params.ts';
 import { type ApiDeps, apiBaseUrl } from './index.ts';
 
 const noReceipt = () => new ApiError('receipt_not_found', 'This expense has no receipt image.');
@@ -159,11 +160,12 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
     async (request, reply) => {
       const { expenseId, variant } = request.params;
       const { company, expires, signature } = request.query;
+      // A part that is not plain digits (`1e0`, `+1`, `1.0`) was altered: it matches no signature.
       const grant = {
-        companyId: Number(company),
+        companyId: plainInteger(company),
         expenseId: Number(expenseId),
         variant,
-        expires: Number(expires),
+        expires: plainInteger(expires),
       };
       if (!verifyReceiptGrant(grant, signature ?? '', config.signingSecret)) throw badSignature();
       const receipt = await findReceiptOfExpense(deps.db, grant.companyId, grant.expenseId);
