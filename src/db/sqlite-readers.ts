@@ -41,7 +41,12 @@ function prepared(sql) {
 }
 function run(message) {
   const statement = prepared(message.sql);
-  if (message.chain === undefined) return statement.reader ? statement.all(message.parameters) : [];
+  if (message.chain === undefined) {
+    if (statement.reader) return statement.all(message.parameters);
+    // A write: query_only makes SQLite refuse it (SQLITE_READONLY).
+    statement.run(message.parameters);
+    return [];
+  }
   // A chain: the statement again and again, each time with the previous row's values in the
   // parameters the chain names, until it finds no row or has found \`count\` rows.
   const { positions, count } = message.chain;

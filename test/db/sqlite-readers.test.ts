@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import type { Worker } from 'node:worker_threads';
+import SqliteDatabase from 'better-sqlite3';
+import { SqliteReaders } from '../../src/db/sqlite-readers.ts';
+import { isDatabaseUnavailable } from '../../src/http/error-handler.ts';
+import { useTempDir } from '../helpers/databases.ts';
+
+/** A WAL file with a table of 10 rows, its writer connection, and two reader threads over it. */
+async function useReaders(t: TestContext) {
+  const path = join(useTempDir(t), 'readers.db');
+  const writer = new SqliteDatabase(path);
+  writer.pragma('journal_mode = WAL');
+  writer.exec('create table t (id integer primary key, v text)');
+  const insert = writer.prepare('insert into t (id, v) values (?, ?)');
+  for (let i = 1; i <= 10; i++) insert.run(i, `v${i}`);
+  const readers = new SqliteReaders({ path, threads: 2, busyTimeoutMs: 1000 });
+  t.after(async () => {
+    await readers.stop();
+    writer.close();
+  });
+  await readers.ready();
+  return { writer, readers };
+}
+
+describe('SQLite reader threads', () => {
+  it('answer queries with their rows, and errors with SQLite’s code', async (t) => {
+    const { readers } = await useReaders(t);
+    assert.deepEqual(await readers.query('select id, v from t where id <= ? order by id', [2]), [
+      { id: 1, v: 'v1' },
+      { id: 2, v: 'v2' },
+    ]);
+    await assert.rejects(readers.query('select nope from t', []), { code: 'SQLITE_ERROR' });
+  });
+
+  it('only read, and see what the writer commits', async (t) => {
+    const { writer, readers } = await useReaders(t);
+    await assert.rejects(readers.query('delete from t', []), { code: 'SQLITE_READONLY' });
+    writer.prepare('insert into t (id, v) values (11, ?)').run('v11');
+    assert.deepEqual(await readers.query('select count(*) as n from t', []), [{ n: 11 }]);
+  });
+
+  it('run a chain: each run takes the previous row’s values', async (t) => {
+    const { readers } = await useReaders(t);
+    // Every third row after the previous one: 3, 6, 9, then nothing.
+    const rows = await readers.query(
+      'select id from t where id > ? order by id limit 1 offset 2',
+      [0],
+      {
+        positions: [0],
+        count: 10,
+      },
+    );
+    assert.deepEqual(rows, [{ id: 3 }, { id: 6 }, { id: 9 }]);
+  });
+
+  it('replace a thread that stops; its queries fail as an unavailable database', async (t) => {
+    const { readers } = await useReaders(t);
+    const threads = () => (readers as unknown as { threads: Array<{ worker: Worker }> }).threads;
+    const first = threads()[0] as { worker: Worker };
+    // A query that keeps its thread busy while the thread is stopped under it.
+    const busy = readers.query(
+      'with recursive n(i) as (select 1 union all select i + 1 from n where i < 30000000) select count(*) from n',
+      [],
+    );
+    await first.worker.terminate();
+    const error = await busy.then(
+      () => null,
+      (reason: unknown) => reason,
+    );
+    assert.ok(isDatabaseUnavailable(error), String(error));
+    assert.notEqual(threads()[0], first, 'the stopped thread was replaced');
+    for (let i = 0; i < 4; i++) {
+      assert.deepEqual(await readers.query('select count(*) as n from t', []), [{ n: 10 }]);
+    }
+  });
+});
