@@ -11,6 +11,16 @@ import { registerKeyCommands } from './keys.command.ts';
 import { registerMigrateCommand } from './migrate.command.ts';
 import { registerServeCommand } from './serve.command.ts';
 
+/** The oldest Node.js the CLI runs on; better-sqlite3's binary crashes on Node 20. */
+const MIN_NODE = [22, 12] as const;
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
+  process.stderr.write(
+    `cdapi: Node.js ${MIN_NODE.join('.')} or later is required (this is ${process.version}); npx cdapi runs on the project's own Node\n`,
+  );
+  process.exit(1);
+}
+
 limitHeapGrowth();
 
 const program = new Command('cdapi')
