@@ -9,13 +9,14 @@ import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { DerivedCache } from './db/derived-cache.ts';
 import type { Anchor } from './db/pagination.ts';
-import { createAuthenticator } from './http/auth.ts';
+import { type AuthContext, createAuthenticator } from './http/auth.ts';
 import { answerClientError, answerRouterError } from './http/client-errors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { API_PREFIX, type ApiDeps, apiRoutes } from './http/routes/index.ts';
+import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
 import { ERROR_MESSAGE_KEYWORD } from './schemas/common.ts';
@@ -29,6 +30,8 @@ export interface AppOptions {
   limiter: RateLimitStore;
   receipts: ReceiptStore;
   logger?: FastifyBaseLogger;
+  /** Recorded when METRICS_PORT is set; the metrics listener itself is server.ts's. */
+  metrics?: ServiceMetrics;
 }
 
 /** Lets schemas carry `x-error-message` (read by the 422 formatter) without tripping Ajv. */
@@ -100,18 +103,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-content-type-options', 'nosniff');
   });
   // One line a request. The route pattern, never the URL: a signed receipt URL or a search
-  // term must not end up in the logs.
+  // term must not end up in the logs. The company and the key id (never the key) say who
+  // sent it, once the key is known.
+  const { metrics } = options;
   app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? '(unmatched)';
+    const auth = request.auth as AuthContext | undefined;
     request.log.info(
       {
         method: request.method,
-        route: request.routeOptions.url ?? '(unmatched)',
+        route,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        ...(auth ? { companyId: auth.company.id, keyId: auth.keyId } : {}),
       },
       'request',
     );
+    metrics?.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
+  if (metrics) app.addHook('onError', async (_request, _reply, error) => metrics.countError(error));
 
   registerErrorHandlers(app);
   await app.register(compress, { global: true, threshold: 1024 });
@@ -182,9 +192,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     authenticator: createAuthenticator({
       primaryDb: primary.db,
       limiter: options.limiter,
-      onWriteError: (error) => app.log.warn({ err: error }, 'could not record key use'),
+      onWriteError: (error) => {
+        metrics?.countError(error);
+        app.log.warn({ err: error }, 'could not record key use');
+      },
     }),
   };
+  if (metrics) {
+    metrics.trackKeyCache(deps.authenticator.keyCache);
+    if (deps.responses) metrics.trackResponseCache(deps.responses);
+  }
   await app.register(apiRoutes, { prefix: API_PREFIX, deps });
   return app;
 }

@@ -159,6 +159,17 @@ export interface ReceiptsTable {
   processed_size: number;
 }
 
+/** Running totals of `cdapi import` runs, one row per outcome (migration 0005). */
+export interface ImportStatsTable {
+  outcome: 'succeeded' | 'failed';
+  runs: number;
+  records: number;
+  duration_ms: number;
+  last_duration_ms: number | null;
+  /** Unix time in milliseconds. */
+  last_finished_ms: number | null;
+}
+
 export interface Database {
   companies: CompaniesTable;
   api_keys: ApiKeysTable;
@@ -170,6 +181,7 @@ export interface Database {
   expenses: ExpensesTable;
   expense_items: ExpenseItemsTable;
   receipts: ReceiptsTable;
+  import_stats: ImportStatsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -5,6 +5,7 @@ import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_data_version.ts';
 import * as m0003 from './migrations/0003_covering_date_indexes.ts';
 import * as m0004 from './migrations/0004_search_indexes.ts';
+import * as m0005 from './migrations/0005_import_stats.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
 // from dist/ after a build.
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '0002_data_version': m0002,
   '0003_covering_date_indexes': m0003,
   '0004_search_indexes': m0004,
+  '0005_import_stats': m0005,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -72,8 +72,12 @@ const LINE_BREAK = /\r\n|\n|\r/;
  * Reads an NDJSON file in chunks and yields the records of each chunk together; memory stays
  * flat whatever the file's size. Line numbers count every line, blank ones included.
  */
-export async function* readNdjson(file: string): AsyncGenerator<SourceRecord[]> {
+export async function* readNdjson(
+  file: string,
+  onRead?: (progress: { bytesRead: number; records: number }) => void,
+): AsyncGenerator<SourceRecord[]> {
   let line = 0;
+  let recordCount = 0;
   let rest = '';
   const parse = (raw: string): SourceRecord | null => {
     line += 1;
@@ -98,11 +102,16 @@ export async function* readNdjson(file: string): AsyncGenerator<SourceRecord[]> 
       const record = parse(raw);
       if (record) records.push(record);
     }
+    recordCount += records.length;
+    onRead?.({ bytesRead: stream.bytesRead, records: recordCount });
     yield records;
   }
   // The last line, when the file does not end with a line break.
   const last = parse(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
-  if (last) yield [last];
+  if (last) {
+    onRead?.({ bytesRead: stream.bytesRead, records: recordCount + 1 });
+    yield [last];
+  }
 }
 
 export interface ImportOptions {
@@ -111,6 +120,15 @@ export interface ImportOptions {
    * default `importFile` does for files of WRITER_THREAD_MIN_BYTES and more.
    */
   writerThread?: boolean;
+  /** `importFile`: called as the file is read, once a chunk (64 KiB) of it is checked. */
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  bytesRead: number;
+  totalBytes: number;
+  /** Records read so far (blank lines are not records). */
+  records: number;
 }
 
 /** From this size on, a SQLite import writes on a thread of its own. */
@@ -125,7 +143,12 @@ export async function importFile(
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) throw new Error(`cannot read ${file}: no such file`);
   const writerThread = options.writerThread ?? info.size >= WRITER_THREAD_MIN_BYTES;
-  return importRecords(handle, store, readNdjson(file), dirname(resolve(file)), { writerThread });
+  const { onProgress } = options;
+  const source = readNdjson(
+    file,
+    onProgress && ((read) => onProgress({ ...read, totalBytes: info.size })),
+  );
+  return importRecords(handle, store, source, dirname(resolve(file)), { writerThread });
 }
 
 /**
