@@ -115,7 +115,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         route,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
-        ...(auth ? { companyId: auth.company.id, keyId: auth.keyId } : {}),
+        // Left out of the line while undefined (no key, or one that was refused).
+        companyId: auth?.company.id,
+        keyId: auth?.keyId,
       },
       'request',
     );
