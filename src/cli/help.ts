@@ -8,10 +8,7 @@ type Variable = readonly [name: string, meaning: string];
 /** Every command reads these. */
 const COMMON_VARIABLES: readonly Variable[] = [
   ['DATABASE_URL', 'sqlite:PATH or postgres://… (default sqlite:./data/company-data.db)'],
-  [
-    'RECEIPTS_DIR',
-    'receipt store (default: beside the SQLite file, ./data/receipts for the default; required with PostgreSQL)',
-  ],
+  ['RECEIPTS_DIR', 'receipt store (default: beside the SQLite file; required with PostgreSQL)'],
   ['LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
 ];
 
