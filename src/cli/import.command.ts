@@ -24,7 +24,7 @@ const NOUNS: Record<RecordType, [singular: string, plural: string]> = {
   expense: ['expense', 'expenses'],
 };
 
-export function summaryLine(summary: ImportSummary): string {
+function summaryLine(summary: ImportSummary): string {
   const parts = (Object.entries(summary.counts) as Array<[RecordType, number]>)
     .filter(([, n]) => n > 0)
     .map(([type, n]) => count(n, ...NOUNS[type]));
