@@ -12,7 +12,7 @@ import type { ListSamples } from './db/list-samples.ts';
 import type { AnchorRun } from './db/pagination.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { Admission } from './http/admission.ts';
-import { createAuthenticator } from './http/auth.ts';
+import { type AuthContext, createAuthenticator } from './http/auth.ts';
 import { answerClientError, answerRouterError, routeEveryRequest } from './http/client-errors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
@@ -20,6 +20,7 @@ import { swaggerOptions } from './http/openapi/document.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { API_PREFIX, type ApiDeps, apiRoutes, OTHER_METHODS } from './http/routes/index.ts';
+import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
 
@@ -32,6 +33,8 @@ export interface AppOptions {
   limiter: RateLimitStore;
   receipts: ReceiptStore;
   logger?: FastifyBaseLogger;
+  /** Recorded when METRICS_PORT is set; the metrics listener itself is server.ts's. */
+  metrics?: ServiceMetrics;
 }
 
 /** Anchor lists of long lists kept at once (each up to total ÷ ANCHOR_INTERVAL anchors). */
@@ -105,18 +108,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-content-type-options', 'nosniff');
   });
   // One line a request. The route pattern, never the URL: a signed receipt URL or a search
-  // term must not end up in the logs.
+  // term must not end up in the logs. The company and the key id (never the key) say who
+  // sent it, once the key is known.
+  const { metrics } = options;
   app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? '(unmatched)';
+    const auth = request.auth as AuthContext | undefined;
     request.log.info(
       {
         method: request.method,
-        route: request.routeOptions.url ?? '(unmatched)',
+        route,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        // Left out of the line while undefined (no key, or one that was refused).
+        companyId: auth?.company.id,
+        keyId: auth?.keyId,
       },
       'request',
     );
+    metrics?.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
+  if (metrics) app.addHook('onError', async (_request, _reply, error) => metrics.countError(error));
 
   registerErrorHandlers(app);
   await app.register(compress, { global: true, threshold: 1024 });
@@ -202,7 +214,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     authenticator: createAuthenticator({
       primaryDb: primary.db,
       limiter: options.limiter,
-      onWriteError: (error) => app.log.warn({ err: error }, 'could not record key use'),
+      onWriteError: (error) => {
+        metrics?.countError(error);
+        app.log.warn({ err: error }, 'could not record key use');
+      },
     }),
     admission: new Admission(
       config.maxConcurrentRequests,
@@ -211,6 +226,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ),
     readers,
   };
+  if (metrics) {
+    metrics.trackKeyCache(deps.authenticator.keyCache);
+    if (deps.responses) metrics.trackResponseCache(deps.responses);
+  }
   await app.register(apiRoutes, { prefix: API_PREFIX, deps });
   return app;
 }

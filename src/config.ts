@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 
 /** The only module that reads process.env. Every value is validated once and frozen. */
 
@@ -11,12 +11,18 @@ export type DatabaseTarget =
 /** What every command needs: where the data and the receipt files live. */
 export interface Config {
   readonly database: DatabaseTarget;
-  readonly receiptsDir: string;
+  /**
+   * The receipt store: `RECEIPTS_DIR`, else a folder beside the SQLite file. Null when neither
+   * names one (PostgreSQL or an in-memory SQLite without `RECEIPTS_DIR`): commands that touch
+   * receipts ask for it through `requireReceiptsDir`, the others do not need it.
+   */
+  readonly receiptsDir: string | null;
   readonly logLevel: string;
 }
 
 /** What `cdapi serve` needs on top. */
 export interface ServerConfig extends Config {
+  readonly receiptsDir: string;
   /** Optional PostgreSQL replica that API reads go to; `database` keeps the writes. */
   readonly readDatabase: DatabaseTarget | null;
   readonly poolMax: number;
@@ -29,6 +35,8 @@ export interface ServerConfig extends Config {
   readonly responseCacheMb: number;
   readonly host: string;
   readonly port: number;
+  /** Prometheus metrics on a listener of their own, on `host`; null = off. */
+  readonly metricsPort: number | null;
   readonly publicBaseUrl: string | null;
   readonly signingSecret: string;
   readonly signedUrlTtlSeconds: number;
@@ -59,7 +67,8 @@ export class ConfigError extends Error {
   }
 }
 
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/company-data.db';
+const DEFAULT_DATABASE_FILE = 'company-data.db';
+export const DEFAULT_DATABASE_URL = `sqlite:./data/${DEFAULT_DATABASE_FILE}`;
 const DATA_DIR = './data';
 const SIGNING_SECRET_FILE = 'signing-secret';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -133,14 +142,43 @@ function resolveSigningSecret(raw: string | undefined, database: DatabaseTarget)
   return secret;
 }
 
+/**
+ * Each SQLite database gets a receipt store of its own beside its file, so a scratch database
+ * never writes into (or deletes from) another database's store: `receipts/` beside
+ * `company-data.db` (the default database, hence `./data/receipts`), `NAME-receipts/` beside
+ * any other `NAME.db`. PostgreSQL has no file to put it beside: instances and `cdapi import`
+ * must name the one store they share.
+ */
+function defaultReceiptsDir(database: DatabaseTarget): string | null {
+  if (database.dialect !== 'sqlite' || database.path === ':memory:') return null;
+  const file = basename(database.path);
+  const stem = file.slice(0, file.length - extname(file).length) || file;
+  return join(
+    dirname(database.path),
+    file === DEFAULT_DATABASE_FILE ? 'receipts' : `${stem}-receipts`,
+  );
+}
+
+/** The receipt store of a command that reads or writes receipts; fails naming the variable. */
+export function requireReceiptsDir(config: Config): string {
+  if (config.receiptsDir !== null) return config.receiptsDir;
+  throw new ConfigError(
+    'RECEIPTS_DIR',
+    config.database.dialect === 'postgres'
+      ? 'is required when DATABASE_URL is PostgreSQL (the receipt store every instance and cdapi import share)'
+      : 'is required with an in-memory SQLite database',
+  );
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   }
+  const database = parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
   return Object.freeze({
-    database: parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL),
-    receiptsDir: resolve(env.RECEIPTS_DIR || `${DATA_DIR}/receipts`),
+    database,
+    receiptsDir: env.RECEIPTS_DIR ? resolve(env.RECEIPTS_DIR) : defaultReceiptsDir(database),
     logLevel,
   });
 }
@@ -160,8 +198,27 @@ function parseReadDatabase(
   return target;
 }
 
-export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+/** `cdapi serve --host/--port`: they win over HOST and PORT. */
+export interface ServerOverrides {
+  host?: string;
+  port?: number;
+}
+
+function parseMetricsPort(raw: string | undefined, port: number): number | null {
+  if (!raw) return null;
+  const metricsPort = parseInteger('METRICS_PORT', raw, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('METRICS_PORT', `must differ from the API's port (${port})`);
+  }
+  return metricsPort;
+}
+
+export function loadServerConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: ServerOverrides = {},
+): ServerConfig {
   const base = loadConfig(env);
+  const port = overrides.port ?? parseInteger('PORT', env.PORT || '8080', 0, 65535);
   const redisUrl = env.REDIS_URL || null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
@@ -187,8 +244,9 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     redisUrl,
     redisKeyPrefix,
     responseCacheMb: parseInteger('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB || '16', 0, 4096),
-    host: env.HOST || '127.0.0.1',
-    port: parseInteger('PORT', env.PORT || '8080', 0, 65535),
+    host: overrides.host ?? (env.HOST || '127.0.0.1'),
+    port,
+    metricsPort: parseMetricsPort(env.METRICS_PORT, port),
     publicBaseUrl: env.PUBLIC_BASE_URL ? parsePublicBaseUrl(env.PUBLIC_BASE_URL) : null,
     signingSecret: resolveSigningSecret(env.SIGNING_SECRET, base.database),
     signedUrlTtlSeconds: parseInteger(
@@ -199,6 +257,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     ),
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY || 'false'),
     ...parseHttpTimeouts(env),
+    receiptsDir: requireReceiptsDir(base),
     sqliteReaders: parseInteger('SQLITE_READERS', env.SQLITE_READERS || '2', 0, 64),
     ...parseAdmission(env),
   });

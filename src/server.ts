@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from './app.ts';
@@ -5,6 +6,8 @@ import type { ServerConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { ensureSchema } from './db/migrate.ts';
 import { API_PREFIX } from './http/routes/index.ts';
+import { closeMetricsListener, listenForMetrics } from './metrics/listener.ts';
+import { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.ts';
 import { RedisRateLimitStore } from './ratelimit/redis-store.ts';
@@ -12,6 +15,8 @@ import { FileReceiptStore } from './receipts/fs-store.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
+  /** The metrics listener, when METRICS_PORT is set. */
+  metricsServer: Server | null;
   /** Stops accepting connections, lets in-flight requests finish, then closes the databases. */
   close(): Promise<void>;
 }
@@ -63,6 +68,19 @@ export async function startServer(
     await closeResources();
     throw error;
   }
+  const metrics = config.metricsPort === null ? undefined : new ServiceMetrics();
+  if (metrics) {
+    metrics.trackPools(
+      [
+        { database: 'primary', handle: primary },
+        { database: 'replica', handle: replica },
+      ].flatMap(({ database, handle }) =>
+        handle?.dialect === 'postgres' ? [{ database, pool: handle.pool }] : [],
+      ),
+    );
+    if (config.redisUrl) metrics.trackRateLimitStore(limiter);
+    metrics.trackImports(primary.db);
+  }
   const app = await buildApp({
     config,
     database: replica ?? primary,
@@ -70,11 +88,23 @@ export async function startServer(
     limiter,
     receipts: new FileReceiptStore(config.receiptsDir),
     logger,
+    metrics,
   });
-  await app.listen({ host: config.host, port: config.port });
+  let metricsServer: Server | null = null;
+  try {
+    await app.listen({ host: config.host, port: config.port });
+    if (metrics && config.metricsPort !== null) {
+      metricsServer = await listenForMetrics(metrics, config.host, config.metricsPort);
+    }
+  } catch (error) {
+    await app.close();
+    await closeResources();
+    throw error;
+  }
   let closing: Promise<void> | null = null;
   return {
     app,
+    metricsServer,
     close() {
       closing ??= (async () => {
         // server.close() only closes the connections idle at that moment; one whose response
@@ -86,6 +116,7 @@ export async function startServer(
         } finally {
           clearInterval(reaper);
         }
+        if (metricsServer) await closeMetricsListener(metricsServer);
         await closeResources();
       })();
       return closing;
@@ -93,10 +124,18 @@ export async function startServer(
   };
 }
 
+/** http://HOST:PORT of a listener on this machine (a wildcard address shown as loopback). */
+function localOrigin(host: string, server: Server): string {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
 export function apiUrl(config: ServerConfig, app: FastifyInstance): string {
-  if (config.publicBaseUrl) return config.publicBaseUrl;
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
+  return config.publicBaseUrl ?? `${localOrigin(config.host, app.server)}${API_PREFIX}`;
+}
+
+export function metricsUrl(config: ServerConfig, server: Server): string {
+  return `${localOrigin(config.host, server)}/metrics`;
 }

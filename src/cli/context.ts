@@ -44,6 +44,11 @@ export function parseCount(min: number, max: number) {
   };
 }
 
+/** `1 employee`, `2 employees`, `12,500 leave types`: a number and its noun, in agreement. */
+export function count(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? singular : plural}`;
+}
+
 /** Prints the machine-readable value with --json, otherwise the human-readable lines. */
 export function print(json: boolean | undefined, value: unknown, human: () => string): void {
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);

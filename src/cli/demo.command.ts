@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
+import { requireReceiptsDir } from '../config.ts';
 import { createDemoCompany, DEFAULT_DEMO_EMPLOYEES } from '../demo/demo.ts';
 import { FileReceiptStore } from '../receipts/fs-store.ts';
-import { parseCount, print, withDatabase } from './context.ts';
+import { count, parseCount, print, withDatabase } from './context.ts';
 
 export function registerDemoCommand(program: Command): void {
   program
@@ -11,7 +12,7 @@ export function registerDemoCommand(program: Command): void {
     .option('--json', 'print {"company_id","key_id","key","counts"}')
     .action(async (options: { employees: number; json?: boolean }) => {
       const demo = await withDatabase(({ config, handle }) =>
-        createDemoCompany(handle, new FileReceiptStore(config.receiptsDir), options),
+        createDemoCompany(handle, new FileReceiptStore(requireReceiptsDir(config)), options),
       );
       const { counts } = demo.summary;
       print(
@@ -19,7 +20,7 @@ export function registerDemoCommand(program: Command): void {
         { company_id: demo.companyId, key_id: demo.keyId, key: demo.key, counts },
         () =>
           [
-            `Created demo company ${demo.companyId}: ${counts.employee} employees, ${counts.leave} leaves, ${counts.expense} expenses, ${demo.summary.receipts} receipts.`,
+            `Created demo company ${demo.companyId}: ${count(counts.employee, 'employee')}, ${count(counts.leave, 'leave')}, ${count(counts.expense, 'expense')}, ${count(demo.summary.receipts, 'receipt')}.`,
             'API key (shown once, store it now):',
             demo.key,
           ].join('\n'),

@@ -1,7 +1,49 @@
-import type { Command } from 'commander';
-import { importFile } from '../import/importer.ts';
+import { type Command, InvalidArgumentError } from 'commander';
+import { requireReceiptsDir } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { type ImportOutcome, recordImportRun } from '../db/import-stats.queries.ts';
+import { type ImportSummary, importFile, type RecordType } from '../import/importer.ts';
 import { FileReceiptStore } from '../receipts/fs-store.ts';
-import { print, withDatabase } from './context.ts';
+import { count, print, withDatabase } from './context.ts';
+import { IMPORT_HELP } from './help.ts';
+import { ImportProgressReporter } from './progress.ts';
+
+interface ImportCommandOptions {
+  json?: boolean;
+  progress: boolean;
+  progressEvery: number;
+}
+
+/** How each record type is counted in the summary: `1 leave type`, `2 leave types`. */
+const NOUNS: Record<RecordType, [singular: string, plural: string]> = {
+  company: ['company', 'companies'],
+  employee: ['employee', 'employees'],
+  leave_type: ['leave type', 'leave types'],
+  leave: ['leave', 'leaves'],
+  expense_category: ['expense category', 'expense categories'],
+  expense: ['expense', 'expenses'],
+};
+
+function summaryLine(summary: ImportSummary): string {
+  const parts = (Object.entries(summary.counts) as Array<[RecordType, number]>)
+    .filter(([, n]) => n > 0)
+    .map(([type, n]) => count(n, ...NOUNS[type]));
+  return `Imported ${count(summary.records, 'record')} (${parts.join(', ') || 'none'}); ${count(summary.receipts, 'receipt file')}.`;
+}
+
+function secondsOption(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || seconds > 86_400) {
+    throw new InvalidArgumentError('must be a number of seconds from 0 to 86400.');
+  }
+  return seconds;
+}
+
+/** Every run adds to the totals that the service's metrics report (cdapi_import_*). */
+function recordRun(db: Db, outcome: ImportOutcome, started: number, records: number) {
+  const durationMs = performance.now() - started;
+  return recordImportRun(db, { outcome, durationMs, records, finishedMs: Date.now() });
+}
 
 export function registerImportCommand(program: Command): void {
   program
@@ -10,16 +52,44 @@ export function registerImportCommand(program: Command): void {
       'load an NDJSON file in one transaction: every record, or none (see docs/import-format.md)',
     )
     .argument('<file>', 'NDJSON file, one record a line; receipt paths are relative to its folder')
-    .option('--json', 'machine-readable output')
-    .action(async (file: string, options: { json?: boolean }) => {
-      const summary = await withDatabase(({ config, handle }) =>
-        importFile(handle, new FileReceiptStore(config.receiptsDir), file),
-      );
-      print(options.json, summary, () => {
-        const parts = Object.entries(summary.counts)
-          .filter(([, n]) => n > 0)
-          .map(([type, n]) => `${n} ${type}`);
-        return `Imported ${summary.records} records (${parts.join(', ') || 'none'}); ${summary.receipts} receipt file(s).`;
+    .option('--json', 'print the summary as JSON; progress and errors on stderr as JSON lines')
+    .option('--no-progress', 'print no progress on stderr')
+    .option(
+      '--progress-every <seconds>',
+      'when stderr is not a terminal: a progress line every this many seconds (0: every 64 KiB)',
+      secondsOption,
+      10,
+    )
+    .addHelpText('after', IMPORT_HELP)
+    .action(async (file: string, options: ImportCommandOptions) => {
+      const summary = await withDatabase(async ({ config, handle }) => {
+        const store = new FileReceiptStore(requireReceiptsDir(config));
+        const progress = options.progress
+          ? new ImportProgressReporter({
+              file,
+              out: process.stderr,
+              json: options.json === true,
+              everyMs: options.progressEvery * 1000,
+            })
+          : null;
+        const started = performance.now();
+        let result: ImportSummary;
+        try {
+          result = await importFile(handle, store, file, { onProgress: progress?.update });
+        } catch (error) {
+          // As far as the database allows: the import's own error is the one to report.
+          await recordRun(handle.db, 'failed', started, 0).catch(() => {});
+          throw error;
+        } finally {
+          progress?.end();
+        }
+        await recordRun(handle.db, 'succeeded', started, result.records).catch((error) =>
+          process.stderr.write(
+            `cdapi: the import succeeded, but could not be counted for the metrics: ${(error as Error).message}\n`,
+          ),
+        );
+        return result;
       });
+      print(options.json, summary, () => summaryLine(summary));
     });
 }

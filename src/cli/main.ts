@@ -3,19 +3,56 @@ import { ConfigError } from '../config.ts';
 import { SchemaOutdatedError } from '../db/migrate.ts';
 import { limitHeapGrowth } from '../heap.ts';
 import { ImportError } from '../import/import-error.ts';
+import { VERSION } from '../version.ts';
 import { registerCompanyCommands } from './companies.command.ts';
 import { CliError } from './context.ts';
 import { registerDemoCommand } from './demo.command.ts';
+import { PROGRAM_HELP } from './help.ts';
 import { registerImportCommand } from './import.command.ts';
 import { registerKeyCommands } from './keys.command.ts';
 import { registerMigrateCommand } from './migrate.command.ts';
 import { registerServeCommand } from './serve.command.ts';
 
+/** The oldest Node.js the CLI runs on; better-sqlite3's binary crashes on Node 20. */
+const MIN_NODE = [22, 12] as const;
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
+  process.stderr.write(
+    `cdapi: Node.js ${MIN_NODE.join('.')} or later is required (this is ${process.version}); npx cdapi runs on the project's own Node\n`,
+  );
+  process.exit(1);
+}
+
 limitHeapGrowth();
+
+/** With --json anywhere before `--`, failures are machine-readable too. */
+const args = process.argv.slice(2);
+const jsonOutput = args
+  .slice(0, args.includes('--') ? args.indexOf('--') : undefined)
+  .includes('--json');
+
+/**
+ * Every failure ends as one line on stderr and a non-zero exit code: `cdapi: reason`, or with
+ * --json `{"error": reason, …details}` (an import error names its line and field there).
+ */
+function printFailure(message: string, details: Record<string, unknown> = {}): void {
+  const line = message
+    .split('\n')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .join(' ');
+  process.stderr.write(
+    jsonOutput ? `${JSON.stringify({ error: line, ...details })}\n` : `cdapi: ${line}\n`,
+  );
+}
 
 const program = new Command('cdapi')
   .description('Company Data API: the read-only HR data service and its administration.')
+  .version(VERSION, '-V, --version', 'print the version')
   .showSuggestionAfterError()
+  // Commander's own usage errors (`error: …`) take the same one-line form as every other.
+  .configureOutput({ outputError: (message) => printFailure(message.replace(/^error: /, '')) })
+  .addHelpText('after', PROGRAM_HELP)
   .exitOverride();
 
 registerServeCommand(program);
@@ -25,7 +62,6 @@ registerDemoCommand(program);
 registerCompanyCommands(program);
 registerKeyCommands(program);
 
-/** Every failure ends as one line on stderr and a non-zero exit code. */
 function reason(error: unknown): string {
   if (error instanceof ConfigError) return `configuration: ${error.message}`;
   if (
@@ -42,14 +78,21 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+function details(error: unknown): Record<string, unknown> {
+  if (error instanceof ImportError) return { line: error.line, field: error.field };
+  if (error instanceof ConfigError) return { variable: error.variable };
+  return {};
+}
+
 try {
   await program.parseAsync();
 } catch (error) {
   if (error instanceof CommanderError) {
-    // Commander has printed its own message (or the help/version text) already.
+    // Commander has printed its message (through printFailure) or the help or version text.
     process.exitCode = error.exitCode;
   } else {
-    process.stderr.write(`cdapi: ${reason(error).split('\n')[0]}\n`);
+    // The first line only: a database error may carry a query or a stack below it.
+    printFailure(reason(error).split('\n')[0] ?? '', details(error));
     process.exitCode = 1;
   }
 }

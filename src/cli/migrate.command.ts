@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { migrateToLatest } from '../db/migrate.ts';
-import { print, withDatabase } from './context.ts';
+import { count, print, withDatabase } from './context.ts';
 
 export function registerMigrateCommand(program: Command): void {
   program
@@ -14,7 +14,7 @@ export function registerMigrateCommand(program: Command): void {
       print(options.json, outcome, () =>
         outcome.applied.length === 0
           ? 'Database is up to date.'
-          : `Applied ${outcome.applied.length} migration(s): ${outcome.applied.join(', ')}`,
+          : `Applied ${count(outcome.applied.length, 'migration')}: ${outcome.applied.join(', ')}`,
       );
     });
 }

@@ -1,17 +1,40 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { loadServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { createDemoCompany, DEFAULT_DEMO_EMPLOYEES } from '../demo/demo.ts';
 import { FileReceiptStore } from '../receipts/fs-store.ts';
-import { apiUrl, startServer } from '../server.ts';
+import { apiUrl, metricsUrl, startServer } from '../server.ts';
+import { parseCount } from './context.ts';
+import { SERVE_HELP } from './help.ts';
+
+interface ServeOptions {
+  demo?: boolean;
+  port?: number;
+  host?: string;
+  json?: boolean;
+}
+
+function hostOption(value: string): string {
+  if (!/^[\w.:-]{1,253}$/.test(value)) {
+    throw new InvalidArgumentError('must be a host name or an IP address.');
+  }
+  return value;
+}
 
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('start the service (the embedded SQLite default applies pending migrations)')
     .option('--demo', 'on an empty database, create a demo company first and print its key')
-    .action(async (options: { demo?: boolean }) => {
-      const config = loadServerConfig();
+    .option('--port <port>', 'listen on this port (default: PORT, else 8080)', parseCount(0, 65535))
+    .option('--host <host>', 'listen on this address (default: HOST, else 127.0.0.1)', hostOption)
+    .option(
+      '--json',
+      'print the start-up line as JSON: {"url","metrics_url","demo_key"} (logs are JSON anyway)',
+    )
+    .addHelpText('after', SERVE_HELP)
+    .action(async (options: ServeOptions) => {
+      const config = loadServerConfig(undefined, { port: options.port, host: options.host });
       let demoKey: string | null = null;
       const seedDemo = async (database: DatabaseHandle) => {
         const existing = await database.db.selectFrom('companies').select('id').limit(1).execute();
@@ -25,20 +48,29 @@ export function registerServeCommand(program: Command): void {
         beforeListen: options.demo ? seedDemo : undefined,
       });
       const url = apiUrl(config, server.app);
-      const lines = [`Company Data API listening on ${url}`];
-      if (demoKey) {
-        lines.push(
-          'Created a demo company. Its API key (shown once, store it now):',
-          `  ${demoKey}`,
-          'Try:',
-          `  curl -H "Authorization: Bearer ${demoKey}" ${url}/me`,
+      const metrics = server.metricsServer ? metricsUrl(config, server.metricsServer) : null;
+      // On stderr: stdout carries the JSON log, and the demo key must not end up in log files.
+      if (options.json) {
+        process.stderr.write(
+          `${JSON.stringify({ url, metrics_url: metrics, demo_key: demoKey })}\n`,
         );
-      } else if (options.demo) {
-        lines.push(
-          'Using the existing data. A new key: npx cdapi keys create --company 1 --name dev',
-        );
+      } else {
+        const lines = [`Company Data API listening on ${url}`];
+        if (metrics) lines.push(`Prometheus metrics on ${metrics}`);
+        if (demoKey) {
+          lines.push(
+            'Created a demo company. Its API key (shown once, store it now):',
+            `  ${demoKey}`,
+            'Try:',
+            `  curl -H "Authorization: Bearer ${demoKey}" ${url}/me`,
+          );
+        } else if (options.demo) {
+          lines.push(
+            'Using the existing data. A new key: npx cdapi keys create --company 1 --name dev',
+          );
+        }
+        process.stderr.write(`${lines.join('\n')}\n`);
       }
-      process.stderr.write(`${lines.join('\n')}\n`);
 
       // SIGTERM (or Ctrl-C): stop accepting, finish in-flight requests, close the database, exit 0.
       const shutdown = (signal: string) => {

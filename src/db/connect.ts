@@ -19,7 +19,13 @@ export type DatabaseHandle =
       readonly sqlite: SqliteDatabase.Database;
       close(): Promise<void>;
     }
-  | { readonly db: Db; readonly dialect: 'postgres'; close(): Promise<void> };
+  | {
+      readonly db: Db;
+      readonly dialect: 'postgres';
+      /** The connection pool, for its metrics. */
+      readonly pool: pg.Pool;
+      close(): Promise<void>;
+    };
 
 const PG_INT8 = 20;
 const PG_DATE = 1082;
@@ -116,5 +122,5 @@ export function openDatabase(
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: planningOncePool(pool) }),
   });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', pool, close: () => db.destroy() };
 }

@@ -195,6 +195,17 @@ export interface ExpenseTextsTable {
   expenses: number;
 }
 
+/** Running totals of `cdapi import` runs, one row per outcome (migration 0007). */
+export interface ImportStatsTable {
+  outcome: 'succeeded' | 'failed';
+  runs: number;
+  records: number;
+  duration_ms: number;
+  last_duration_ms: number | null;
+  /** Unix time in milliseconds. */
+  last_finished_ms: number | null;
+}
+
 export interface Database {
   companies: CompaniesTable;
   api_keys: ApiKeysTable;
@@ -209,6 +220,7 @@ export interface Database {
   list_sample_sets: ListSampleSetsTable;
   list_samples: ListSamplesTable;
   expense_texts: ExpenseTextsTable;
+  import_stats: ImportStatsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -7,6 +7,7 @@ import * as m0003 from './migrations/0003_covering_date_indexes.ts';
 import * as m0004 from './migrations/0004_search_indexes.ts';
 import * as m0005 from './migrations/0005_covering_list_indexes.ts';
 import * as m0006 from './migrations/0006_list_summaries.ts';
+import * as m0007 from './migrations/0007_import_stats.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
 // from dist/ after a build.
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0004_search_indexes': m0004,
   '0005_covering_list_indexes': m0005,
   '0006_list_summaries': m0006,
+  '0007_import_stats': m0007,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

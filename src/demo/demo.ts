@@ -9,7 +9,8 @@ import type { SourceRecord } from '../import/ndjson.ts';
 import { generateApiKey } from '../keys/api-key.ts';
 import { DEFAULT_PER_HOUR, DEFAULT_PER_MINUTE, SCOPES } from '../keys/scopes.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
-import { type DemoIds, demoRecords, writeDemoReceipts } from './generate.ts';
+import { type DemoIds, demoRecords } from './generate.ts';
+import { type ReceiptExpense, writeExpenseReceipt } from './receipt-images.ts';
 
 export const DEFAULT_DEMO_EMPLOYEES = 60;
 const DEMO_RECEIPTS = 4;
@@ -42,14 +43,27 @@ async function nextIds(db: Db): Promise<DemoIds> {
   };
 }
 
-/** The generated records, numbered like lines of a file, a thousand at a time. */
+/**
+ * The generated records, numbered like lines of a file, a thousand at a time; each receipt an
+ * expense names is drawn from that expense into `receiptDir` before the importer reads it.
+ */
 async function* numbered(
   records: Iterable<Record<string, unknown>>,
+  receiptDir: string,
 ): AsyncGenerator<SourceRecord[]> {
   let batch: SourceRecord[] = [];
   let line = 0;
+  let receipts = 0;
   for (const value of records) {
     line += 1;
+    if (value.type === 'expense' && value.receipt !== null) {
+      // Every other one a phone photo, so the importer has orientation and metadata to handle.
+      await writeExpenseReceipt(
+        receiptDir,
+        value as unknown as ReceiptExpense,
+        receipts++ % 2 === 0,
+      );
+    }
     batch.push({ line, value });
     if (batch.length === 1000) {
       yield batch;
@@ -61,7 +75,8 @@ async function* numbered(
 
 /**
  * Generates a demo company through the same importer as `cdapi import` (so it passes the
- * same validation), with a few real JPEG receipts, and creates one key with every scope.
+ * same validation), with a few real JPEG receipts drawn from their expenses, and creates one
+ * key with every scope.
  */
 export async function createDemoCompany(
   handle: DatabaseHandle,
@@ -71,14 +86,13 @@ export async function createDemoCompany(
   const receiptDir = await mkdtemp(join(tmpdir(), 'cdapi-demo-'));
   try {
     const ids = await nextIds(handle.db);
-    const receiptFiles = await writeDemoReceipts(receiptDir, DEMO_RECEIPTS);
     const records = demoRecords({
       ids,
       employees: options.employees,
       today: options.today ?? new Date(),
-      receiptFiles,
+      receipts: DEMO_RECEIPTS,
     });
-    const summary = await importRecords(handle, store, numbered(records), receiptDir);
+    const summary = await importRecords(handle, store, numbered(records, receiptDir), receiptDir);
     const generated = generateApiKey();
     const key = await insertApiKey(handle.db, {
       companyId: ids.company,

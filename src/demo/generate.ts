@@ -11,11 +11,12 @@ import { leaveRecord, leaveStatus, leaveTypeRecords, planLeaves, staffOf } from 
 import { makeEmployee } from './people.ts';
 import { mulberry32 } from './random.ts';
 
+import { receiptFileName } from './receipt-images.ts';
+
 export type { DemoIds } from './context.ts';
-export { writeDemoReceipts } from './receipt-images.ts';
 
 /**
- * A realistic demo company as importer records (PRODUCT.md §5). Everything comes from one
+ * A realistic demo company as importer records (docs/import-format.md). Everything comes from one
  * seeded PRNG and from `today`, so the same options always give the same records: demo data,
  * screenshots and tests stay stable. Records are yielded parents first, ready for the importer.
  */
@@ -27,8 +28,11 @@ export interface DemoOptions {
   /** "Now" for the data: a year of leaves and expenses ends around this day. */
   today: Date;
   seed?: number;
-  /** Receipt images (paths relative to the receipt store), each attached to at most one expense. */
-  receiptFiles: string[];
+  /**
+   * How many expenses (the first whose category requires a receipt) name a receipt image,
+   * `receipt-<id>.jpg`; the caller draws each from its expense (see writeExpenseReceipt).
+   */
+  receipts: number;
 }
 
 const DEMO_COMPANY_NAME = 'Demo Company — Anadolu Teknoloji A.Ş.';
@@ -68,15 +72,17 @@ export function* demoRecords(options: DemoOptions): Generator<Record<string, unk
     }
   }
 
-  const receipts = [...options.receiptFiles];
+  let receipts = options.receipts;
   let expenseId = ids.expense;
   for (const [index, employee] of employees.entries()) {
     const showcase = index === 0;
     for (const [i, expense] of planExpenses(ctx, employee, showcase).entries()) {
       const forced = showcase ? SHOWCASE_EXPENSE_STATUSES[i] : undefined;
       const status = forced ?? expenseStatus(rng, ctx, expense.day);
-      const receipt = expense.category.requiresReceipt ? (receipts.shift() ?? null) : null;
-      yield expenseRecord(ctx, expenseId++, employee, expense, status, receipt);
+      const id = expenseId++;
+      const receipt = expense.category.requiresReceipt && receipts > 0 ? receiptFileName(id) : null;
+      if (receipt) receipts -= 1;
+      yield expenseRecord(ctx, id, employee, expense, status, receipt);
     }
   }
 }

@@ -1,87 +1,138 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { clockTime, dayOf, isoDate } from './calendar.ts';
-import { digits, int, list, mulberry32, pick, type Rng, sample } from './random.ts';
+import { clockTime } from './calendar.ts';
+import { digits, int, mulberry32 } from './random.ts';
 
 /**
- * Demo receipt images: Turkish till slips drawn as SVG and rendered to JPEG with sharp, from
- * their own seeded PRNG, so the same seed always gives the same bytes.
+ * Demo receipt images: the till slip of one expense, drawn as SVG from the expense's own
+ * merchant, date, items, tax, total, currency and payment method, and rendered to JPEG with
+ * sharp. What the slip adds (time, tax number, slip number) comes from a PRNG seeded with the
+ * expense's id, so the same expense always gives the same bytes.
  */
 
 const RECEIPT_WIDTH = 600;
 const RECEIPT_HEIGHT = 900;
 
-/** Shop, address and what it sells, as printed on a Turkish till slip. */
-const RECEIPT_SHOPS = [
-  [
-    'MİGROS',
-    'Bağdat Cad. No: 214 Kadıköy/İstanbul',
-    'SU 0,5 L | EKMEK | PEYNİR | ÇAY 1 KG | AYRAN',
-  ],
-  ['SİMİT SARAYI', 'İstiklal Cad. No: 45 Beyoğlu/İstanbul', 'SİMİT | POĞAÇA | ÇAY | SANDVİÇ'],
-  ['KAHVE DÜNYASI', 'Atatürk Bulvarı No: 99 Çankaya/Ankara', 'TÜRK KAHVESİ | LATTE | KEK | SU'],
-  ['KÖFTECİ YUSUF', 'E-5 Yanyol No: 12 Gebze/Kocaeli', 'KÖFTE PORSİYON | AYRAN | PİYAZ | SÜTLAÇ'],
-  ['D&R', 'Zorlu Center Beşiktaş/İstanbul', 'DEFTER A5 | KALEM SETİ | KİTAP | AJANDA'],
-] as const;
+/** The fields of an expense record (docs/import-format.md) that its slip shows. */
+export interface ReceiptExpense {
+  id: number;
+  merchant_name: string;
+  expense_date: string;
+  amount: string;
+  currency: string;
+  tax_amount: string;
+  payment_method: string;
+  items: ReadonlyArray<{ name: string; quantity: number; price: string }>;
+}
+
+/** How a slip is printed: Turkish for lira, English for anything else. */
+interface SlipLanguage {
+  locale: string;
+  date: string;
+  time: string;
+  number: string;
+  taxId: string;
+  tax: string;
+  total: string;
+  thanks: string;
+  payments: Record<string, string>;
+}
+
+/** 125050 cents → `1.250,50`: both slips group thousands with dots and use a decimal comma. */
+function grouped(cents: number): string {
+  const whole = Math.floor(cents / 100).toLocaleString('de-DE');
+  return `${whole},${String(cents % 100).padStart(2, '0')}`;
+}
+
+const TURKISH: SlipLanguage = {
+  locale: 'tr-TR',
+  date: 'TARİH',
+  time: 'SAAT',
+  number: 'FİŞ NO',
+  taxId: 'VKN',
+  tax: 'TOPKDV',
+  total: 'TOPLAM',
+  thanks: 'TEŞEKKÜR EDERİZ',
+  payments: {
+    corporate_card: 'KREDİ KARTI',
+    personal_card: 'KREDİ KARTI',
+    cash: 'NAKİT',
+    bank_transfer: 'HAVALE',
+  },
+};
+
+const ENGLISH: SlipLanguage = {
+  locale: 'en',
+  date: 'DATE',
+  time: 'TIME',
+  number: 'RECEIPT',
+  taxId: 'VAT ID',
+  tax: 'INCL. VAT',
+  total: 'TOTAL',
+  thanks: 'THANK YOU',
+  payments: {
+    corporate_card: 'CARD',
+    personal_card: 'CARD',
+    cash: 'CASH',
+    bank_transfer: 'BANK TRANSFER',
+  },
+};
+
+/** `"1250.50"` → 125050, exactly (demo amounts have at most two decimals). */
+function cents(decimal: string): number {
+  const [whole = '0', fraction = ''] = decimal.split('.');
+  return Number(whole) * 100 + Number(fraction.padEnd(2, '0').slice(0, 2));
+}
 
 function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Turkish receipt notation: 1.250,50 */
-function receiptMoney(cents: number): string {
-  const whole = Math.floor(cents / 100).toLocaleString('de-DE');
-  return `${whole},${String(cents % 100).padStart(2, '0')}`;
-}
-
-/** A till slip on a table, slightly askew, like a phone photo of a receipt. */
-function receiptSvg(rng: Rng, number: number): string {
-  const [shop, address, goods] = pick(rng, RECEIPT_SHOPS);
-  const lines = sample(rng, list(goods), int(rng, 2, 4)).map((name) => ({
-    name,
-    cents: int(rng, 15, 250) * 100 + pick(rng, [0, 50, 90]),
-  }));
-  const total = lines.reduce((sum, line) => sum + line.cents, 0);
-  // A fixed period rather than today's date, so the same seed always draws the same images.
-  const date = isoDate(dayOf(new Date(Date.UTC(2026, 0, 1))) + int(rng, 0, 120));
-  const [year, month, day] = date.split('-');
+/** The expense's slip on a table, slightly askew, like a phone photo of a receipt. */
+export function receiptSvg(expense: ReceiptExpense): string {
+  const rng = mulberry32(expense.id);
+  const language = expense.currency === 'TRY' ? TURKISH : ENGLISH;
+  // A lira slip prints `*1.250,50 TL`; others name their currency.
+  const total = cents(expense.amount);
+  const totalText =
+    expense.currency === 'TRY' ? `*${grouped(total)} TL` : `${grouped(total)} ${expense.currency}`;
+  const [year, month, day] = expense.expense_date.split('-');
   const time = clockTime(int(rng, 8 * 60, 21 * 60));
   const tilt = (rng() * 6 - 3).toFixed(2);
   const left = 110;
   const right = 490;
+  const shop = expense.merchant_name.toLocaleUpperCase(language.locale);
+  // Monospace glyphs are about 0.6 em wide; a long name gets smaller to fit the slip.
+  const shopSize = Math.min(34, Math.floor(390 / (0.6 * shop.length)));
   const text = (x: number, y: number, content: string, attrs = '') =>
     `<text x="${x}" y="${y}" ${attrs}>${escapeXml(content)}</text>`;
   const rows: string[] = [
-    text(300, 120, shop, 'text-anchor="middle" font-size="34" font-weight="bold"'),
-    text(300, 155, address, 'text-anchor="middle" font-size="15"'),
-    text(300, 178, `VKN: ${digits(rng, 10)}`, 'text-anchor="middle" font-size="15"'),
-    text(left, 225, `TARİH: ${day}.${month}.${year}`),
-    text(right, 225, `SAAT: ${time}`, 'text-anchor="end"'),
-    text(left, 250, `FİŞ NO: ${String(number).padStart(4, '0')}`),
+    text(300, 120, shop, `text-anchor="middle" font-size="${shopSize}" font-weight="bold"`),
+    text(300, 165, `${language.taxId}: ${digits(rng, 10)}`, 'text-anchor="middle" font-size="15"'),
+    text(left, 225, `${language.date}: ${day}.${month}.${year}`),
+    text(right, 225, `${language.time}: ${time}`, 'text-anchor="end"'),
+    text(left, 250, `${language.number}: ${String(expense.id % 10_000).padStart(4, '0')}`),
     `<line x1="${left}" y1="270" x2="${right}" y2="270" stroke="#333" stroke-dasharray="6 4"/>`,
   ];
-  lines.forEach((line, i) => {
+  expense.items.forEach((item, i) => {
     const y = 305 + i * 34;
+    const name = item.quantity === 1 ? item.name : `${item.quantity} x ${item.name}`;
+    const line = Math.round(cents(item.price) * item.quantity);
     rows.push(
-      text(left, y, line.name),
-      text(right, y, `*${receiptMoney(line.cents)}`, 'text-anchor="end"'),
+      text(left, y, name.toLocaleUpperCase(language.locale).slice(0, 22)),
+      text(right, y, grouped(line), 'text-anchor="end"'),
     );
   });
-  const sumY = 305 + lines.length * 34;
+  const sumY = 305 + expense.items.length * 34;
   rows.push(
     `<line x1="${left}" y1="${sumY - 10}" x2="${right}" y2="${sumY - 10}" stroke="#333" stroke-dasharray="6 4"/>`,
-    text(left, sumY + 20, 'TOPKDV'),
-    text(right, sumY + 20, `*${receiptMoney(Math.round(total / 6))}`, 'text-anchor="end"'),
-    text(left, sumY + 60, 'TOPLAM', 'font-size="28" font-weight="bold"'),
-    text(
-      right,
-      sumY + 60,
-      `*${receiptMoney(total)}`,
-      'text-anchor="end" font-size="28" font-weight="bold"',
-    ),
-    text(left, sumY + 100, pick(rng, ['KREDİ KARTI', 'NAKİT', 'BANKA KARTI'])),
-    text(300, 790, 'TEŞEKKÜR EDERİZ', 'text-anchor="middle"'),
+    text(left, sumY + 20, language.tax),
+    text(right, sumY + 20, grouped(cents(expense.tax_amount)), 'text-anchor="end"'),
+    text(left, sumY + 60, language.total, 'font-size="28" font-weight="bold"'),
+    text(right, sumY + 60, totalText, 'text-anchor="end" font-size="26" font-weight="bold"'),
+    text(left, sumY + 100, language.payments[expense.payment_method] ?? expense.payment_method),
+    text(300, 790, language.thanks, 'text-anchor="middle"'),
   );
   // A barcode of random bars: recognisable as a receipt even where no font is installed.
   let x = 170;
@@ -102,7 +153,7 @@ function receiptSvg(rng: Rng, number: number): string {
 }
 
 /**
- * Odd-numbered receipts look like phone photos: stored sideways with EXIF orientation 6 and
+ * Every other receipt looks like a phone photo: stored sideways with EXIF orientation 6 and
  * camera tags, so receipt processing has metadata to strip and an image to turn upright.
  */
 async function receiptJpeg(svg: string, photo: boolean): Promise<Buffer> {
@@ -123,16 +174,18 @@ async function receiptJpeg(svg: string, photo: boolean): Promise<Buffer> {
     .toBuffer();
 }
 
-export async function writeDemoReceipts(dir: string, count: number, seed = 1): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
-  const rng = mulberry32(seed);
-  const files: string[] = [];
-  for (let number = 1; number <= count; number++) {
-    const file = `receipt-${number}.jpg`;
-    // One at a time: sharp is multi-threaded already, and thousands at once would eat memory.
-    const jpeg = await receiptJpeg(receiptSvg(rng, number), number % 2 === 1);
-    await writeFile(join(dir, file), jpeg);
-    files.push(file);
-  }
-  return files;
+/**
+ * Writes the expense's slip as `receipt-<id>.jpg` in `dir` and returns that name; `photo`
+ * makes it look like a phone photo (see receiptJpeg).
+ */
+export async function writeExpenseReceipt(
+  dir: string,
+  expense: ReceiptExpense,
+  photo: boolean,
+): Promise<string> {
+  const file = receiptFileName(expense.id);
+  await writeFile(join(dir, file), await receiptJpeg(receiptSvg(expense), photo));
+  return file;
 }
+
+export const receiptFileName = (expenseId: number): string => `receipt-${expenseId}.jpg`;

@@ -31,7 +31,7 @@ declare module 'fastify' {
 
 /**
  * Key lookups are cached for at most one second, so a revoked key or a deactivated company is
- * refused by every running instance within that time (PRODUCT.md asks for 2 s) while a busy
+ * refused by every running instance within that time (docs/api.md promises 2 s) while a busy
  * key costs one query a second per instance. They read the primary, never a replica, so
  * replication lag cannot stretch that bound. The cache is bounded; the oldest entries go first.
  */
@@ -44,6 +44,8 @@ const UNAUTHENTICATED_DETAIL = 'A valid API key is required: send Authorization:
 
 export interface Authenticator {
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Key look-ups answered from the cache, and from the database (for the metrics). */
+  readonly keyCache: { readonly hits: number; readonly misses: number };
 }
 
 export function createAuthenticator(options: {
@@ -54,10 +56,15 @@ export function createAuthenticator(options: {
 }): Authenticator {
   const cache = new Map<string, { key: KeyForAuth | null; expires: number }>();
   const lastWrites = new Map<number, number>();
+  const keyCache = { hits: 0, misses: 0 };
 
   async function lookup(hash: string, now: number): Promise<KeyForAuth | null> {
     const cached = cache.get(hash);
-    if (cached && cached.expires > now) return cached.key;
+    if (cached && cached.expires > now) {
+      keyCache.hits += 1;
+      return cached.key;
+    }
+    keyCache.misses += 1;
     const key = await findKeyForAuth(options.primaryDb, hash);
     cache.delete(hash);
     if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
@@ -73,7 +80,8 @@ export function createAuthenticator(options: {
   }
 
   return {
-    // Order (PRODUCT.md §6): 401 → 403 company_inactive → 429 → 403 insufficient_scope.
+    keyCache,
+    // Order (docs/api.md): 401 → 403 company_inactive → 429 → 403 insufficient_scope.
     async authenticate(request, reply) {
       const header = request.headers.authorization;
       const match = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
@@ -88,6 +96,17 @@ export function createAuthenticator(options: {
           headers: { 'www-authenticate': 'Bearer' },
         });
       }
+      // Known from here on, so the request's log line names the company and the key (never
+      // the key itself) whatever the answer: a 429 says who is hammering.
+      request.auth = {
+        keyId: key.keyId,
+        keyName: key.keyName,
+        scopes: key.scopes,
+        perMinute: key.perMinute,
+        perHour: key.perHour,
+        company: { id: key.company.id, name: key.company.name, timezone: key.company.timezone },
+        usedAt: nowTimestamp(),
+      };
       if (!key.company.active) {
         throw new ApiError('company_inactive', 'The company this key belongs to is inactive.');
       }
@@ -110,17 +129,7 @@ export function createAuthenticator(options: {
           },
         });
       }
-      const usedAt = nowTimestamp();
-      noteUse(key.keyId, now, usedAt);
-      request.auth = {
-        keyId: key.keyId,
-        keyName: key.keyName,
-        scopes: key.scopes,
-        perMinute: key.perMinute,
-        perHour: key.perHour,
-        company: { id: key.company.id, name: key.company.name, timezone: key.company.timezone },
-        usedAt,
-      };
+      noteUse(key.keyId, now, request.auth.usedAt);
     },
   };
 }

@@ -7,16 +7,27 @@
  */
 export class ResponseCache {
   private readonly entries = new Map<string, Buffer>();
-  private bytes = 0;
+  private size = 0;
+  /** Look-ups that found an answer, and that did not (for the metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly maxBytes: number) {}
+
+  /** What the kept answers and their keys take, within the budget. */
+  get bytes(): number {
+    return this.size;
+  }
 
   get(key: string): Buffer | undefined {
     const body = this.entries.get(key);
     if (body !== undefined) {
+      this.hits += 1;
       // Refresh its place in the LRU order.
       this.entries.delete(key);
       this.entries.set(key, body);
+    } else {
+      this.misses += 1;
     }
     return body;
   }
@@ -33,14 +44,14 @@ export class ResponseCache {
     const previous = this.entries.get(key);
     if (previous !== undefined) {
       this.entries.delete(key);
-      this.bytes -= sizeOf(key, previous);
+      this.size -= sizeOf(key, previous);
     }
     this.entries.set(key, body);
-    this.bytes += size;
+    this.size += size;
     for (const [oldest, oldBody] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
+      if (this.size <= this.maxBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= sizeOf(oldest, oldBody);
+      this.size -= sizeOf(oldest, oldBody);
     }
   }
 }

@@ -54,6 +54,15 @@ export interface ImportOptions {
    * default `importFile` does for files of WRITER_THREAD_MIN_BYTES and more.
    */
   writerThread?: boolean;
+  /** `importFile`: called as the file is read, once a chunk (64 KiB) of it is checked. */
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  bytesRead: number;
+  totalBytes: number;
+  /** Records read so far (blank lines are not records). */
+  records: number;
 }
 
 /** From this size on, a SQLite import writes on a thread of its own. */
@@ -68,7 +77,12 @@ export async function importFile(
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) throw new Error(`cannot read ${file}: no such file`);
   const writerThread = options.writerThread ?? info.size >= WRITER_THREAD_MIN_BYTES;
-  return importRecords(handle, store, readNdjson(file), dirname(resolve(file)), { writerThread });
+  const { onProgress } = options;
+  const source = readNdjson(
+    file,
+    onProgress && ((read) => onProgress({ ...read, totalBytes: info.size })),
+  );
+  return importRecords(handle, store, source, dirname(resolve(file)), { writerThread });
 }
 
 /**

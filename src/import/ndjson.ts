@@ -27,10 +27,19 @@ const CR = 0x0d;
 /**
  * Reads an NDJSON file in chunks and yields the records of each chunk together; memory stays
  * flat whatever the file's size. Line numbers count every line, blank ones included.
+ * `onRead` hears how far the reading has come after each chunk.
  */
-export function readNdjson(file: string): AsyncGenerator<SourceRecord[]> {
+export async function* readNdjson(
+  file: string,
+  onRead?: (progress: { bytesRead: number; records: number }) => void,
+): AsyncGenerator<SourceRecord[]> {
   const stream = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
-  return parseNdjson(stream as AsyncIterable<Buffer>);
+  let records = 0;
+  for await (const batch of parseNdjson(stream as AsyncIterable<Buffer>)) {
+    records += batch.length;
+    onRead?.({ bytesRead: stream.bytesRead, records });
+    yield batch;
+  }
 }
 
 /**

@@ -49,7 +49,7 @@ describeEachDialect('cdapi CLI', (dialect) => {
     assert.equal(human.status, 0);
     assert.equal(
       human.stdout,
-      'Imported 12 records (2 company, 2 employee, 2 leave_type, 2 leave, 2 expense_category, 2 expense); 0 receipt file(s).\n',
+      'Imported 12 records (2 companies, 2 employees, 2 leave types, 2 leaves, 2 expense categories, 2 expenses); 0 receipt files.\n',
     );
   });
 
@@ -162,7 +162,7 @@ describeEachDialect('cdapi CLI', (dialect) => {
       [['keys', 'create', '--company', '9', '--name', 'x'], /^cdapi: company 9 not found\n$/],
       [
         ['keys', 'create', '--company', 'abc', '--name', 'x'],
-        /^error: option '--company <id>' argument 'abc' is invalid\. --company must be a positive integer\.\n$/,
+        /^cdapi: option '--company <id>' argument 'abc' is invalid\. --company must be a positive integer\.\n$/,
       ],
       [
         ['keys', 'create', '--company', '1', '--name', 'x', '--scopes', 'salaries.read'],
@@ -170,12 +170,19 @@ describeEachDialect('cdapi CLI', (dialect) => {
       ],
       [
         ['keys', 'create', '--company', '1'],
-        /^error: required option '--name <label>' not specified\n$/,
+        /^cdapi: required option '--name <label>' not specified\n$/,
       ],
       [['keys', 'revoke', '99'], /^cdapi: key 99 not found\n$/],
       [['companies', 'deactivate', '99'], /^cdapi: company 99 not found\n$/],
-      [['import'], /^error: missing required argument 'file'\n$/],
-      [['frobnicate'], /^error: unknown command 'frobnicate'/],
+      [['import'], /^cdapi: missing required argument 'file'\n$/],
+      [['frobnicate'], /^cdapi: unknown command 'frobnicate'\n$/],
+      [['imprt', 'x.ndjson'], /^cdapi: unknown command 'imprt' \(Did you mean import\?\)\n$/],
+      [['serve', '--port', '80000'], /^cdapi: option '--port <port>' argument '80000' is invalid/],
+      [['serve', '--verbose'], /^cdapi: unknown option '--verbose'\n$/],
+      [
+        ['import', 'x.ndjson', '--progress-every', 'often'],
+        /^cdapi: option '--progress-every <seconds>' argument 'often' is invalid/,
+      ],
     ];
     for (const [args, stderr] of cases) {
       const result = cdapi(args, env);

@@ -1,21 +1,58 @@
 import assert from 'node:assert/strict';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, loadServerConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, loadServerConfig, requireReceiptsDir } from '../../src/config.ts';
 
 const secret = 'x'.repeat(40);
+/** What every PostgreSQL server configuration below has besides its own settings. */
+const pg = { SIGNING_SECRET: secret, RECEIPTS_DIR: '/srv/receipts' };
 
 describe('configuration', () => {
-  it('defaults to the embedded SQLite file under ./data', () => {
+  it('defaults to the embedded SQLite file under ./data, its receipts in ./data/receipts', () => {
     const config = loadConfig({});
     assert.equal(config.database.dialect, 'sqlite');
-    assert.match(
+    assert.equal(
       config.database.dialect === 'sqlite' ? config.database.path : '',
-      /data\/company-data\.db$/,
+      resolve('data/company-data.db'),
+    );
+    assert.equal(config.receiptsDir, resolve('data/receipts'));
+  });
+
+  it('keeps the receipts of any other SQLite file beside it, in a folder of its own', () => {
+    const dir = resolve('/srv/scratch');
+    const receiptsOf = (url: string) => loadConfig({ DATABASE_URL: url }).receiptsDir;
+    assert.equal(receiptsOf(`sqlite:${dir}/company-data.db`), join(dir, 'receipts'));
+    assert.equal(receiptsOf(`sqlite:${dir}/copy.db`), join(dir, 'copy-receipts'));
+    assert.equal(receiptsOf(`sqlite:${dir}/test.sqlite3`), join(dir, 'test-receipts'));
+    assert.equal(receiptsOf(`sqlite:${dir}/plain`), join(dir, 'plain-receipts'));
+    assert.equal(
+      loadConfig({ DATABASE_URL: `sqlite:${dir}/copy.db`, RECEIPTS_DIR: '/srv/store' }).receiptsDir,
+      resolve('/srv/store'),
     );
   });
 
+  it('needs RECEIPTS_DIR with PostgreSQL only where receipts are read or written', () => {
+    const env = { DATABASE_URL: 'postgres://u@localhost/db', SIGNING_SECRET: secret };
+    const config = loadConfig(env);
+    assert.equal(config.receiptsDir, null);
+    assert.throws(
+      () => requireReceiptsDir(config),
+      /^ConfigError: RECEIPTS_DIR: is required when DATABASE_URL is PostgreSQL/,
+    );
+    assert.throws(
+      () => loadServerConfig(env),
+      /^ConfigError: RECEIPTS_DIR: is required when DATABASE_URL is PostgreSQL/,
+    );
+    assert.throws(
+      () => requireReceiptsDir(loadConfig({ DATABASE_URL: 'sqlite::memory:' })),
+      /^ConfigError: RECEIPTS_DIR: is required with an in-memory SQLite database/,
+    );
+    const given = loadServerConfig({ ...env, RECEIPTS_DIR: 'store' });
+    assert.equal(given.receiptsDir, resolve('store'));
+  });
+
   it('picks PostgreSQL from a postgres:// DATABASE_URL and then requires SIGNING_SECRET', () => {
-    const env = { DATABASE_URL: 'postgres://u@localhost/db' };
+    const env = { DATABASE_URL: 'postgres://u@localhost/db', RECEIPTS_DIR: '/srv/receipts' };
     assert.equal(loadConfig(env).database.dialect, 'postgres');
     assert.throws(
       () => loadServerConfig(env),
@@ -27,7 +64,7 @@ describe('configuration', () => {
   it('reads the server settings', () => {
     const config = loadServerConfig({
       DATABASE_URL: 'postgres://u@localhost/db',
-      SIGNING_SECRET: secret,
+      ...pg,
       PORT: '9090',
       HOST: '0.0.0.0',
       PUBLIC_BASE_URL: 'https://api.example.com/api/company/v1/',
@@ -47,7 +84,7 @@ describe('configuration', () => {
   it('defaults the scale-out settings, and reads them', () => {
     const defaults = loadServerConfig({
       DATABASE_URL: 'postgres://u@primary/db',
-      SIGNING_SECRET: secret,
+      ...pg,
     });
     assert.equal(defaults.readDatabase, null);
     assert.equal(defaults.poolMax, 10);
@@ -63,7 +100,7 @@ describe('configuration', () => {
       DATABASE_POOL_MAX: '4',
       DATABASE_STATEMENT_TIMEOUT_MS: '2500',
       REDIS_KEY_PREFIX: 'tenant-a:',
-      SIGNING_SECRET: secret,
+      ...pg,
     });
     assert.deepEqual(config.readDatabase, { dialect: 'postgres', url: 'postgres://u@replica/db' });
     assert.equal(config.poolMax, 4);
@@ -74,7 +111,7 @@ describe('configuration', () => {
       DATABASE_URL: 'postgres://u@primary/db',
       DATABASE_READ_URL: 'postgres://u@replica/db',
       DATABASE_READ_POOL_MAX: '40',
-      SIGNING_SECRET: secret,
+      ...pg,
     });
     assert.equal(readPool.readPoolMax, 40);
   });
@@ -86,7 +123,7 @@ describe('configuration', () => {
       [10_000, 30_000, 72_000],
     );
     const config = loadServerConfig({
-      SIGNING_SECRET: secret,
+      ...pg,
       HTTP_HEADERS_TIMEOUT_MS: '45000',
       HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000',
     });
@@ -142,7 +179,7 @@ describe('configuration', () => {
         () =>
           loadServerConfig({
             DATABASE_URL: 'postgres://u@localhost/db',
-            SIGNING_SECRET: secret,
+            ...pg,
             ...env,
           }),
         (error: unknown) => error instanceof ConfigError && message.test(error.message),

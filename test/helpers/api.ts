@@ -71,6 +71,7 @@ export function testServerConfig(
     responseCacheMb: 64,
     host: '127.0.0.1',
     port: 0,
+    metricsPort: null,
     publicBaseUrl: null,
     signingSecret: 'test-signing-secret-0123456789abcdef',
     signedUrlTtlSeconds: 300,

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../bin/cdapi.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/cdapi.js', import.meta.url));
 
 export interface CliResult {
   status: number | null;
@@ -10,11 +10,16 @@ export interface CliResult {
 }
 
 /** Runs `cdapi` as a user would, with only the given configuration in its environment. */
-export function cdapi(args: string[], env: Record<string, string>): CliResult {
+export function cdapi(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     encoding: 'utf8',
     timeout: 60_000,
+    cwd: options.cwd,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

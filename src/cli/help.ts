@@ -1,0 +1,83 @@
+/**
+ * What `--help` adds below commander's own text: examples, and the environment variables a
+ * command reads (config.ts validates them; README.md has the full table).
+ */
+
+type Variable = readonly [name: string, meaning: string];
+
+/** Every command reads these. */
+const COMMON_VARIABLES: readonly Variable[] = [
+  ['DATABASE_URL', 'sqlite:PATH or postgres://… (default sqlite:./data/company-data.db)'],
+  ['RECEIPTS_DIR', 'receipt store (default: beside the SQLite file; required with PostgreSQL)'],
+  ['LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
+];
+
+/** `cdapi serve` reads these too. */
+const SERVER_VARIABLES: readonly Variable[] = [
+  ['HOST / PORT', 'listen address (default 127.0.0.1 / 8080; --host and --port win)'],
+  ['METRICS_PORT', 'Prometheus metrics on http://HOST:METRICS_PORT/metrics (default: off)'],
+  ['PUBLIC_BASE_URL', 'absolute base for URLs in bodies and redirects (default: from the request)'],
+  [
+    'SIGNING_SECRET',
+    'HMAC key of signed receipt URLs (generated for SQLite; required with PostgreSQL)',
+  ],
+  ['SIGNED_URL_TTL_SECONDS', 'validity of a signed receipt URL (default 300)'],
+  ['TRUST_PROXY', 'honour X-Forwarded-* (default false)'],
+  ['DATABASE_READ_URL', 'PostgreSQL read replica for API reads (default: none)'],
+  [
+    'DATABASE_POOL_MAX / DATABASE_READ_POOL_MAX',
+    'connections per instance (default 10 / the same)',
+  ],
+  ['DATABASE_STATEMENT_TIMEOUT_MS', 'longest query or pool wait before a 503 (default 10000)'],
+  [
+    'REDIS_URL / REDIS_KEY_PREFIX',
+    'shared rate limits (default: per instance) / key prefix (cdapi:)',
+  ],
+  ['RESPONSE_CACHE_MB', 'in-process cache of JSON answers (default 16; 0 turns it off)'],
+  [
+    'HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS / HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    'slow-client limits (default 10000 / 30000 / 72000)',
+  ],
+];
+
+function section(title: string, lines: readonly string[]): string {
+  return `\n${title}:\n${lines.map((line) => `  ${line}`).join('\n')}\n`;
+}
+
+function variables(list: readonly Variable[]): string[] {
+  return list.flatMap(([name, meaning]) => [name, `    ${meaning}`]);
+}
+
+export const PROGRAM_HELP = [
+  section('Examples', [
+    'npx cdapi serve --demo                 start on embedded SQLite with a demo company',
+    'npx cdapi serve --port 9090 --json     another port; the start-up line as JSON',
+    'npx cdapi import export.ndjson         load a company export (docs/import-format.md)',
+    'npx cdapi keys create --company 1 --name payroll',
+    'DATABASE_URL=postgres://postgres@127.0.0.1/company_data npx cdapi migrate',
+  ]),
+  section('Environment (validated when a command starts)', variables(COMMON_VARIABLES)),
+  '\n`cdapi serve --help` lists the variables of the service; every command takes --help and\n--json, and on failure prints one line "cdapi: reason" on stderr and exits non-zero.\n',
+].join('');
+
+export const SERVE_HELP = [
+  section('Examples', [
+    'npx cdapi serve --demo',
+    'npx cdapi serve --host 0.0.0.0 --port 8081',
+    'METRICS_PORT=9464 npx cdapi serve --json',
+  ]),
+  section('Environment', variables([...COMMON_VARIABLES, ...SERVER_VARIABLES])),
+].join('');
+
+export const IMPORT_HELP = [
+  section('Examples', [
+    'npx cdapi import export.ndjson',
+    'npx cdapi import export.ndjson --json 2>progress.log',
+    'RECEIPTS_DIR=/srv/cdapi/receipts DATABASE_URL=postgres://… npx cdapi import export.ndjson',
+  ]),
+  section('Progress (on stderr)', [
+    'On a terminal: one line redrawn in place (records, percent of the file, rate, ETA).',
+    'Otherwise: a plain line every 10 s (--progress-every), JSON lines with --json.',
+  ]),
+  section('Environment', variables(COMMON_VARIABLES)),
+].join('');

@@ -1,0 +1,52 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { ServiceMetrics } from './service-metrics.ts';
+
+/**
+ * Prometheus scrapes `GET /metrics` here: a listener of its own (METRICS_PORT), so metrics are
+ * never reachable through the API's port or the proxy in front of it, need no key, and are
+ * not rate limited.
+ */
+export async function listenForMetrics(
+  metrics: ServiceMetrics,
+  host: string,
+  port: number,
+): Promise<Server> {
+  const server = createServer((request, response) => {
+    const text = (status: number, body: string, headers: Record<string, string> = {}) =>
+      response
+        .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers })
+        .end(body);
+    if ((request.url ?? '').split('?')[0] !== '/metrics') {
+      text(404, 'Not found: the metrics are at /metrics\n');
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      text(405, 'Only GET and HEAD\n', { allow: 'GET, HEAD' });
+      return;
+    }
+    metrics.scrape().then(
+      (body) => {
+        response.writeHead(200, {
+          'content-type': metrics.contentType,
+          'cache-control': 'no-store',
+        });
+        response.end(request.method === 'HEAD' ? undefined : body);
+      },
+      () => text(500, 'The metrics could not be collected\n'),
+    );
+  });
+  server.listen({ host, port });
+  await Promise.race([
+    once(server, 'listening'),
+    once(server, 'error').then(([error]) => Promise.reject(error)),
+  ]);
+  return server;
+}
+
+/** Closes the listener and any scrape connection kept alive. */
+export async function closeMetricsListener(server: Server): Promise<void> {
+  const closed = new Promise((resolve) => server.close(resolve));
+  server.closeAllConnections();
+  await closed;
+}

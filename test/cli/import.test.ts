@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { BIN, cdapi, cdapiJson } from '../helpers/cli.ts';
+import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import {
+  company,
+  employee,
+  expense,
+  smallCompany,
+  writeJpeg,
+  writeNdjson,
+} from '../helpers/records.ts';
+import { listFiles } from '../helpers/snapshot.ts';
+
+/** One company with `count` employees: about 420 bytes each, so 600 make four 64 KiB chunks. */
+function companyWithEmployees(count: number) {
+  return [company(1), ...Array.from({ length: count }, (_, i) => employee(1, i + 1))];
+}
+
+const PLAIN_LINE =
+  /^cdapi import: \d+% of \d+(\.\d)? MB, [\d,]+ records?, [\d,]+ records\/s, (ETA (\?|\d+:\d\d)|read in \d+:\d\d, committing…)$/;
+
+async function sqliteSetup(t: TestContext) {
+  const dir = useTempDir(t);
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'import.db')}` };
+  return { dir, env };
+}
+
+describe('cdapi import progress', () => {
+  it('redraws one line on a terminal: bar, percent, ETA, records and rate', async (t) => {
+    const { dir, env } = await sqliteSetup(t);
+    const file = writeNdjson(dir, companyWithEmployees(600));
+    const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+    // util-linux `script` runs the command on a pseudo-terminal and copies what it shows.
+    const shown = spawnSync(
+      'script',
+      [
+        '-q',
+        '-e',
+        '-c',
+        // A terminal 120 columns wide (a narrower one cuts the line's end).
+        `stty cols 120 && ${[process.execPath, BIN, 'import', file].map(quote).join(' ')}`,
+        '/dev/null',
+      ],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    assert.equal(shown.status, 0, shown.stdout);
+    // The terminal turns each \n into \r\n; the frames are joined by \r alone.
+    const [frames = '', ...rest] = shown.stdout.split('\r\n');
+    assert.deepEqual(rest, [
+      'Imported 601 records (1 company, 600 employees); 0 receipt files.',
+      '',
+    ]);
+    const drawn = frames.split('\r').filter(Boolean);
+    assert.ok(drawn.length >= 2, `at least the first and the last frame: ${drawn.length}`);
+    // Each frame ends by clearing the rest of the line (ESC [K).
+    const CLEAR = '\u001b[K';
+    for (const frame of drawn) {
+      assert.ok(frame.endsWith(CLEAR), JSON.stringify(frame));
+      assert.match(
+        frame.slice(0, -CLEAR.length),
+        /^import \[[#.]{16}\] +\d+% {2}(ETA \S+|read in \S+, committing…) {2}[\d,]+ records? {2}[\d,]+ records\/s$/,
+      );
+    }
+    assert.match(
+      drawn.at(-1) ?? '',
+      /^import \[#{16}\] 100% {2}read in \d+:\d\d, committing… {2}601 records/,
+    );
+  });
+
+  it('prints plain lines when stderr is not a terminal, JSON lines with --json, none with --no-progress', async (t) => {
+    const { dir, env } = await sqliteSetup(t);
+    const file = writeNdjson(dir, companyWithEmployees(600));
+    const plain = cdapi(['import', file, '--progress-every', '0'], env);
+    assert.equal(plain.status, 0, plain.stderr);
+    const lines = plain.stderr.trimEnd().split('\n');
+    assert.ok(lines.length >= 4, `one line a 64 KiB chunk: ${lines.length}`);
+    for (const line of lines) assert.match(line, PLAIN_LINE);
+    assert.match(
+      lines.at(-1) ?? '',
+      /^cdapi import: 100% of 0\.\d MB, 601 records, .*committing…$/,
+    );
+    assert.ok(!plain.stderr.includes('\r') && !plain.stderr.includes('\u001b'));
+
+    // By default a line every 10 s, the first after 10 s: a quick import prints only its result.
+    const quick = cdapi(['import', file], env);
+    assert.equal(quick.status, 0);
+    assert.equal(quick.stderr, '');
+
+    const json = cdapi(['import', file, '--json', '--progress-every', '0'], env);
+    assert.equal(json.status, 0, json.stderr);
+    const progress = json.stderr
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line).progress);
+    assert.deepEqual(progress.at(-1), {
+      file,
+      records: 601,
+      bytes_read: progress.at(-1).total_bytes,
+      total_bytes: progress.at(-1).total_bytes,
+      percent: 100,
+      records_per_second: progress.at(-1).records_per_second,
+      eta_seconds: 0,
+      stage: 'committing',
+    });
+    assert.ok(progress.every((p) => p.stage === 'committing' || p.bytes_read < p.total_bytes));
+    assert.equal(JSON.parse(json.stdout).records, 601);
+
+    const silent = cdapi(['import', file, '--no-progress'], env);
+    assert.equal(silent.status, 0);
+    assert.equal(silent.stderr, '');
+  });
+
+  it('keeps a scratch SQLite database’s receipts beside it, never in ./data/receipts', async (t) => {
+    const dir = useTempDir(t);
+    const cwd = useTempDir(t);
+    await writeJpeg(dir, 'slip.jpg');
+    const file = writeNdjson(dir, [
+      ...smallCompany(1, 0).slice(0, 5),
+      expense(1, 1, 1, 1, { receipt: { original: 'slip.jpg' } }),
+    ]);
+    const result = cdapi(
+      ['import', file],
+      { DATABASE_URL: `sqlite:${join(dir, 'scratch.db')}` },
+      { cwd },
+    );
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(
+      listFiles(join(dir, 'scratch-receipts')).length,
+      2,
+      'the original and the processed variant',
+    );
+    assert.ok(!existsSync(join(cwd, 'data')), 'nothing under the working directory’s ./data');
+  });
+});
+
+describeEachDialect('cdapi import', (dialect) => {
+  async function setup(t: TestContext) {
+    const database = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    return {
+      ...database,
+      dir,
+      env: { DATABASE_URL: database.url, RECEIPTS_DIR: join(dir, 'receipts') },
+    };
+  }
+
+  it('--json reports a bad record as JSON naming its line and field', async (t) => {
+    const { env, dir } = await setup(t);
+    const file = writeNdjson(dir, [company(1), { ...employee(1, 2), email: undefined }]);
+    const result = cdapi(['import', file, '--json', '--no-progress'], env);
+    assert.equal(result.status, 1);
+    assert.equal(result.stdout, '');
+    assert.deepEqual(JSON.parse(result.stderr), {
+      error: 'line 2: email: is required',
+      line: 2,
+      field: 'email',
+    });
+    const withProgress = cdapi(['import', file, '--json'], env);
+    assert.deepEqual(JSON.parse(withProgress.stderr.trimEnd().split('\n').at(-1) ?? ''), {
+      error: 'line 2: email: is required',
+      line: 2,
+      field: 'email',
+    });
+  });
+
+  it('counts every run, by outcome, for the service’s metrics', async (t) => {
+    const { env, dir, handle } = await setup(t);
+    const started = Date.now();
+    cdapiJson(['import', writeNdjson(dir, smallCompany(1, 0))], env);
+    cdapi(
+      ['import', writeNdjson(dir, [company(2), employee(2, 9, { email: 'x' })], 'bad.ndjson')],
+      env,
+    );
+    cdapi(['import', join(dir, 'absent.ndjson')], env);
+    const rows = await handle.db
+      .selectFrom('import_stats')
+      .selectAll()
+      .orderBy('outcome', 'desc')
+      .execute();
+    assert.deepEqual(
+      rows.map(({ outcome, runs, records }) => ({ outcome, runs, records })),
+      [
+        { outcome: 'succeeded', runs: 1, records: 6 },
+        { outcome: 'failed', runs: 2, records: 0 },
+      ],
+    );
+    for (const row of rows) {
+      assert.ok(
+        row.duration_ms >= (row.last_duration_ms ?? -1) && (row.last_duration_ms ?? -1) >= 0,
+      );
+      assert.ok(
+        (row.last_finished_ms ?? 0) >= started && (row.last_finished_ms ?? 0) <= Date.now(),
+      );
+    }
+  });
+
+  if (dialect === 'postgres') {
+    it('needs RECEIPTS_DIR to import into PostgreSQL, and only where receipts are handled', async (t) => {
+      const { url, dir } = await setup(t);
+      const file = writeNdjson(dir, smallCompany(1, 0));
+      const result = cdapi(['import', file], { DATABASE_URL: url });
+      assert.equal(result.status, 1);
+      assert.equal(
+        result.stderr,
+        'cdapi: configuration: RECEIPTS_DIR: is required when DATABASE_URL is PostgreSQL (the receipt store every instance and cdapi import share)\n',
+      );
+      assert.deepEqual(cdapiJson(['companies', 'list'], { DATABASE_URL: url }), []);
+    });
+  }
+});

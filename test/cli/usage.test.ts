@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { cdapi } from '../helpers/cli.ts';
+import { useTempDir } from '../helpers/databases.ts';
+import { freePort } from '../helpers/serve.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+
+/** Every variable config.ts reads, from its source: help must name each one. */
+const CONFIG_VARIABLES = [
+  ...new Set(
+    [...readFileSync(join(ROOT, 'src/config.ts'), 'utf8').matchAll(/\benv\.([A-Z_]+)/g)].map(
+      (m) => m[1] as string,
+    ),
+  ),
+];
+
+/** `cdapi serve ARGS` until its start-up line; killed when the test ends. */
+async function startServe(t: TestContext, args: string[], env: Record<string, string>) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/cdapi.js'), 'serve', ...args],
+    { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } },
+  );
+  t.after(() => child.kill('SIGKILL'));
+  let err = '';
+  child.stderr?.on('data', (chunk) => {
+    err += chunk;
+  });
+  const exited = once(child, 'exit');
+  while (!err.includes('\n')) {
+    if (child.exitCode !== null) throw new Error(`serve exited: ${err}`);
+    await Promise.race([once(child.stderr as NodeJS.ReadableStream, 'data'), exited]);
+  }
+  return err.split('\n')[0] as string;
+}
+
+describe('cdapi usage', () => {
+  it('--version prints the package version', () => {
+    for (const flag of ['--version', '-V']) {
+      const result = cdapi([flag], {});
+      assert.equal(result.status, 0);
+      assert.equal(result.stdout, `${version}\n`);
+    }
+  });
+
+  it('--help shows examples and names the environment variables', () => {
+    const help = cdapi(['--help'], {});
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /\nExamples:\n {2}npx cdapi serve --demo/);
+    for (const name of ['DATABASE_URL', 'RECEIPTS_DIR', 'LOG_LEVEL']) {
+      assert.match(help.stdout, new RegExp(`\\n {2}${name}\\n`), name);
+    }
+    const serveHelp = cdapi(['serve', '--help'], {});
+    assert.equal(serveHelp.status, 0);
+    assert.match(serveHelp.stdout, /--port <port>/);
+    assert.match(serveHelp.stdout, /--host <host>/);
+    assert.match(serveHelp.stdout, /--json/);
+    assert.match(serveHelp.stdout, /\nExamples:\n/);
+    assert.ok(CONFIG_VARIABLES.length >= 20, 'the variables were read from config.ts');
+    for (const name of CONFIG_VARIABLES) {
+      assert.match(serveHelp.stdout, new RegExp(`\\b${name}\\b`), `serve --help names ${name}`);
+    }
+    const importHelp = cdapi(['import', '--help'], {});
+    assert.match(importHelp.stdout, /\nExamples:\n {2}npx cdapi import export\.ndjson\n/);
+    assert.match(importHelp.stdout, /--progress-every <seconds>/);
+  });
+
+  it('with --json, a failure is one JSON line on stderr, usage errors included', () => {
+    const unknown = cdapi(['frobnicate', '--json'], {});
+    assert.equal(unknown.status, 1);
+    assert.equal(unknown.stdout, '');
+    assert.deepEqual(JSON.parse(unknown.stderr), { error: "unknown command 'frobnicate'" });
+    const config = cdapi(['companies', 'list', '--json'], { DATABASE_URL: 'mysql://x/y' });
+    assert.equal(config.status, 1);
+    assert.deepEqual(JSON.parse(config.stderr), {
+      error: 'configuration: DATABASE_URL: must start with sqlite: or postgres://',
+      variable: 'DATABASE_URL',
+    });
+  });
+
+  it('serve takes --port and --host over PORT and HOST, and --json prints the start-up line as JSON', async (t) => {
+    const dir = useTempDir(t);
+    const port = await freePort();
+    const line = await startServe(t, ['--port', String(port), '--host', '127.0.0.1', '--json'], {
+      DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`,
+      SIGNING_SECRET: 'usage-test-signing-secret-0123456789',
+      PORT: '1',
+      HOST: '192.0.2.1',
+    });
+    assert.deepEqual(JSON.parse(line), {
+      url: `http://127.0.0.1:${port}/api/company/v1`,
+      metrics_url: null,
+      demo_key: null,
+    });
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.deepEqual(await health.json(), { status: 'ok' });
+  });
+});

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createDemoCompany } from '../../src/demo/demo.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { useDatabase, useTempDir } from '../helpers/databases.ts';
+import { writeJpeg } from '../helpers/records.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The repository's own documents: what a reader of a fresh clone has. */
+const DOCUMENTS = [
+  'README.md',
+  'SECURITY.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+function anchorsIn(file: string): Set<string> {
+  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
+  return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1] as string)));
+}
+
+describe('the documentation', () => {
+  it('stands alone: every link stays in the repository and finds its file and heading', () => {
+    const problems: string[] = [];
+    for (const document of DOCUMENTS) {
+      const text = readFileSync(join(ROOT, document), 'utf8');
+      if (/\.\.\/shared|SEED-SPEC|PRODUCT\.md/.test(text)) {
+        problems.push(`${document} refers to a file outside the repository`);
+      }
+      for (const [, target = ''] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?|mailto):/.test(target)) continue;
+        const [path = '', anchor] = target.split('#');
+        const file = path === '' ? join(ROOT, document) : resolve(ROOT, dirname(document), path);
+        if (relative(ROOT, file).startsWith('..')) {
+          problems.push(`${document}: ${target} leaves the repository`);
+        } else if (!existsSync(file)) {
+          problems.push(`${document}: ${target} does not exist`);
+        } else if (anchor && file.endsWith('.md') && !anchorsIn(file).has(anchor)) {
+          problems.push(`${document}: ${target} names no heading`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('has an import example that imports as it is beside a demo company, replacing none of it', async (t) => {
+    const { handle } = await useDatabase(t, 'sqlite');
+    const dir = useTempDir(t);
+    const store = new FileReceiptStore(join(dir, 'store'));
+    const demo = await createDemoCompany(handle, store, { employees: 5 });
+    const countRows = async () => {
+      const tables = ['companies', 'employees', 'leave_types', 'leaves', 'expenses'] as const;
+      const counts: Record<string, unknown> = {};
+      for (const table of tables) {
+        counts[table] = (
+          await handle.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where(table === 'companies' ? 'id' : 'company_id', '=', demo.companyId)
+            .executeTakeFirstOrThrow()
+        ).n;
+      }
+      return counts;
+    };
+    const before = await countRows();
+
+    const guide = readFileSync(join(ROOT, 'docs/import-format.md'), 'utf8');
+    const example = /```\n(\{"type":"company"[\s\S]*?)```/.exec(guide)?.[1];
+    assert.ok(example, 'the example block');
+    writeFileSync(join(dir, 'example.ndjson'), example);
+    mkdirSync(join(dir, 'receipts'));
+    await writeJpeg(join(dir, 'receipts'), '500.jpg');
+    const summary = await importFile(handle, store, join(dir, 'example.ndjson'));
+    assert.equal(summary.records, 6);
+    assert.equal(summary.receipts, 1);
+
+    assert.deepEqual(await countRows(), before, 'the demo company is as it was');
+    const imported = await handle.db
+      .selectFrom('expenses')
+      .select(['id', 'company_id'])
+      .where('company_id', '!=', demo.companyId)
+      .execute();
+    assert.deepEqual(imported, [{ id: 9_000_000_500, company_id: 9_000_000_001 }]);
+  });
+});

@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { it, type TestContext } from 'node:test';
+import { sql } from 'kysely';
+import type { Dialect } from '../../src/db/connect.ts';
+import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
+import { testRedisUrl, useRedisPrefix } from '../helpers/redis.ts';
+import { freePort, serveCompany } from '../helpers/serve.ts';
+
+const EMPLOYEES = '/api/company/v1/employees';
+
+/** `cdapi serve` over one company, with its metrics listener on a port of its own. */
+async function servedWithMetrics(
+  t: TestContext,
+  dialect: Dialect,
+  options: { extraEnv?: Record<string, string>; keyArgs?: string[] } = {},
+) {
+  const database = await useDatabase(t, dialect);
+  const metricsPort = await freePort();
+  const env = {
+    DATABASE_URL: database.url,
+    METRICS_PORT: String(metricsPort),
+    ...options.extraEnv,
+  };
+  const served = await serveCompany(t, env, options.keyArgs);
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const scrape = async () => {
+    const response = await fetch(metricsUrl);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+    return response.text();
+  };
+  return { ...served, database, metricsUrl, scrape };
+}
+
+/** The value of one sample in Prometheus's text format; null when it is absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | null {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = (match[2] ?? '').split(',').filter(Boolean);
+    if (wanted.length === present.length && wanted.every((label) => present.includes(label))) {
+      return Number(match[3]);
+    }
+  }
+  return null;
+}
+
+describeEachDialect('Prometheus metrics', (dialect) => {
+  it('are off unless METRICS_PORT is set', async (t) => {
+    const database = await useDatabase(t, dialect);
+    const { server } = await serveCompany(t, { DATABASE_URL: database.url });
+    assert.ok(!server.stderr().includes('metrics'), server.stderr());
+  });
+
+  it('count requests by route and status, 429s, cache hits and import runs; logs name the company and key', async (t) => {
+    const { server, headers, keyId, metricsUrl, scrape } = await servedWithMetrics(t, dialect, {
+      keyArgs: ['--per-minute', '3'],
+    });
+    assert.match(server.stderr(), new RegExp(`Prometheus metrics on ${metricsUrl}\n`));
+    const statuses: number[] = [];
+    for (const path of ['/employees', '/employees', '/employees/999999', '/employees']) {
+      statuses.push((await fetch(`${server.base}${path}`, { headers })).status);
+    }
+    statuses.push((await fetch(`${server.base}/employees`)).status);
+    assert.deepEqual(statuses, [200, 200, 404, 429, 401]);
+
+    const text = await scrape();
+    const requests = (route: string, status: string) =>
+      sample(text, 'cdapi_http_request_duration_seconds_count', { method: 'GET', route, status });
+    assert.equal(requests(EMPLOYEES, '200'), 2);
+    assert.equal(requests(`${EMPLOYEES}/:id`, '404'), 1);
+    assert.equal(requests(EMPLOYEES, '429'), 1);
+    assert.equal(requests(EMPLOYEES, '401'), 1);
+    assert.equal(
+      sample(text, 'cdapi_http_request_duration_seconds_bucket', {
+        le: '+Inf',
+        method: 'GET',
+        route: EMPLOYEES,
+        status: '200',
+      }),
+      2,
+    );
+    assert.equal(sample(text, 'cdapi_rate_limited_requests_total'), 1);
+    assert.equal(sample(text, 'cdapi_response_cache_lookups_total', { result: 'hit' }), 1);
+    assert.equal(sample(text, 'cdapi_response_cache_lookups_total', { result: 'miss' }), 2);
+    const keyHits = sample(text, 'cdapi_key_cache_lookups_total', { result: 'hit' }) ?? -1;
+    const keyMisses = sample(text, 'cdapi_key_cache_lookups_total', { result: 'miss' }) ?? -1;
+    assert.ok(keyMisses >= 1 && keyHits >= 0, `${keyHits} hits, ${keyMisses} misses`);
+    assert.equal(keyHits + keyMisses, 4, 'one look-up a request that sent a key');
+    assert.equal(sample(text, 'cdapi_import_runs_total', { outcome: 'succeeded' }), 1);
+    assert.equal(sample(text, 'cdapi_import_runs_total', { outcome: 'failed' }), 0);
+    assert.equal(sample(text, 'cdapi_import_records_total'), 6);
+    assert.ok((sample(text, 'cdapi_import_seconds_total', { outcome: 'succeeded' }) ?? 0) > 0);
+    const finished = sample(text, 'cdapi_import_last_finished_timestamp_seconds', {
+      outcome: 'succeeded',
+    });
+    assert.ok(finished !== null && Math.abs(finished - Date.now() / 1000) < 120);
+    assert.equal(sample(text, 'cdapi_db_query_errors_total', { kind: 'unavailable' }), 0);
+    assert.equal(sample(text, 'cdapi_db_query_errors_total', { kind: 'failed' }), 0);
+    assert.equal(sample(text, 'cdapi_build_info', { version: '1.0.0', node: process.version }), 1);
+    assert.ok((sample(text, 'process_resident_memory_bytes') ?? 0) > 0);
+    assert.equal(sample(text, 'cdapi_redis_fallback'), null, 'no Redis, no Redis gauge');
+    if (dialect === 'postgres') {
+      assert.equal(sample(text, 'cdapi_db_pool_max_connections', { database: 'primary' }), 10);
+      assert.equal(sample(text, 'cdapi_db_pool_waiting_requests', { database: 'primary' }), 0);
+      assert.ok(
+        (sample(text, 'cdapi_db_pool_connections', { database: 'primary', state: 'idle' }) ?? 0) >=
+          1,
+      );
+    } else {
+      assert.ok(!text.includes('cdapi_db_pool_'), 'SQLite has no pool');
+    }
+
+    // Only /metrics, only GET and HEAD, and never on the API's port.
+    assert.equal((await fetch(metricsUrl.replace('/metrics', '/'))).status, 404);
+    assert.equal((await fetch(metricsUrl, { method: 'POST' })).status, 405);
+    assert.equal((await fetch(metricsUrl, { method: 'HEAD' })).status, 200);
+    assert.equal((await fetch(`${server.origin}/metrics`)).status, 404);
+
+    const logged = server.logLines().filter((line) => line.msg === 'request');
+    assert.deepEqual(
+      logged.map((line) => [line.status, line.companyId, line.keyId]),
+      [
+        [200, 1, keyId],
+        [200, 1, keyId],
+        [404, 1, keyId],
+        [429, 1, keyId],
+        [401, undefined, undefined],
+      ],
+    );
+  });
+
+  it('count database errors', async (t) => {
+    const { server, headers, database, scrape } = await servedWithMetrics(t, dialect);
+    await sql`alter table employees rename to employees_gone`.execute(database.handle.db);
+    const response = await fetch(`${server.base}/employees?per_page=7`, { headers });
+    assert.equal(response.status, 500);
+    const text = await scrape();
+    assert.equal(sample(text, 'cdapi_db_query_errors_total', { kind: 'failed' }), 1);
+    assert.equal(sample(text, 'cdapi_db_query_errors_total', { kind: 'unavailable' }), 0);
+  });
+
+  it('report whether rate limits fall back to per-instance counting without Redis', async (t) => {
+    const unreachable = await servedWithMetrics(t, dialect, {
+      extraEnv: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+    });
+    assert.equal(sample(await unreachable.scrape(), 'cdapi_redis_fallback'), 1);
+    const redis = testRedisUrl();
+    if (redis.url === null) return t.skip(redis.skip);
+    const reachable = await servedWithMetrics(t, dialect, {
+      extraEnv: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: useRedisPrefix(t, redis.url) },
+    });
+    await fetch(`${reachable.server.base}/me`, { headers: reachable.headers });
+    assert.equal(sample(await reachable.scrape(), 'cdapi_redis_fallback'), 0);
+  });
+});
