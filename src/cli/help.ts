@@ -38,6 +38,11 @@ const SERVER_VARIABLES: readonly Variable[] = [
     'HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS / HTTP_KEEP_ALIVE_TIMEOUT_MS',
     'slow-client limits (default 10000 / 30000 / 72000)',
   ],
+  ['SQLITE_READERS', 'threads that run SQLite reads off the event loop (default 2; 0: none)'],
+  [
+    'MAX_CONCURRENT_REQUESTS / MAX_QUEUED_REQUESTS / MAX_QUEUE_WAIT_MS',
+    'data requests served at once / waiting / longest wait before a 503 (16 / 256 / 1000)',
+  ],
 ];
 
 function section(title: string, lines: readonly string[]): string {

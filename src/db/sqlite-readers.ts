@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import SqliteDatabase from 'better-sqlite3';
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -120,7 +121,13 @@ class ReaderThread {
         this.pending.delete(reply.id as number);
         if (this.pending.size === 0) this.worker.unref();
         if (reply.error) {
-          waiting.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+          const { message, code } = reply.error;
+          // SQLite's own errors stay SqliteErrors, as the event loop's connection throws them.
+          waiting.reject(
+            code?.startsWith('SQLITE_')
+              ? new SqliteDatabase.SqliteError(message, code)
+              : Object.assign(new Error(message), { code }),
+          );
         } else {
           waiting.resolve(reply.rows as unknown[]);
         }
