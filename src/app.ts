@@ -9,7 +9,7 @@ import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { DerivedCache } from './db/derived-cache.ts';
 import type { ListSamples } from './db/list-samples.ts';
-import type { AnchorRun } from './db/pagination.ts';
+import type { AnchorRun, SortBounds } from './db/pagination.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { Admission } from './http/admission.ts';
 import { type AuthContext, createAuthenticator } from './http/auth.ts';
@@ -207,6 +207,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       derived: new DerivedCache<number>(),
       anchors: new DerivedCache<AnchorRun>(ANCHOR_CACHE_ENTRIES),
       samples: new DerivedCache<ListSamples | null>(SAMPLE_CACHE_ENTRIES),
+      bounds: new DerivedCache<SortBounds | null>(),
     },
     responses:
       config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : null,

@@ -16,6 +16,12 @@ const CLI = `${ROOT}bin/cdapi.js`;
  */
 const BUILT_CLI = `${ROOT}dist/cli/main.js`;
 const GNU_TIME = '/usr/bin/time';
+/**
+ * The node options docs/production.md's unit starts the service with: Node 24's V8 lets each
+ * young generation grow to 32 MB semi-spaces, which took the service's peak under the cold mix
+ * from ~300 to ~400 MB; 4 MB ones keep it under 300 MB at the same throughput.
+ */
+export const SERVICE_NODE_OPTIONS = ['--max-semi-space-size=4'];
 const SERVICE_START_TIMEOUT_MS = 60_000;
 
 const execFileAsync = promisify(execFile);
@@ -161,7 +167,7 @@ export interface Service {
  * mixing into the tables.
  */
 export async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
-  const child = spawn(process.execPath, [BUILT_CLI, 'serve'], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_OPTIONS, BUILT_CLI, 'serve'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

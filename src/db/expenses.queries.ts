@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ExpenseStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import { moneyToNumber } from '../money.ts';
@@ -21,7 +22,13 @@ import {
   type SampledFilter,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
-import { containsSearch, indexFinds, matchesSearch, type SearchedTable } from './search.ts';
+import {
+  containsSearch,
+  indexFinds,
+  keptFromSqliteIndexChoice,
+  matchesSearch,
+  type SearchedTable,
+} from './search.ts';
 
 export interface ExpenseFilters {
   status?: ExpenseStatus[];
@@ -79,15 +86,20 @@ function filtered(
   db: Db,
   companyId: number,
   filters: ExpenseFilters,
-  searched: 'by index' | 'row by row' = 'by index',
+  walk?: { by: string; searched: 'by index' | 'row by row' },
 ) {
+  // The walk in `walk.by`'s order enters its index at its own start (an anchor), not at a
+  // filter's bound on the same column: SQLite takes the first bound it finds.
+  const column = (name: 'x.expense_date' | 'x.updated_at') =>
+    name === walk?.by ? keptFromSqliteIndexChoice(db, name) : sql.ref(name);
+  const searched = walk?.searched ?? 'by index';
   let q = db.selectFrom('expenses as x').where('x.company_id', '=', companyId);
   if (filters.status) q = q.where('x.status', 'in', filters.status);
   if (filters.employeeIds) q = q.where('x.employee_id', 'in', filters.employeeIds);
   if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
-  if (filters.from) q = q.where('x.expense_date', '>=', filters.from);
-  if (filters.to) q = q.where('x.expense_date', '<=', filters.to);
-  if (filters.updatedSince) q = q.where('x.updated_at', '>=', filters.updatedSince);
+  if (filters.from) q = q.where(column('x.expense_date'), '>=', filters.from);
+  if (filters.to) q = q.where(column('x.expense_date'), '<=', filters.to);
+  if (filters.updatedSince) q = q.where(column('x.updated_at'), '>=', filters.updatedSince);
   const { search } = filters;
   if (search) {
     q = q.where(
@@ -227,7 +239,10 @@ export async function listExpenses(
   const lists: ListQueries = {
     list: 'expenses',
     matching: filtered(source.db, companyId, filters),
-    walking: filters.search ? filtered(source.db, companyId, filters, 'row by row') : undefined,
+    walking: filtered(source.db, companyId, filters, {
+      by: SORT_COLUMNS[sort.field],
+      searched: 'row by row',
+    }),
     filterIndex: filters.employeeIds
       ? 'expenses_employee_id_id'
       : window
@@ -243,6 +258,7 @@ export async function listExpenses(
         window ||
         filters.updatedSince,
     ),
+    boundable: !filters.employeeIds && Boolean(window || filters.updatedSince),
     filtersBoundSortColumn: {
       id: false,
       expense_date: !filters.employeeIds && window,

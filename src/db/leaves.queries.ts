@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { LeaveStatus } from '../domain.ts';
 import type { SortOrder } from '../http/params.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
@@ -17,7 +17,12 @@ import {
   samplesOf,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
-import { isPostgres, matchesSearch, type SearchedTable } from './search.ts';
+import {
+  isPostgres,
+  keptFromSqliteIndexChoice,
+  matchesSearch,
+  type SearchedTable,
+} from './search.ts';
 
 export interface LeaveFilters {
   status?: LeaveStatus[];
@@ -60,8 +65,10 @@ const EMPLOYEES_BY_NAME: SearchedTable = {
 
 /** Derived from the filters before the list query runs (see listLeaves). */
 interface Bounds {
-  /** Implied by `from` (see earliestStartFor); lets the start_date index bound the range. */
+  /** Implied by `from` (see windowBounds); lets the start_date index bound the range. */
   earliestStart?: string;
+  /** Implied by `to` (see windowBounds); lets the end_date index bound the range. */
+  latestEnd?: string;
   /** The employees a search found, when there are few enough to list. */
   searchedEmployeeIds?: number[];
 }
@@ -71,16 +78,27 @@ interface Bounds {
  * and the count need no join (the foreign keys guarantee the joined rows), and a search by
  * employee reads the employees it found (or, when there are many, a subquery over them).
  */
-function filtered(db: Db, companyId: number, filters: LeaveFilters, bounds: Bounds = {}) {
+function filtered(
+  db: Db,
+  companyId: number,
+  filters: LeaveFilters,
+  bounds: Bounds = {},
+  walkedBy?: string,
+) {
+  // The walk in `walkedBy`'s order enters its index at its own start (an anchor), not at a
+  // filter's bound on the same column: SQLite takes the first bound it finds.
+  const date = (column: 'l.start_date' | 'l.end_date' | 'l.updated_at') =>
+    column === walkedBy ? keptFromSqliteIndexChoice(db, column) : sql.ref(column);
   let q = db.selectFrom('leaves as l').where('l.company_id', '=', companyId);
-  if (bounds.earliestStart) q = q.where('l.start_date', '>=', bounds.earliestStart);
+  if (bounds.earliestStart) q = q.where(date('l.start_date'), '>=', bounds.earliestStart);
   if (filters.status) q = q.where('l.status', 'in', filters.status);
   if (filters.employeeIds) q = q.where('l.employee_id', 'in', filters.employeeIds);
   if (filters.leaveTypeIds) q = q.where('l.leave_type_id', 'in', filters.leaveTypeIds);
   // A leave matches a date range when its period intersects it (PRODUCT.md §6).
-  if (filters.from) q = q.where('l.end_date', '>=', filters.from);
-  if (filters.to) q = q.where('l.start_date', '<=', filters.to);
-  if (filters.updatedSince) q = q.where('l.updated_at', '>=', filters.updatedSince);
+  if (filters.from) q = q.where(date('l.end_date'), '>=', filters.from);
+  if (filters.to) q = q.where(date('l.start_date'), '<=', filters.to);
+  if (bounds.latestEnd) q = q.where(date('l.end_date'), '<=', bounds.latestEnd);
+  if (filters.updatedSince) q = q.where(date('l.updated_at'), '>=', filters.updatedSince);
   const { search } = filters;
   if (bounds.searchedEmployeeIds) {
     q = q.where('l.employee_id', 'in', bounds.searchedEmployeeIds);
@@ -205,27 +223,40 @@ async function employeesFound(
   return rows.length > LISTED_EMPLOYEES ? undefined : rows.map((row) => row.id);
 }
 
-/**
- * A leave intersects a range starting at `from` only when it ends on or after `from`, so it
- * starts no earlier than `from` minus the company's longest leave. Adding that bound is
- * exact, and turns "every leave ending after `from`" (years of rows for a recent quarter)
- * into an index range of a few months.
- */
-async function earliestStartFor(
-  source: ListSource,
-  companyId: number,
-  from: string | undefined,
-): Promise<string | undefined> {
-  if (!from) return undefined;
+/** The company's longest leave, in whole days (from its samples when it has them). */
+async function longestLeave(source: ListSource, companyId: number): Promise<number> {
   const version = await source.version();
   const samples = await samplesOf(source, companyId, 'leaves', version);
   const dialect = isPostgres(source.db) ? 'postgres' : 'sqlite';
-  const days =
+  return (
     samples?.longestLeaveDays ??
     (await source.derived.value(companyId, version, keyOf('longest leave', []), () =>
       longestLeaveDays(source.db, dialect, companyId),
-    ));
-  return new Date(Date.parse(`${from}T00:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
+    ))
+  );
+}
+
+const plusDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * A leave intersects a range [from, to] only when it ends on or after `from` and starts by
+ * `to`, so it starts no earlier than `from` minus the company's longest leave, and ends no
+ * later than `to` plus it. Both bounds are exact, and turn "every leave ending after `from`"
+ * (years of rows for a recent quarter) into an index range of a few months, in either date's
+ * order.
+ */
+async function windowBounds(
+  source: ListSource,
+  companyId: number,
+  filters: LeaveFilters,
+): Promise<{ earliestStart?: string; latestEnd?: string }> {
+  if (!filters.from && !filters.to) return {};
+  const days = await longestLeave(source, companyId);
+  return {
+    earliestStart: filters.from ? plusDays(filters.from, -days) : undefined,
+    latestEnd: filters.to ? plusDays(filters.to, days) : undefined,
+  };
 }
 
 /**
@@ -272,13 +303,14 @@ export async function listLeaves(
 ): Promise<Page<Leave>> {
   const searchedEmployeeIds = await employeesFound(source.db, companyId, filters.search);
   if (searchedEmployeeIds?.length === 0) return pageOf([], 0, page);
-  const earliestStart = await earliestStartFor(source, companyId, filters.from);
-  const bounds = { earliestStart, searchedEmployeeIds };
+  const { earliestStart, latestEnd } = await windowBounds(source, companyId, filters);
+  const bounds = { earliestStart, latestEnd, searchedEmployeeIds };
   const names = namesEmployees(filters, bounds);
   const window = Boolean(filters.from || filters.to);
   const lists: ListQueries = {
     list: 'leaves',
     matching: filtered(source.db, companyId, filters, bounds),
+    walking: filtered(source.db, companyId, filters, bounds, `l.${sort.field}`),
     filterIndex: names
       ? 'leaves_employee_id_id'
       : window
@@ -289,10 +321,11 @@ export async function listLeaves(
             ? null
             : 'leaves_id_list',
     selective: Boolean(names || filters.search || window || filters.updatedSince),
+    boundable: !names && Boolean(window || filters.updatedSince),
     filtersBoundSortColumn: {
       id: false,
       start_date: !names && Boolean(earliestStart || filters.to),
-      end_date: !names && Boolean(filters.from),
+      end_date: !names && Boolean(filters.from || latestEnd),
       created_at: false,
       updated_at: Boolean(filters.updatedSince),
     }[sort.field],

@@ -1,7 +1,7 @@
 import { type CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from './database.ts';
 import { type ColumnSamples, rankAt, sampleBefore } from './list-samples.ts';
-import type { Anchor, ListOrder, ListSource, PageRequest } from './pagination.ts';
+import type { Anchor, ListOrder, ListSource, PageRequest, SortBounds } from './pagination.ts';
 import type { Chain } from './sqlite-readers.ts';
 
 /**
@@ -85,6 +85,7 @@ async function chainedAnchors(
   order: ListOrder,
   last: Anchor | null,
   count: number,
+  origin: Anchor | null,
 ): Promise<Anchor[]> {
   const step = (query: AnyQuery) =>
     ordered(
@@ -94,7 +95,8 @@ async function chainedAnchors(
       .limit(1)
       .offset(ANCHOR_INTERVAL - 1);
   const anchors: Anchor[] = [];
-  let previous = last;
+  // No row of the list comes before the origin: chaining from it finds the same anchors.
+  let previous = last ?? origin;
   if (previous === null) {
     const first = (await step(matching).executeTakeFirst()) as Anchor | undefined;
     if (first === undefined) return anchors;
@@ -149,6 +151,7 @@ async function anchorsUpTo(
   matching: AnyQuery,
   order: ListOrder,
   needed: number,
+  origin: Anchor | null,
 ): Promise<Anchor[]> {
   const key = ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), order);
   const run = await source.anchors.value(companyId, await source.version(), key, async () => ({
@@ -161,7 +164,7 @@ async function anchorsUpTo(
     const missing = needed - run.anchors.length;
     if (missing <= 0 || run.complete) return;
     const last = run.anchors.at(-1) ?? null;
-    const more = await chainedAnchors(source, matching, order, last, missing);
+    const more = await chainedAnchors(source, matching, order, last, missing, origin);
     run.anchors.push(...more);
     if (more.length < missing) run.complete = true;
   });
@@ -172,10 +175,27 @@ async function anchorsUpTo(
 }
 
 /**
+ * Where a walk in `order` can start without passing a row of the list: just before the lowest
+ * sort value of its rows when ascending, just after the highest when descending.
+ */
+function originOf(order: ListOrder, bounds: SortBounds): Anchor {
+  const ascending = order.direction === 'asc';
+  if (order.column === order.id) {
+    const id = Number(ascending ? bounds.min : bounds.max);
+    return { value: null, id: ascending ? id - 1 : id + 1 };
+  }
+  return ascending
+    ? { value: bounds.min, id: 0 }
+    : { value: bounds.max, id: Number.MAX_SAFE_INTEGER };
+}
+
+/**
  * The ids of one page walked in the list's order from the nearer end (a page in the second
  * half is read backwards from the last row, and reversed), starting at the nearest anchor
  * (made the first time a page that deep is asked for) and skipping fewer than
  * ANCHOR_INTERVAL rows: page 10,000 costs about what page 10 does once its anchors exist.
+ * With `bounds` (the lowest and highest sort value of its rows), the walk starts at them
+ * rather than at the first or last row of the whole index.
  */
 export async function walkedPage(
   source: ListSource,
@@ -184,19 +204,28 @@ export async function walkedPage(
   order: ListOrder,
   page: PageRequest,
   total: number,
+  bounds: SortBounds | null,
 ): Promise<number[]> {
   const { fromEnd, limit, position } = nearerEnd(page, total);
   const walkOrder = fromEnd ? reversed(order) : order;
+  const origin = bounds ? originOf(walkOrder, bounds) : null;
   const anchorsBefore = Math.floor(position / ANCHOR_INTERVAL);
   let anchor: Anchor | null = null;
   let skip = position;
   if (anchorsBefore > 0) {
-    const anchors = await anchorsUpTo(source, companyId, matching, walkOrder, anchorsBefore);
+    const anchors = await anchorsUpTo(
+      source,
+      companyId,
+      matching,
+      walkOrder,
+      anchorsBefore,
+      origin,
+    );
     const used = Math.min(anchorsBefore, anchors.length);
     anchor = anchors[used - 1] ?? null;
     if (anchor) skip = position - used * ANCHOR_INTERVAL;
   }
-  const ids = await idsAfter(matching, walkOrder, anchor, skip, limit);
+  const ids = await idsAfter(matching, walkOrder, anchor ?? origin, skip, limit);
   return fromEnd ? ids.reverse() : ids;
 }
 

@@ -80,6 +80,14 @@ export interface ListCaches {
   anchors: DerivedCache<AnchorRun>;
   /** The list samples of companies' long lists (null: none for that data version). */
   samples: DerivedCache<ListSamples | null>;
+  /** The lowest and highest sort value among a filter's matches (see `listPage`). */
+  bounds: DerivedCache<SortBounds | null>;
+}
+
+/** The lowest and highest value of the sort column among a list's rows. */
+export interface SortBounds {
+  min: unknown;
+  max: unknown;
 }
 
 /** What one request's list queries read from. */
@@ -148,6 +156,11 @@ export interface ListQueries {
   selective: boolean;
   /** Whether a filter limits the sort column to a range (`from` for a date sort, say). */
   filtersBoundSortColumn: boolean;
+  /**
+   * Whether a walk in another column's order is worth bounding by the sort values of the
+   * matches (a date window or `updated_since`, whose matches bunch up in correlated columns).
+   */
+  boundable: boolean;
   /** The filters as the list's samples see them, when they can count them. */
   sampled?: SampledFilter;
   /** The total counted another way than the samples or a count of the rows (cached by it). */
@@ -260,9 +273,74 @@ export async function listPage<Row extends { id: number }>(
   } else if (lists.selective && !lists.filtersBoundSortColumn && total <= GATHER_LIMIT) {
     ids = await gatheredPage(source.db, filtered, order, page);
   } else {
-    ids = await walkedPage(source, companyId, walked, order, page, total);
+    const bounds = lists.filtersBoundSortColumn
+      ? await seekBounds(
+          source,
+          companyId,
+          version,
+          indexedBy(matching, orderIndex(list, sortColumn), sqlite),
+          order,
+        )
+      : lists.boundable
+        ? await sortBounds(source, companyId, version, filtered, order)
+        : null;
+    ids = await walkedPage(source, companyId, walked, order, page, total, bounds);
   }
   return { rows: await rowsOf(ids, rowsOfIds), total };
+}
+
+/**
+ * The lowest and highest sort value of rows whose filters bound the sort column, found by
+ * entering its index at either end of that range (cached per data version). A walk starts
+ * there, at an anchor of its own, so the filters' bound on the same column need not be its
+ * start (see `walking` in the list queries).
+ */
+function seekBounds(
+  source: ListSource,
+  companyId: number,
+  version: number,
+  sorted: AnyQuery,
+  order: ListOrder,
+): Promise<SortBounds | null> {
+  const end = (direction: 'asc' | 'desc') =>
+    sorted
+      .clearSelect()
+      .select(sql.ref(order.column).as('value'))
+      .orderBy(sql.ref(order.column), direction)
+      .limit(1);
+  return source.bounds.value(companyId, version, end('asc'), async () => {
+    const [low, high] = await Promise.all([
+      end('asc').executeTakeFirst(),
+      end('desc').executeTakeFirst(),
+    ]);
+    if (!low || !high) return null;
+    return { min: (low as { value: unknown }).value, max: (high as { value: unknown }).value };
+  });
+}
+
+/**
+ * The lowest and highest sort value of the filtered rows, read through the filters' own
+ * index (cached per data version). A walk in the sort order starts at them and reads none of
+ * the rows before the first match (or after the last, walking back): a year of leaves sorted
+ * by `updated_at` otherwise walked past every leave updated in the years before it.
+ */
+function sortBounds(
+  source: ListSource,
+  companyId: number,
+  version: number,
+  filtered: AnyQuery,
+  order: ListOrder,
+): Promise<SortBounds | null> {
+  const query = filtered
+    .clearSelect()
+    .select([
+      sql`min(${sql.ref(order.column)})`.as('min'),
+      sql`max(${sql.ref(order.column)})`.as('max'),
+    ]);
+  return source.bounds.value(companyId, version, query, async () => {
+    const row = (await query.executeTakeFirst()) as SortBounds | undefined;
+    return row && row.min !== null && row.max !== null ? row : null;
+  });
 }
 
 /** The joined rows of a page's ids, in the ids' order. */
