@@ -1,4 +1,4 @@
-import { type CompiledQuery, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Db } from './database.ts';
 import { cachedCount, type DerivedCache } from './derived-cache.ts';
 import { indexedBy } from './index-hints.ts';
@@ -331,12 +331,16 @@ function sortBounds(
   filtered: AnyQuery,
   order: ListOrder,
 ): Promise<SortBounds | null> {
-  const query = filtered
-    .clearSelect()
-    .select([
-      sql`min(${sql.ref(order.column)})`.as('min'),
-      sql`max(${sql.ref(order.column)})`.as('max'),
-    ]);
+  // Gathered first, in a materialized common table expression: asked for min() and max()
+  // directly, PostgreSQL reads them from the sort column's own index, walking the very rows
+  // that bounding the walk is to avoid (815,694 of them for a year of leaves by created_at).
+  const query = (source.db as unknown as Kysely<Record<string, never>>)
+    .with(
+      (cte) => cte('matched').materialized(),
+      () => filtered.clearSelect().select(sql.ref(order.column).as('value')) as never,
+    )
+    .selectFrom('matched' as never)
+    .select([sql`min(value)`.as('min'), sql`max(value)`.as('max')]);
   return source.bounds.value(companyId, version, query, async () => {
     const row = (await query.executeTakeFirst()) as SortBounds | undefined;
     return row && row.min !== null && row.max !== null ? row : null;
