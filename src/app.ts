@@ -229,6 +229,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   if (metrics) {
     metrics.trackKeyCache(deps.authenticator.keyCache);
+    metrics.trackAdmission(deps.admission);
     if (deps.responses) metrics.trackResponseCache(deps.responses);
   }
   await app.register(apiRoutes, { prefix: API_PREFIX, deps });

@@ -10,7 +10,7 @@ import { ApiError } from './errors.ts';
  * an instance with room).
  */
 export class Admission {
-  private running = 0;
+  #running = 0;
   private readonly waiting = new Set<() => void>();
 
   constructor(
@@ -19,9 +19,19 @@ export class Admission {
     private readonly maxWaitMs: number,
   ) {}
 
+  /** Requests being worked on. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Requests waiting for their turn. */
+  get queued(): number {
+    return this.waiting.size;
+  }
+
   /** Resolves when the request may run; rejects with the 503 when it may not. */
   async enter(reply: FastifyReply): Promise<void> {
-    if (this.running < this.maxConcurrent && this.waiting.size === 0) {
+    if (this.#running < this.maxConcurrent && this.waiting.size === 0) {
       this.admit(reply);
       return;
     }
@@ -52,10 +62,10 @@ export class Admission {
   }
 
   private admit(reply: FastifyReply): void {
-    this.running++;
+    this.#running++;
     // Once, however the response ends: sent, failed or cut off by the client.
     reply.raw.once('close', () => {
-      this.running--;
+      this.#running--;
       const next = this.waiting.values().next();
       if (!next.done) next.value();
     });

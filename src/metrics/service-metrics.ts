@@ -100,6 +100,20 @@ export class ServiceMetrics {
   }
 
   /** PostgreSQL pools by role (`primary`, `replica`); SQLite has none. */
+  /** The data requests being worked on and waiting (see src/http/admission.ts), read when scraped. */
+  trackAdmission(admission: { readonly running: number; readonly queued: number }): void {
+    new Gauge({
+      name: 'cdapi_requests_in_progress',
+      help: 'Data requests being worked on (working, at most MAX_CONCURRENT_REQUESTS) and waiting for their turn (queued).',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        this.set({ state: 'working' }, admission.running);
+        this.set({ state: 'queued' }, admission.queued);
+      },
+    });
+  }
+
   trackPools(pools: Array<{ database: string; pool: PoolState }>): void {
     if (pools.length === 0) return;
     const gauge = (

@@ -82,6 +82,9 @@ describeEachDialect('Prometheus metrics', (dialect) => {
       2,
     );
     assert.equal(sample(text, 'cdapi_rate_limited_requests_total'), 1);
+    // Only the scrape's own connection is open: nothing is being worked on or waiting.
+    assert.equal(sample(text, 'cdapi_requests_in_progress', { state: 'working' }), 0);
+    assert.equal(sample(text, 'cdapi_requests_in_progress', { state: 'queued' }), 0);
     assert.equal(sample(text, 'cdapi_response_cache_lookups_total', { result: 'hit' }), 1);
     assert.equal(sample(text, 'cdapi_response_cache_lookups_total', { result: 'miss' }), 2);
     const keyHits = sample(text, 'cdapi_key_cache_lookups_total', { result: 'hit' }) ?? -1;
