@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { generateOpenApiDocument, renderOpenApiDocument } from '../src/http/openapi/generate.ts';
+import { generateOpenApiDocument, renderOpenApiDocument } from '../src/openapi.ts';
 
 /**
  * `npm run openapi`: regenerates openapi.json at the repository root from the route schemas.

@@ -15,7 +15,7 @@ import { Admission } from './http/admission.ts';
 import { type AuthContext, createAuthenticator } from './http/auth.ts';
 import { answerClientError, answerRouterError, routeEveryRequest } from './http/client-errors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
-import { ApiError } from './http/errors.ts';
+import { databaseUnreachable } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
@@ -176,9 +176,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await sql`select 1`.execute(handle.db);
         checks[check] = 'ok';
       } catch {
-        throw new ApiError('service_unavailable', `${label} is not reachable.`, {
-          headers: { 'retry-after': '5' },
-        });
+        throw databaseUnreachable(label);
       }
     }
     Object.assign(checks, options.limiter.checks());

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { ExpenseStatus } from '../domain.ts';
-import type { SortOrder } from '../http/params.ts';
 import { moneyToNumber } from '../money.ts';
 import type {
   EXPENSE_SORT_FIELDS,
@@ -20,6 +19,7 @@ import {
   type PageRequest,
   pageOf,
   type SampledFilter,
+  type SortOrder,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
 import {

@@ -1,6 +1,5 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { LeaveStatus } from '../domain.ts';
-import type { SortOrder } from '../http/params.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
 import { longestLeaveDays } from './list-samples.ts';
@@ -14,6 +13,7 @@ import {
   type PageRequest,
   pageOf,
   type SampledFilter,
+  type SortOrder,
   samplesOf,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';

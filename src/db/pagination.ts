@@ -17,6 +17,12 @@ import {
 import { isPostgres } from './search.ts';
 import type { Chain } from './sqlite-readers.ts';
 
+/** A list's order: an API sort field and its direction (`id` breaks ties the same way). */
+export interface SortOrder<F extends string> {
+  field: F;
+  direction: 'asc' | 'desc';
+}
+
 export interface PageRequest {
   page: number;
   perPage: number;

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from './errors.ts';
+import { busy } from './errors.ts';
 
 /**
  * Bounds the data requests an instance works on at once. Past `maxConcurrent`, requests wait
@@ -71,11 +71,6 @@ export class Admission {
     });
   }
 }
-
-const busy = () =>
-  new ApiError('service_unavailable', 'The service is busy; retry shortly.', {
-    headers: { 'retry-after': '1' },
-  });
 
 /**
  * The onRequest hook, ahead of the key check (a refused request costs nothing and is not

@@ -6,7 +6,7 @@ import type { Scope } from '../keys/scopes.ts';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { RateLimitStore } from '../ratelimit/limiter.ts';
 import { nowTimestamp } from '../time.ts';
-import { ApiError } from './errors.ts';
+import { companyInactive, insufficientScope, rateLimited, unauthenticated } from './errors.ts';
 
 export interface AuthContext {
   keyId: number;
@@ -39,8 +39,6 @@ const CACHE_TTL_MS = 1000;
 const CACHE_MAX_ENTRIES = 10_000;
 /** last_used_at is written at most once a minute per key, so reads never queue behind writes. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
-
-const UNAUTHENTICATED_DETAIL = 'A valid API key is required: send Authorization: Bearer <key>.';
 
 export interface Authenticator {
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
@@ -92,9 +90,7 @@ export function createAuthenticator(options: {
           ? await lookup(hashApiKey(presented), now)
           : null;
       if (!key || key.revoked) {
-        throw new ApiError('unauthenticated', UNAUTHENTICATED_DETAIL, {
-          headers: { 'www-authenticate': 'Bearer' },
-        });
+        throw unauthenticated();
       }
       // Known from here on, so the request's log line names the company and the key (never
       // the key itself) whatever the answer: a 429 says who is hammering.
@@ -108,7 +104,7 @@ export function createAuthenticator(options: {
         usedAt: nowTimestamp(),
       };
       if (!key.company.active) {
-        throw new ApiError('company_inactive', 'The company this key belongs to is inactive.');
+        throw companyInactive();
       }
       const decision = await options.limiter.consume(String(key.keyId), {
         perMinute: key.perMinute,
@@ -116,18 +112,11 @@ export function createAuthenticator(options: {
       });
       reply.headers(rateLimitHeaders(decision));
       if (!decision.allowed) {
-        throw new ApiError(
-          'rate_limited',
-          `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds.`,
-        );
+        throw rateLimited(decision.retryAfterSeconds ?? 1);
       }
       const scope = request.routeOptions.config.scope;
       if (scope && !key.scopes.includes(scope)) {
-        throw new ApiError('insufficient_scope', `This operation needs the scope ${scope}.`, {
-          headers: {
-            'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
-          },
-        });
+        throw insufficientScope(scope);
       }
       noteUse(key.keyId, now, request.auth.usedAt);
     },

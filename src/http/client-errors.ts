@@ -1,7 +1,8 @@
 import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { type ErrorCode, PROBLEM_CONTENT_TYPE, type Problem, problem } from './errors.ts';
+import { PROBLEM_CONTENT_TYPE, type Problem, problem } from '../schemas/problems.ts';
+import { methodNotAllowed, noSuchResource } from './errors.ts';
 
 /**
  * Answers for requests that never reach a route, or that the framework refuses before one
@@ -15,31 +16,29 @@ import { type ErrorCode, PROBLEM_CONTENT_TYPE, type Problem, problem } from './e
  * folder, a failed If-Match, a range past the end; a Content-Encoding no one decodes) answer
  * them: each with a code of its own and a fixed detail that repeats nothing the client sent.
  */
-const PROTOCOL_ERRORS = {
-  400: ['bad_request', 'The request is not valid HTTP.'],
-  403: ['forbidden', 'This resource may not be read.'],
-  404: ['not_found', 'No such resource.'],
-  405: ['method_not_allowed', 'This API is read-only: only GET and HEAD are allowed.'],
-  408: ['request_timeout', 'The request did not arrive in time.'],
-  412: [
+const PROTOCOL_ERRORS: Record<number, Problem> = {
+  400: problem('bad_request', 'The request is not valid HTTP.'),
+  403: problem('forbidden', 'This resource may not be read.'),
+  404: noSuchResource().toProblem(),
+  405: methodNotAllowed().toProblem(),
+  408: problem('request_timeout', 'The request did not arrive in time.'),
+  412: problem(
     'precondition_failed',
     'A precondition of the request (If-Match, If-Unmodified-Since) does not hold.',
-  ],
-  413: ['content_too_large', 'The request body is too large.'],
-  414: ['uri_too_long', 'The request target is too long.'],
-  415: [
+  ),
+  413: problem('content_too_large', 'The request body is too large.'),
+  414: problem('uri_too_long', 'The request target is too long.'),
+  415: problem(
     'unsupported_media_type',
     'The Content-Type or Content-Encoding of the request is not supported.',
-  ],
-  416: ['range_not_satisfiable', 'The requested range lies outside the file.'],
-  431: ['headers_too_large', 'The request line and headers are too large.'],
-} satisfies Record<number, [ErrorCode, string]>;
+  ),
+  416: problem('range_not_satisfiable', 'The requested range lies outside the file.'),
+  431: problem('headers_too_large', 'The request line and headers are too large.'),
+};
 
 /** The answer to a client error of `status`; any status not listed above is a 400. */
 export function protocolProblem(status: number): Problem {
-  const [code, detail] =
-    (PROTOCOL_ERRORS as Record<number, [ErrorCode, string]>)[status] ?? PROTOCOL_ERRORS[400];
-  return problem(code, detail);
+  return { ...(PROTOCOL_ERRORS[status] ?? PROTOCOL_ERRORS[400]) } as Problem;
 }
 
 /**
@@ -47,7 +46,7 @@ export function protocolProblem(status: number): Problem {
  * segment longer than any id can be. Neither can name a record: the 404 of an unknown path.
  */
 export function answerRouterError(_error: unknown, _request: unknown, reply: FastifyReply): void {
-  reply.status(404).type(PROBLEM_CONTENT_TYPE).send(problem('not_found', 'No such resource.'));
+  reply.status(404).type(PROBLEM_CONTENT_TYPE).send(noSuchResource().toProblem());
 }
 
 /**

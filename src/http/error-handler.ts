@@ -1,59 +1,21 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { ERROR_MESSAGE_KEYWORD } from '../schemas/common.ts';
+import { type ParameterError, PROBLEM_CONTENT_TYPE } from '../schemas/problems.ts';
 import { protocolProblem } from './client-errors.ts';
 import {
   ApiError,
-  type ErrorCode,
-  type ParameterError,
-  PROBLEM_CONTENT_TYPE,
-  problem,
+  databaseUnavailable,
+  internalError,
+  noSuchResource,
+  recordNotFound,
+  validationFailed,
 } from './errors.ts';
 import { queryValueErrors } from './params.ts';
 
-// Connection-level failures: the database is down, restarting or out of connections, a
-// statement ran past its timeout, or the server did not answer at all (pg's query_timeout:
-// "Query read timeout"). The request may succeed later; it is not the client's fault.
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-  'SQLITE_CANTOPEN',
-  'SQLITE_IOERR',
-  '57014', // query_canceled: statement timeout
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
-  '53300', // too_many_connections
-]);
-
-export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
-
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) {
-    return true;
-  }
-  return (
-    typeof message === 'string' &&
-    /Connection terminated|driver has already been destroyed|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(
-      message,
-    )
-  );
-}
-
-function sendProblem(
-  reply: FastifyReply,
-  code: ErrorCode,
-  detail: string,
-  errors?: ParameterError[],
-) {
-  const body = problem(code, detail, errors);
-  return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
+function sendProblem(reply: FastifyReply, error: ApiError) {
+  const body = error.toProblem();
+  return reply.headers(error.headers).status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
 
 /** One 422 entry per bad query parameter, with the message its schema declares. */
@@ -81,35 +43,19 @@ function parameterErrors(request: FastifyRequest, error: FastifyError): Paramete
 /** Every error becomes problem+json; 5xx details stay in the log, never in the body. */
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) {
-      reply.headers(error.headers);
-      return sendProblem(reply, error.code, error.detail, error.errors);
-    }
+    if (error instanceof ApiError) return sendProblem(reply, error);
     if (error.validation) {
       // A malformed path id cannot name a record: the same 404 as an id that does not exist.
-      if (error.validationContext === 'params') {
-        return sendProblem(reply, 'not_found', 'No record with this id exists.');
-      }
-      const errors = parameterErrors(request, error);
-      return sendProblem(
-        reply,
-        'validation_failed',
-        `Invalid query parameter${errors.length > 1 ? 's' : ''}: ${errors.map((e) => e.parameter).join(', ')}.`,
-        errors,
-      );
+      if (error.validationContext === 'params') return sendProblem(reply, recordNotFound());
+      return sendProblem(reply, validationFailed(parameterErrors(request, error)));
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
-      reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
-      return sendProblem(
-        reply,
-        'service_unavailable',
-        'The service is temporarily unavailable; retry shortly.',
-      );
+      return sendProblem(reply, databaseUnavailable());
     }
     const status = error.statusCode ?? 500;
     if (status === 404 || error.code === 'FST_ERR_BAD_URL') {
-      return sendProblem(reply, 'not_found', 'No such resource.');
+      return sendProblem(reply, noSuchResource());
     }
     if (status >= 400 && status < 500) {
       request.log.debug({ code: error.code, status }, 'client error');
@@ -117,8 +63,8 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
     }
     request.log.error({ err: error }, 'request failed');
-    return sendProblem(reply, 'internal_error', 'An internal error occurred; it has been logged.');
+    return sendProblem(reply, internalError());
   });
 
-  app.setNotFoundHandler((_request, reply) => sendProblem(reply, 'not_found', 'No such resource.'));
+  app.setNotFoundHandler((_request, reply) => sendProblem(reply, noSuchResource()));
 }

@@ -1,61 +1,11 @@
-/**
- * Every error the API answers, once: code, HTTP status and title. Bodies are RFC 9457
- * problem details (`application/problem+json`) built by `problem()`.
- */
-export const ERRORS = {
-  bad_request: { status: 400, title: 'Bad request' },
-  unauthenticated: { status: 401, title: 'Unauthenticated' },
-  company_inactive: { status: 403, title: 'Company inactive' },
-  insufficient_scope: { status: 403, title: 'Insufficient scope' },
-  invalid_signature: { status: 403, title: 'Invalid signature' },
-  forbidden: { status: 403, title: 'Forbidden' },
-  not_found: { status: 404, title: 'Not found' },
-  receipt_not_found: { status: 404, title: 'Receipt not found' },
-  method_not_allowed: { status: 405, title: 'Method not allowed' },
-  request_timeout: { status: 408, title: 'Request timeout' },
-  precondition_failed: { status: 412, title: 'Precondition failed' },
-  content_too_large: { status: 413, title: 'Content too large' },
-  uri_too_long: { status: 414, title: 'URI too long' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
-  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
-  validation_failed: { status: 422, title: 'Validation failed' },
-  rate_limited: { status: 429, title: 'Too many requests' },
-  headers_too_large: { status: 431, title: 'Request header fields too large' },
-  internal_error: { status: 500, title: 'Internal error' },
-  service_unavailable: { status: 503, title: 'Service unavailable' },
-} as const;
-
-export type ErrorCode = keyof typeof ERRORS;
-
-export interface ParameterError {
-  parameter: string;
-  message: string;
-}
-
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  errors?: ParameterError[];
-}
-
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-/** Problem types point at the error's entry on the service's own reference page. */
-const TYPE_BASE = '/docs#error-';
-
-export function problem(code: ErrorCode, detail: string, errors?: ParameterError[]): Problem {
-  const { status, title } = ERRORS[code];
-  return {
-    type: `${TYPE_BASE}${code}`,
-    title,
-    status,
-    detail,
-    code,
-    ...(errors ? { errors } : {}),
-  };
-}
+import type { Scope } from '../keys/scopes.ts';
+import {
+  ERRORS,
+  type ErrorCode,
+  type ParameterError,
+  type Problem,
+  problem,
+} from '../schemas/problems.ts';
 
 /** Thrown anywhere in a request; the error handler turns it into its problem+json answer. */
 export class ApiError extends Error {
@@ -83,5 +33,76 @@ export class ApiError extends Error {
   }
 }
 
+/*
+ * The problems the service answers, each written once: the auth check, the routes and the
+ * error handler throw them, and the API description shows them as its examples.
+ */
+
+export const unauthenticated = () =>
+  new ApiError(
+    'unauthenticated',
+    'A valid API key is required: send Authorization: Bearer <key>.',
+    { headers: { 'www-authenticate': 'Bearer' } },
+  );
+
+export const companyInactive = () =>
+  new ApiError('company_inactive', 'The company this key belongs to is inactive.');
+
+export const rateLimited = (retryAfterSeconds: number) =>
+  new ApiError('rate_limited', `Rate limit exceeded; retry after ${retryAfterSeconds} seconds.`);
+
+export const insufficientScope = (scope: Scope) =>
+  new ApiError('insufficient_scope', `This operation needs the scope ${scope}.`, {
+    headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+  });
+
 /** The one 404 body for a record that is absent or another company's: byte-for-byte the same. */
 export const recordNotFound = () => new ApiError('not_found', 'No record with this id exists.');
+
+/** A path no route serves. */
+export const noSuchResource = () => new ApiError('not_found', 'No such resource.');
+
+export const methodNotAllowed = () =>
+  new ApiError('method_not_allowed', 'This API is read-only: only GET and HEAD are allowed.', {
+    headers: { allow: 'GET, HEAD' },
+  });
+
+/** One 422 naming every bad query parameter, each with its message. */
+export const validationFailed = (errors: ParameterError[]) =>
+  new ApiError(
+    'validation_failed',
+    `Invalid query parameter${errors.length > 1 ? 's' : ''}: ${errors.map((e) => e.parameter).join(', ')}.`,
+    { errors },
+  );
+
+export const receiptNotFound = () =>
+  new ApiError('receipt_not_found', 'This expense has no receipt image.');
+
+export const invalidSignature = () =>
+  new ApiError(
+    'invalid_signature',
+    'The receipt link is invalid or has expired; request a new one.',
+  );
+
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+
+/** The database failed at the connection level; the request may succeed later. */
+export const databaseUnavailable = () =>
+  new ApiError('service_unavailable', 'The service is temporarily unavailable; retry shortly.', {
+    headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+  });
+
+/** `/readyz` without a database: `label` names the one that failed. */
+export const databaseUnreachable = (label: string) =>
+  new ApiError('service_unavailable', `${label} is not reachable.`, {
+    headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+  });
+
+/** The instance has as many requests waiting as it may (see admission.ts). */
+export const busy = () =>
+  new ApiError('service_unavailable', 'The service is busy; retry shortly.', {
+    headers: { 'retry-after': '1' },
+  });
+
+export const internalError = () =>
+  new ApiError('internal_error', 'An internal error occurred; it has been logged.');

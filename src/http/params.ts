@@ -1,8 +1,8 @@
-import type { PageRequest } from '../db/pagination.ts';
-import { normalizeTimestamp } from '../import/fields.ts';
+import type { PageRequest, SortOrder } from '../db/pagination.ts';
 import { DEFAULT_PER_PAGE } from '../schemas/common.ts';
-import { formatTimestamp } from '../time.ts';
-import { ApiError, type ParameterError } from './errors.ts';
+import type { ParameterError } from '../schemas/problems.ts';
+import { formatTimestamp, normalizeTimestamp } from '../time.ts';
+import { validationFailed } from './errors.ts';
 
 /**
  * Turns validated query strings into the typed filters the query modules take. The schemas
@@ -27,11 +27,6 @@ export const valueList = <T extends string>(value: string | undefined): T[] | un
 /** An empty search means no search. */
 export const searchText = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === '' ? undefined : value.trim();
-
-export interface SortOrder<F extends string> {
-  field: F;
-  direction: 'asc' | 'desc';
-}
 
 export function sortOrder<F extends string>(value: string | undefined): SortOrder<F> {
   if (value === undefined) return { field: 'id' as F, direction: 'asc' };
@@ -79,14 +74,7 @@ export function queryValueErrors(query: unknown): ParameterError[] {
 
 export async function rejectBadQueryValues(request: { query: unknown }): Promise<void> {
   const errors = queryValueErrors(request.query);
-  if (errors.length > 0) {
-    const names = errors.map((e) => e.parameter);
-    throw new ApiError(
-      'validation_failed',
-      `Invalid query parameter${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`,
-      { errors },
-    );
-  }
+  if (errors.length > 0) throw validationFailed(errors);
 }
 
 const LEAP_SECOND = /:60(?=(\.\d+)?([Zz]|[+-]\d\d:\d\d)$)/;

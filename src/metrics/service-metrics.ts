@@ -3,7 +3,7 @@ import pg from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
 import { readImportStats } from '../db/import-stats.queries.ts';
-import { isDatabaseUnavailable } from '../http/error-handler.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { RateLimitStore } from '../ratelimit/limiter.ts';
 import { VERSION } from '../version.ts';
 

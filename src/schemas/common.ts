@@ -1,5 +1,5 @@
 import { type Static, type TSchema, type TUnsafe, Type } from 'typebox';
-import { ERRORS, type ErrorCode } from '../http/errors.ts';
+import { ERRORS, type ErrorCode } from './problems.ts';
 
 /**
  * Building blocks shared by every resource schema. Each query parameter carries the message a

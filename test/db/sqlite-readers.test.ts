@@ -4,7 +4,7 @@ import { describe, it, type TestContext } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import { SqliteReaders } from '../../src/db/sqlite-readers.ts';
-import { isDatabaseUnavailable } from '../../src/http/error-handler.ts';
+import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
 import { useTempDir } from '../helpers/databases.ts';
 
 /** A WAL file with a table of 10 rows, its writer connection, and two reader threads over it. */

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { generateOpenApiDocument, renderOpenApiDocument } from '../../src/http/openapi/generate.ts';
+import { generateOpenApiDocument, renderOpenApiDocument } from '../../src/openapi.ts';
 import { useApi } from '../helpers/api.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

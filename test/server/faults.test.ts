@@ -7,7 +7,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { problem } from '../../src/http/errors.ts';
+import { problem } from '../../src/schemas/problems.ts';
 import { cdapi } from '../helpers/cli.ts';
 import { testDialects, useDatabase } from '../helpers/databases.ts';
 import { ownRedisSkip, testRedisUrl, useOwnRedis } from '../helpers/redis.ts';

@@ -1,17 +1,8 @@
 import type { SwaggerOptions } from '@fastify/swagger';
-import { ERRORS } from '../errors.ts';
+import { errorCodesByStatus } from '../../schemas/problems.ts';
 import { API_PREFIX } from '../routes/index.ts';
 import { HEADER_COMPONENT_KEYWORD, headerComponents } from './headers.ts';
 import { TAGS } from './operation.ts';
-
-/** Every error code, grouped by status: `unauthenticated (401), company_inactive, … (403), …`. */
-function errorCodesByStatus(): string {
-  const codes = new Map<number, string[]>();
-  for (const [code, { status }] of Object.entries(ERRORS)) {
-    codes.set(status, [...(codes.get(status) ?? []), code]);
-  }
-  return [...codes].map(([status, names]) => `${names.join(', ')} (${status})`).join(', ');
-}
 
 /** Shown at the top of the reference page: what a new integrator needs first. */
 const GETTING_STARTED = `Read-only access to one company's HR data: employees, leave requests and types,

@@ -6,7 +6,16 @@ import {
   ProblemSchema,
   ref,
 } from '../../schemas/common.ts';
-import { PROBLEM_CONTENT_TYPE, type Problem, problem, recordNotFound } from '../errors.ts';
+import { PROBLEM_CONTENT_TYPE, type Problem } from '../../schemas/problems.ts';
+import {
+  companyInactive,
+  databaseUnavailable,
+  insufficientScope,
+  rateLimited,
+  recordNotFound,
+  unauthenticated,
+  validationFailed,
+} from '../errors.ts';
 import { type HeaderKey, headers, RATE_LIMIT_HEADERS } from './headers.ts';
 
 /**
@@ -117,9 +126,9 @@ function validationExample(querystring: TSchema): Problem {
     .properties;
   const [name, schema] = Object.entries(properties ?? {})[0] ?? ['page', {}];
   const message = schema[ERROR_MESSAGE_KEYWORD];
-  return problem('validation_failed', `Invalid query parameter: ${name}.`, [
+  return validationFailed([
     { parameter: name, message: typeof message === 'string' ? message : 'is invalid' },
-  ]);
+  ]).toProblem();
 }
 
 function scopeSentence(scope: Scope | null): string {
@@ -143,12 +152,7 @@ export function operation<
   const errors: Partial<Record<ErrorStatus, ProblemResponse>> = {
     401: problemResponse(
       'No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked.',
-      [
-        problem(
-          'unauthenticated',
-          'A valid API key is required: send Authorization: Bearer <key>.',
-        ),
-      ],
+      [unauthenticated().toProblem()],
       ['WwwAuthenticate'],
     ),
     403: problemResponse(
@@ -156,10 +160,8 @@ export function operation<
         ? 'The key’s company is inactive (`company_inactive`).'
         : `The key’s company is inactive (\`company_inactive\`), or the key lacks the scope \`${scope}\` (\`insufficient_scope\`, which carries the rate-limit headers and \`WWW-Authenticate\`).`,
       [
-        problem('company_inactive', 'The company this key belongs to is inactive.'),
-        ...(scope === null
-          ? []
-          : [problem('insufficient_scope', `This operation needs the scope ${scope}.`)]),
+        companyInactive().toProblem(),
+        ...(scope === null ? [] : [insufficientScope(scope).toProblem()]),
       ],
       scope === null ? [] : ['WwwAuthenticateInsufficientScope', ...accepted],
     ),
@@ -181,12 +183,12 @@ export function operation<
   }
   errors[429] = problemResponse(
     'The key’s rate limit is exhausted in one of its windows. A refused request does not count against either window.',
-    [problem('rate_limited', 'Rate limit exceeded; retry after 23 seconds.')],
+    [rateLimited(23).toProblem()],
     ['RetryAfter', ...accepted],
   );
   errors[503] = problemResponse(
     'The database is unreachable for the moment; retry after `Retry-After` seconds. Carries the rate-limit headers when the key had already been accepted.',
-    [problem('service_unavailable', 'The service is temporarily unavailable; retry shortly.')],
+    [databaseUnavailable().toProblem()],
     ['RetryAfter', ...accepted],
   );
 

@@ -13,18 +13,17 @@ import {
   ReceiptFileQuery,
   ReceiptQuery,
 } from '../../schemas/receipts.ts';
-import { ApiError, problem, recordNotFound } from '../errors.ts';
+import {
+  databaseUnavailable,
+  invalidSignature,
+  receiptNotFound,
+  recordNotFound,
+  validationFailed,
+} from '../errors.ts';
 import { headers, RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
 import { noBodyResponse, operation, problemResponse } from '../openapi/operation.ts';
 import { plainInteger } from '../params.ts';
 import { type ApiDeps, apiBaseUrl } from './index.ts';
-
-const noReceipt = () => new ApiError('receipt_not_found', 'This expense has no receipt image.');
-const badSignature = () =>
-  new ApiError(
-    'invalid_signature',
-    'The receipt link is invalid or has expired; request a new one.',
-  );
 
 function fileOf(receipt: ReceiptFiles, variant: ReceiptVariant) {
   return variant === 'original'
@@ -63,7 +62,7 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
       notFound: {
         description:
           'No expense with this id in the key’s company (`not_found`), or the expense has no receipt image (`receipt_not_found`).',
-        examples: [recordNotFound().toProblem(), noReceipt().toProblem()],
+        examples: [recordNotFound().toProblem(), receiptNotFound().toProblem()],
       },
     }),
     async (request, reply) => {
@@ -72,7 +71,7 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
       const variant = request.query.variant ?? 'processed';
       const found = await findReceipt(deps.db, companyId, expenseId);
       if (!found.expense) throw recordNotFound();
-      if (!found.receipt) throw noReceipt();
+      if (!found.receipt) throw receiptNotFound();
       const expires = Math.floor(Date.now() / 1000) + config.signedUrlTtlSeconds;
       const file = fileOf(found.receipt, variant);
       const direct = await deps.receipts.directUrl(file.key, {
@@ -126,31 +125,26 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
           ),
           403: problemResponse(
             'The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt.',
-            [badSignature().toProblem()],
+            [invalidSignature().toProblem()],
             [],
           ),
           404: problemResponse(
             'The receipt is gone, or the path does not name one (`receipt_not_found`, `not_found`).',
-            [noReceipt().toProblem(), recordNotFound().toProblem()],
+            [receiptNotFound().toProblem(), recordNotFound().toProblem()],
             [],
           ),
           422: problemResponse(
             'A query part is longer than any signed URL has; `errors` names it.',
             [
-              problem('validation_failed', 'Invalid query parameter: signature.', [
+              validationFailed([
                 { parameter: 'signature', message: 'must NOT have more than 128 characters' },
-              ]),
+              ]).toProblem(),
             ],
             [],
           ),
           503: problemResponse(
             'The database is unreachable for the moment; retry after `Retry-After` seconds.',
-            [
-              problem(
-                'service_unavailable',
-                'The service is temporarily unavailable; retry shortly.',
-              ),
-            ],
+            [databaseUnavailable().toProblem()],
             ['RetryAfter'],
           ),
         },
@@ -167,12 +161,13 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
         variant,
         expires: plainInteger(expires),
       };
-      if (!verifyReceiptGrant(grant, signature ?? '', config.signingSecret)) throw badSignature();
+      if (!verifyReceiptGrant(grant, signature ?? '', config.signingSecret))
+        throw invalidSignature();
       const receipt = await findReceiptOfExpense(deps.db, grant.companyId, grant.expenseId);
-      if (!receipt) throw noReceipt();
+      if (!receipt) throw receiptNotFound();
       const file = fileOf(receipt, variant);
       const stat = await deps.receipts.stat(file.key);
-      if (!stat) throw noReceipt();
+      if (!stat) throw receiptNotFound();
       const etag = `"${receipt.originalSha256}-${variant}"`;
       const remaining = Math.max(0, grant.expires - Math.floor(Date.now() / 1000));
       reply

@@ -1,10 +1,10 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp } from '../../app.ts';
-import { loadServerConfig } from '../../config.ts';
-import { openDatabase } from '../../db/connect.ts';
-import { MemoryRateLimitStore } from '../../ratelimit/memory-store.ts';
-import { FileReceiptStore } from '../../receipts/fs-store.ts';
+import { buildApp } from './app.ts';
+import { loadServerConfig } from './config.ts';
+import { openDatabase } from './db/connect.ts';
+import { MemoryRateLimitStore } from './ratelimit/memory-store.ts';
+import { FileReceiptStore } from './receipts/fs-store.ts';
 
 /**
  * The OpenAPI document as the service generates it with the default settings (no
