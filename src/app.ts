@@ -12,14 +12,16 @@ import type { ListSamples } from './db/list-samples.ts';
 import type { AnchorRun, SortBounds } from './db/pagination.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { Admission } from './http/admission.ts';
+import { api } from './http/api.ts';
 import { type AuthContext, createAuthenticator } from './http/auth.ts';
 import { answerClientError, answerRouterError, routeEveryRequest } from './http/client-errors.ts';
+import { API_PREFIX, type ApiDeps } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { databaseUnreachable } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
+import { OTHER_METHODS } from './http/plugins/read-only.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
-import { API_PREFIX, type ApiDeps, apiRoutes, OTHER_METHODS } from './http/routes/index.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
@@ -230,6 +232,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics.trackAdmission(deps.admission);
     if (deps.responses) metrics.trackResponseCache(deps.responses);
   }
-  await app.register(apiRoutes, { prefix: API_PREFIX, deps });
+  await app.register(api, { prefix: API_PREFIX, deps });
   return app;
 }

@@ -5,7 +5,7 @@ import { buildApp } from './app.ts';
 import type { ServerConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { ensureSchema } from './db/migrate.ts';
-import { API_PREFIX } from './http/routes/index.ts';
+import { API_PREFIX } from './http/deps.ts';
 import { closeMetricsListener, listenForMetrics } from './metrics/listener.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { busy } from './errors.ts';
 
 /**
@@ -70,17 +70,4 @@ export class Admission {
       if (!next.done) next.value();
     });
   }
-}
-
-/**
- * The onRequest hook, ahead of the key check (a refused request costs nothing and is not
- * counted against the key's rate limit): every route but public ones and those whose config
- * says `queued: false` (cheap answers such as `/me`, which never wait behind data reads).
- */
-export function admissionHook(admission: Admission) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const { config } = request.routeOptions;
-    if (config.public || config.queued === false) return;
-    await admission.enter(reply);
-  };
 }

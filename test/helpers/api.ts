@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.ts';
 import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { insertApiKey } from '../../src/db/keys.queries.ts';
-import { API_PREFIX } from '../../src/http/routes/index.ts';
+import { API_PREFIX } from '../../src/http/deps.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { DISPLAY_PREFIX_LENGTH, generateApiKey } from '../../src/keys/api-key.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { API_PREFIX } from '../../src/http/routes/index.ts';
+import { API_PREFIX } from '../../src/http/deps.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import { company, employee, expense, leave, smallCompany } from '../helpers/records.ts';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { it, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import type { Dialect } from '../../src/db/connect.ts';
-import { API_PREFIX } from '../../src/http/routes/index.ts';
+import { API_PREFIX } from '../../src/http/deps.ts';
 import { ERRORS, type ErrorCode, PROBLEM_CONTENT_TYPE } from '../../src/schemas/problems.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';

@@ -9,7 +9,7 @@ import type { HTTPMethods } from 'fastify';
 import { setCompanyActive } from '../../src/db/companies.queries.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { revokeApiKey } from '../../src/db/keys.queries.ts';
-import { API_PREFIX } from '../../src/http/routes/index.ts';
+import { API_PREFIX } from '../../src/http/deps.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { ERRORS } from '../../src/schemas/problems.ts';
 import { type ApiResponse, type TestApi, useApi } from '../helpers/api.ts';

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { it, type TestContext } from 'node:test';
 import type { Dialect } from '../../src/db/connect.ts';
-import { API_PREFIX } from '../../src/http/routes/index.ts';
+import { API_PREFIX } from '../../src/http/deps.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../src/schemas/problems.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';

@@ -1,6 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { errorCodesByStatus } from '../../schemas/problems.ts';
-import { API_PREFIX } from '../routes/index.ts';
+import { API_PREFIX } from '../deps.ts';
 import { HEADER_COMPONENT_KEYWORD, headerComponents } from './headers.ts';
 import { TAGS } from './operation.ts';
 

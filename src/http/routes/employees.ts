@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { findEmployee, listEmployees } from '../../db/employees.queries.ts';
 import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
 import { EmployeeListQuery, EmployeeSchema } from '../../schemas/employees.ts';
+import { type ApiDeps, listSource } from '../deps.ts';
 import { recordNotFound } from '../errors.ts';
 import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.ts';
 import { pageRequest, searchText, sortOrder, valueList } from '../params.ts';
-import { type ApiDeps, listSource } from './index.ts';
 
 export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
   app,

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { findExpense, listExpenses, type ReceiptUrls } from '../../db/expenses.queries.ts';
 import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
 import { ExpenseDetailSchema, ExpenseListQuery, ExpenseSchema } from '../../schemas/expenses.ts';
+import { type ApiDeps, apiBaseUrl, listSource } from '../deps.ts';
 import { recordNotFound } from '../errors.ts';
 import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.ts';
 import {
@@ -14,8 +15,6 @@ import {
   utcTimestamp,
   valueList,
 } from '../params.ts';
-import { type ApiDeps, apiBaseUrl, listSource } from './index.ts';
-import { receiptRoutes } from './receipts.ts';
 
 export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
   app,
@@ -90,6 +89,4 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
       return { data: expense };
     },
   );
-
-  await app.register(receiptRoutes, { deps });
 };

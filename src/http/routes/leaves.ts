@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { findLeave, listLeaves } from '../../db/leaves.queries.ts';
 import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
 import { LeaveDetailSchema, LeaveListQuery, LeaveSchema } from '../../schemas/leaves.ts';
+import { type ApiDeps, listSource } from '../deps.ts';
 import { recordNotFound } from '../errors.ts';
 import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.ts';
 import {
@@ -13,7 +14,6 @@ import {
   utcTimestamp,
   valueList,
 } from '../params.ts';
-import { type ApiDeps, listSource } from './index.ts';
 
 export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
   app.get(

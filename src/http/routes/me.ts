@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ref } from '../../schemas/common.ts';
 import { MeSchema } from '../../schemas/me.ts';
+import type { ApiDeps } from '../deps.ts';
 import { jsonResponse, operation } from '../openapi/operation.ts';
-import type { ApiDeps } from './index.ts';
 
 export const meRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app) => {
   app.get(

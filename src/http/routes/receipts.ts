@@ -13,6 +13,7 @@ import {
   ReceiptFileQuery,
   ReceiptQuery,
 } from '../../schemas/receipts.ts';
+import { type ApiDeps, apiBaseUrl } from '../deps.ts';
 import {
   databaseUnavailable,
   invalidSignature,
@@ -23,7 +24,6 @@ import {
 import { headers, RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
 import { noBodyResponse, operation, problemResponse } from '../openapi/operation.ts';
 import { plainInteger } from '../params.ts';
-import { type ApiDeps, apiBaseUrl } from './index.ts';
 
 function fileOf(receipt: ReceiptFiles, variant: ReceiptVariant) {
   return variant === 'original'

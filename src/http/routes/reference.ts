@@ -4,8 +4,8 @@ import { listActiveLeaveTypes } from '../../db/leaves.queries.ts';
 import { referenceListOf } from '../../schemas/common.ts';
 import { ExpenseCategorySchema } from '../../schemas/expenses.ts';
 import { LeaveTypeSchema } from '../../schemas/leaves.ts';
+import type { ApiDeps } from '../deps.ts';
 import { jsonResponse, operation } from '../openapi/operation.ts';
-import type { ApiDeps } from './index.ts';
 
 /** Small reference lists: the company's active leave types and expense categories, unpaginated. */
 export const referenceRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (

@@ -1,0 +1,45 @@
+import type { FastifyRequest } from 'fastify';
+import type { ServerConfig } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import type { ListCaches, ListSource } from '../db/pagination.ts';
+import type { SqliteReaders } from '../db/sqlite-readers.ts';
+import type { ReceiptStore } from '../receipts/store.ts';
+import type { Admission } from './admission.ts';
+import type { Authenticator } from './auth.ts';
+import type { ResponseCache } from './response-cache.ts';
+
+/** Where the API lives; /healthz, /readyz and /docs are outside it. */
+export const API_PREFIX = '/api/company/v1';
+
+/** What every route module and plugin gets: the read database, the key check and settings. */
+export interface ApiDeps {
+  config: ServerConfig;
+  db: Db;
+  /** Values derived from companies' data, cached for list queries. */
+  listCaches: ListCaches;
+  /** Null when RESPONSE_CACHE_MB is 0. */
+  responses: ResponseCache | null;
+  receipts: ReceiptStore;
+  authenticator: Authenticator;
+  admission: Admission;
+  /** SQLite's reader threads, when the reads run on them. */
+  readers: SqliteReaders | null;
+}
+
+/** What this request's list queries read from: the read database and the shared caches. */
+export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
+  const { readers } = deps;
+  return {
+    db: deps.db,
+    ...deps.listCaches,
+    version: () => request.dataVersion(),
+    ...(readers
+      ? { chain: (query, chain) => readers.query(query.sql, query.parameters, chain) }
+      : {}),
+  };
+}
+
+/** The absolute base of this API as the client reached it (or as PUBLIC_BASE_URL says). */
+export function apiBaseUrl(config: ServerConfig, request: FastifyRequest): string {
+  return config.publicBaseUrl ?? `${request.protocol}://${request.host}${API_PREFIX}`;
+}

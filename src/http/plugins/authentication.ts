@@ -1,0 +1,37 @@
+import fp from 'fastify-plugin';
+import { companyDataVersion } from '../../db/companies.queries.ts';
+import type { Db } from '../../db/database.ts';
+import type { Authenticator } from '../auth.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Routes anyone may call without a key (405 answers, the API description, signed files). */
+    public?: boolean;
+  }
+  interface FastifyRequest {
+    /**
+     * The key's company's data version, read from the database on the first call and then
+     * reused for the rest of the request (cache keys, derived values).
+     */
+    dataVersion(): Promise<number>;
+  }
+}
+
+/**
+ * Every route but public ones needs a valid key (see `createAuthenticator` for the checks and
+ * their order); once it is known, the request can read its company's data version.
+ */
+export const authentication = fp<{ authenticator: Authenticator; db: Db }>(
+  async (app, { authenticator, db }) => {
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.routeOptions.config.public) return;
+      await authenticator.authenticate(request, reply);
+      let version: Promise<number> | undefined;
+      request.dataVersion = () => {
+        version ??= companyDataVersion(db, request.auth.company.id);
+        return version;
+      };
+    });
+  },
+  { name: 'authentication', dependencies: ['admission'] },
+);
