@@ -2,8 +2,10 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { type ImportOutcome, recordImportRun } from '../db/import-stats.queries.ts';
-import { type ImportSummary, importFile, type RecordType } from '../import/importer.ts';
+import { importFile } from '../import/importer.ts';
+import type { ImportSummary } from '../import/session.ts';
 import { FileReceiptStore } from '../receipts/fs-store.ts';
+import { RECORD_TYPES } from '../resources/index.ts';
 import { count, print, withDatabase } from './context.ts';
 import { IMPORT_HELP } from './help.ts';
 import { ImportProgressReporter } from './progress.ts';
@@ -14,20 +16,11 @@ interface ImportCommandOptions {
   progressEvery: number;
 }
 
-/** How each record type is counted in the summary: `1 leave type`, `2 leave types`. */
-const NOUNS: Record<RecordType, [singular: string, plural: string]> = {
-  company: ['company', 'companies'],
-  employee: ['employee', 'employees'],
-  leave_type: ['leave type', 'leave types'],
-  leave: ['leave', 'leaves'],
-  expense_category: ['expense category', 'expense categories'],
-  expense: ['expense', 'expenses'],
-};
-
 function summaryLine(summary: ImportSummary): string {
-  const parts = (Object.entries(summary.counts) as Array<[RecordType, number]>)
-    .filter(([, n]) => n > 0)
-    .map(([type, n]) => count(n, ...NOUNS[type]));
+  // Each type as people count it: `1 leave type`, `2 leave types`.
+  const parts = RECORD_TYPES.filter(({ type }) => summary.counts[type] > 0).map(({ type, noun }) =>
+    count(summary.counts[type], noun[0], noun[1]),
+  );
   return `Imported ${count(summary.records, 'record')} (${parts.join(', ') || 'none'}); ${count(summary.receipts, 'receipt file')}.`;
 }
 

@@ -1,20 +1,9 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle } from './connect.ts';
 
-const TABLES = [
-  'companies',
-  'employees',
-  'leave_types',
-  'leaves',
-  'leave_attachments',
-  'expense_categories',
-  'expenses',
-  'expense_items',
-  'receipts',
-];
-
 /**
- * Refreshes the query planner's statistics after an import changed the data. Without them
+ * Refreshes the query planner's statistics after an import changed the data (PostgreSQL:
+ * of `tables`, those the import writes). Without them
  * SQLite cannot tell that one employee's leaves are few among a million, and walks the whole
  * company in id order instead of reading them through the employee index. SQLite samples at
  * most 1,000 rows of each index (approximate, and quick on any size). PostgreSQL samples its
@@ -23,13 +12,16 @@ const TABLES = [
  * made a deep page's first pass over a million expenses 3.5 s instead of 0.3 s. Pages already
  * all-visible are skipped, so a small import into large tables stays quick.
  */
-export async function refreshPlannerStatistics(handle: DatabaseHandle): Promise<void> {
+export async function refreshPlannerStatistics(
+  handle: DatabaseHandle,
+  tables: readonly string[],
+): Promise<void> {
   if (handle.dialect === 'sqlite') {
     await sql`pragma analysis_limit = 1000`.execute(handle.db);
     await sql`analyze`.execute(handle.db);
     return;
   }
-  await sql`vacuum (analyze) ${sql.join(TABLES.map((table) => sql.table(table)))}`.execute(
+  await sql`vacuum (analyze) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(
     handle.db,
   );
 }

@@ -1,16 +1,11 @@
+import type { PerRecordType } from '../resources/index.ts';
 import type { Day } from './calendar.ts';
 import type { Rng } from './random.ts';
 
 /** What the parts of the demo generator share: ids, the PRNG, "today", and record formats. */
 
-export interface DemoIds {
-  company: number;
-  employee: number;
-  leaveType: number;
-  leave: number;
-  expenseCategory: number;
-  expense: number;
-}
+/** The first id of each record type (`company`, `leaveType`, …); the rest follow on. */
+export type DemoIds = PerRecordType<number>;
 
 export type DemoRecord = Record<string, unknown>;
 

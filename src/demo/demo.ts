@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
 import { insertApiKey } from '../db/keys.queries.ts';
-import { type ImportSummary, importRecords } from '../import/importer.ts';
+import { importRecords } from '../import/importer.ts';
 import type { SourceRecord } from '../import/ndjson.ts';
+import type { ImportSummary } from '../import/session.ts';
 import { generateApiKey } from '../keys/api-key.ts';
 import { DEFAULT_PER_HOUR, DEFAULT_PER_MINUTE, SCOPES } from '../keys/scopes.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
+import { camelCase, RECORD_TYPES } from '../resources/index.ts';
 import { type DemoIds, demoRecords } from './generate.ts';
 import { type ReceiptExpense, writeExpenseReceipt } from './receipt-images.ts';
 
@@ -24,23 +26,15 @@ export interface DemoCompany {
 
 /** The first unused id of every record type, so a demo company never replaces real data. */
 async function nextIds(db: Db): Promise<DemoIds> {
-  const next = async (
-    table: 'companies' | 'employees' | 'leave_types' | 'leaves' | 'expense_categories' | 'expenses',
-  ) => {
+  const ids: Record<string, number> = {};
+  for (const { type, table } of RECORD_TYPES) {
     const row = await db
       .selectFrom(table)
       .select((eb) => eb.fn.max('id').as('max'))
       .executeTakeFirst();
-    return Number(row?.max ?? 0) + 1;
-  };
-  return {
-    company: await next('companies'),
-    employee: await next('employees'),
-    leaveType: await next('leave_types'),
-    leave: await next('leaves'),
-    expenseCategory: await next('expense_categories'),
-    expense: await next('expenses'),
-  };
+    ids[camelCase(type)] = Number(row?.max ?? 0) + 1;
+  }
+  return ids as DemoIds;
 }
 
 /**

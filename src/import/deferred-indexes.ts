@@ -2,13 +2,14 @@ import { availableParallelism } from 'node:os';
 import { sql } from 'kysely';
 import type { Dialect } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
+import { LISTED_TABLES } from '../resources/index.ts';
 
 /**
- * The tables whose indexes serve only the API (filters, sorts, search), not the importer,
- * which looks records up by primary key and deletes children through the child tables' own
- * indexes, which stay.
+ * The tables whose indexes serve only the API (filters, sorts, search): those with a
+ * paginated list. The importer looks records up by primary key and deletes children through
+ * the child tables' own indexes, which stay.
  */
-const DEFERRABLE_TABLES = ['employees', 'leaves', 'expenses'] as const;
+const DEFERRABLE_TABLES = LISTED_TABLES;
 
 /** An index, trigger or search table set aside until the rows are in. */
 interface SetAside {

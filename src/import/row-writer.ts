@@ -2,7 +2,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, sql } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
-import { columnValues, rowCount, type TableRows } from './writer.ts';
+import { columnValues, rowCount, type TableRows } from './rows.ts';
 
 /**
  * Writes the importer's rows; `upsert` replaces a stored row with the same id.

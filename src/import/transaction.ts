@@ -5,7 +5,8 @@ import { refreshListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
 import { rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
 import { rowWriter } from './row-writer.ts';
-import { type Batch, type WriteOutcome, writeBatch } from './writer.ts';
+import type { Batch } from './rows.ts';
+import { type WriteOutcome, writeBatch } from './writer.ts';
 
 /** Where an import's rows go: one transaction that takes every batch, or none of them. */
 export interface ImportTransaction {

@@ -3,19 +3,10 @@ import { join, relative } from 'node:path';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
+import { IMPORTED_TABLES } from '../../src/resources/index.ts';
 
-const TABLES = [
-  'companies',
-  'api_keys',
-  'employees',
-  'leave_types',
-  'leaves',
-  'leave_attachments',
-  'expense_categories',
-  'expenses',
-  'expense_items',
-  'receipts',
-] as const;
+/** Every table an import writes, and the keys. */
+const TABLES = ['api_keys', ...IMPORTED_TABLES] as const;
 
 /** Every row of every table, in a stable order: equal snapshots mean an unchanged database. */
 export async function snapshotDatabase(db: Db): Promise<Record<string, unknown[]>> {

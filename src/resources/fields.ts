@@ -12,6 +12,9 @@ export class FieldError extends Error {
   }
 }
 
+/** A boolean as the tables store it. */
+export const flag = (value: boolean): 0 | 1 => (value ? 1 : 0);
+
 export const SHORT_TEXT_MAX = 255;
 export const LONG_TEXT_MAX = 5000;
 /** Ids are positive integers that every database and JavaScript hold exactly. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isCalendarDate, normalizeTimestamp } from '../../src/time.ts';
+import { isCalendarDate, normalizeTimestamp } from '../src/time.ts';
 
 describe('import dates', () => {
   it('accepts real calendar dates of the years 0001–9999, leap days included', () => {
