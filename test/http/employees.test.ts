@@ -3,6 +3,7 @@ import { describe, it, type TestContext } from 'node:test';
 import type { Dialect } from '../../src/db/connect.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
+import { meta, NOT_FOUND, validationFailed } from '../helpers/problems.ts';
 import { NOT_PLAIN_NUMBERS } from '../helpers/query-values.ts';
 import { company, employee } from '../helpers/records.ts';
 
@@ -34,33 +35,6 @@ const LIST_ITEM_KEYS = [
   'position',
   'status',
 ];
-
-const meta = (fields: Partial<Record<string, number | null>>) => ({
-  current_page: 1,
-  per_page: 25,
-  total: 0,
-  last_page: 1,
-  from: null,
-  to: null,
-  ...fields,
-});
-
-const validationFailed = (parameters: Array<[parameter: string, message: string]>) => ({
-  type: '/docs#error-validation_failed',
-  title: 'Validation failed',
-  status: 422,
-  detail: `Invalid query parameter${parameters.length > 1 ? 's' : ''}: ${parameters.map(([p]) => p).join(', ')}.`,
-  code: 'validation_failed',
-  errors: parameters.map(([parameter, message]) => ({ parameter, message })),
-});
-
-const NOT_FOUND = {
-  type: '/docs#error-not_found',
-  title: 'Not found',
-  status: 404,
-  detail: 'No record with this id exists.',
-  code: 'not_found',
-};
 
 const STATUS_MESSAGE = 'must be a comma-separated list of: active, inactive, terminated';
 const PAGE_MESSAGE = 'must be an integer from 1 to 1000000000 in plain decimal digits';
@@ -464,7 +438,7 @@ describeEachDialect('GET /employees', (dialect) => {
           const res = await api.get(`/employees?${query}`, key);
           assert.equal(res.status, 422, res.body);
           assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-          assert.deepEqual(res.json, validationFailed(errors));
+          assert.deepEqual(res.json, validationFailed(...errors));
         });
       }
     });

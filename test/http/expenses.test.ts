@@ -4,6 +4,7 @@ import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { type ApiResponse, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
+import { insufficientScope, NOT_FOUND, validationFailed } from '../helpers/problems.ts';
 import { NOT_PLAIN_NUMBERS } from '../helpers/query-values.ts';
 import { category, company, employee, expense, writeJpeg } from '../helpers/records.ts';
 
@@ -32,26 +33,6 @@ async function serve(
 }
 
 const ids = (res: ApiResponse): number[] => res.json.data.map((item: { id: number }) => item.id);
-
-const notFound = {
-  type: '/docs#error-not_found',
-  title: 'Not found',
-  status: 404,
-  detail: 'No record with this id exists.',
-  code: 'not_found',
-};
-
-function invalid(...errors: Array<[parameter: string, message: string]>) {
-  const names = errors.map(([parameter]) => parameter).join(', ');
-  return {
-    type: '/docs#error-validation_failed',
-    title: 'Validation failed',
-    status: 422,
-    detail: `Invalid query parameter${errors.length > 1 ? 's' : ''}: ${names}.`,
-    code: 'validation_failed',
-    errors: errors.map(([parameter, message]) => ({ parameter, message })),
-  };
-}
 
 function assertProblem(
   res: ApiResponse,
@@ -630,7 +611,7 @@ describeEachDialect('GET /expenses', (dialect) => {
       for (const [query, parameter, message] of cases) {
         assertProblem(
           await api.get(`/expenses?${query}`, key),
-          invalid([parameter, message]),
+          validationFailed([parameter, message]),
           query,
         );
       }
@@ -641,7 +622,7 @@ describeEachDialect('GET /expenses', (dialect) => {
       const res = await api.get('/expenses?per_page=0&status=open&from=2026-02-30&sort=title', key);
       assertProblem(
         res,
-        invalid(
+        validationFailed(
           ['status', EXPENSE_STATUSES_MESSAGE],
           ['from', DATE_MESSAGE],
           ['sort', SORT_MESSAGE],
@@ -654,11 +635,14 @@ describeEachDialect('GET /expenses', (dialect) => {
       const { api, key } = await serve(t, dialect, twoCompanies());
       assertProblem(
         await api.get('/expenses?from=2026-03-02&to=2026-03-01', key),
-        invalid(['from', 'must not be after to'], ['to', 'must not be before from']),
+        validationFailed(['from', 'must not be after to'], ['to', 'must not be before from']),
       );
       assertProblem(
         await api.get('/expenses?updated_since=9999-12-31T23:59:59-14:00', key),
-        invalid(['updated_since', 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z']),
+        validationFailed([
+          'updated_since',
+          'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
+        ]),
       );
     });
 
@@ -739,7 +723,7 @@ describeEachDialect('GET /expenses/{id}', (dialect) => {
   it('answers 404 for a missing id, another company’s id and a malformed id alike', async (t) => {
     const { api, key } = await serve(t, dialect, shapeRecords());
     const missing = await api.get('/expenses/999', key);
-    assertProblem(missing, notFound);
+    assertProblem(missing, NOT_FOUND);
     for (const id of ['600', 'abc', '0', '-1', '1.5', '1e3', '%20500', '9999999999999999']) {
       const res = await api.get(`/expenses/${id}`, key);
       assert.equal(res.status, 404, `${id}: ${res.body}`);
@@ -753,7 +737,7 @@ describeEachDialect('GET /expenses/{id}/receipt', (dialect) => {
   it('answers 404 not_found for a missing expense or another company’s', async (t) => {
     const { api, key } = await serve(t, dialect, shapeRecords());
     const missing = await api.get('/expenses/999/receipt', key);
-    assertProblem(missing, notFound);
+    assertProblem(missing, NOT_FOUND);
     // 600 (company 2) has a receipt; 502 is company 2's without one.
     await api.load([expense(2, 502, 20, 21)]);
     for (const path of [
@@ -795,7 +779,7 @@ describeEachDialect('GET /expenses/{id}/receipt', (dialect) => {
     ]) {
       assertProblem(
         await api.get(path, key),
-        invalid(['variant', 'must be processed or original']),
+        validationFailed(['variant', 'must be processed or original']),
         path,
       );
     }
@@ -854,17 +838,7 @@ describeEachDialect('expenses.read scope', (dialect) => {
       '/expense-categories',
     ]) {
       const res = await api.get(path, leavesOnly);
-      assertProblem(
-        res,
-        {
-          type: '/docs#error-insufficient_scope',
-          title: 'Insufficient scope',
-          status: 403,
-          detail: 'This operation needs the scope expenses.read.',
-          code: 'insufficient_scope',
-        },
-        path,
-      );
+      assertProblem(res, insufficientScope('expenses.read'), path);
       assert.equal(
         res.headers['www-authenticate'],
         'Bearer error="insufficient_scope", scope="expenses.read"',

@@ -7,6 +7,7 @@ import { listApiKeys, revokeApiKey } from '../../src/db/keys.queries.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
 import { type ApiResponse, type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
+import { pageMeta } from '../helpers/problems.ts';
 import {
   CANARY,
   category,
@@ -361,16 +362,7 @@ function expectedPage<T extends Owned>(all: T[], companyId: number, c: ListCase<
   const page = c.page ?? 1;
   const perPage = c.perPage ?? 25;
   const rows = matching.slice((page - 1) * perPage, page * perPage);
-  const first = (page - 1) * perPage + 1;
-  const meta = {
-    current_page: page,
-    per_page: perPage,
-    total: matching.length,
-    last_page: Math.max(1, Math.ceil(matching.length / perPage)),
-    from: rows.length > 0 ? first : null,
-    to: rows.length > 0 ? first + rows.length - 1 : null,
-  };
-  return { rows, meta };
+  return { rows, meta: pageMeta(matching.length, page, perPage) };
 }
 
 function employeeCases(): ListCase<EmployeeRow>[] {

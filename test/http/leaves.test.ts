@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ApiResponse, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
+import { insufficientScope, NOT_FOUND, validationFailed } from '../helpers/problems.ts';
 import { NOT_PLAIN_NUMBERS } from '../helpers/query-values.ts';
 import { company, employee, leave, leaveType, smallCompany } from '../helpers/records.ts';
 
@@ -25,14 +26,6 @@ const ids = (res: ApiResponse): number[] => res.json.data.map((item: { id: numbe
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
-const NOT_FOUND = {
-  type: '/docs#error-not_found',
-  title: 'Not found',
-  status: 404,
-  detail: 'No record with this id exists.',
-  code: 'not_found',
-};
-
 /** The message each query parameter's 422 entry carries (src/schemas/common.ts). */
 const MESSAGES = {
   status: 'must be a comma-separated list of: pending, approved, rejected, cancelled',
@@ -45,15 +38,6 @@ const MESSAGES = {
   updated_since: 'must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z',
   updated_since_range: 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
 };
-
-const validationProblem = (errors: { parameter: string; message: string }[]) => ({
-  type: '/docs#error-validation_failed',
-  title: 'Validation failed',
-  status: 422,
-  detail: `Invalid query parameter${errors.length > 1 ? 's' : ''}: ${errors.map((e) => e.parameter).join(', ')}.`,
-  code: 'validation_failed',
-  errors,
-});
 
 const summary = (id: number, fullName: string, number = `E-${id}`, department = 'Finance') => ({
   id,
@@ -726,7 +710,7 @@ describeEachDialect('GET /leaves', (dialect) => {
         const res = await api.get(`/leaves?${query}`, key);
         assert.equal(res.status, 422, `${query}: ${res.body}`);
         assert.equal(res.headers['content-type'], PROBLEM_TYPE, query);
-        assert.deepEqual(res.json, validationProblem([{ parameter, message }]), query);
+        assert.deepEqual(res.json, validationFailed([parameter, message]), query);
       }
     });
 
@@ -759,10 +743,7 @@ describeEachDialect('GET /leaves', (dialect) => {
       assert.equal(res.headers['content-type'], PROBLEM_TYPE);
       assert.deepEqual(
         res.json,
-        validationProblem([
-          { parameter: 'from', message: 'must not be after to' },
-          { parameter: 'to', message: 'must not be before from' },
-        ]),
+        validationFailed(['from', 'must not be after to'], ['to', 'must not be before from']),
       );
     });
 
@@ -800,7 +781,7 @@ describeEachDialect('GET /leaves', (dialect) => {
       const errors: { parameter: string; message: string }[] = res.json.errors;
       assert.deepEqual(new Map(errors.map((e) => [e.parameter, e.message])), expected);
       assert.equal(errors.length, expected.size);
-      assert.deepEqual(res.json, validationProblem(errors));
+      assert.deepEqual(res.json, validationFailed(...errors));
     });
 
     it('names an inverted date range together with other bad parameters', async (t) => {
@@ -810,7 +791,7 @@ describeEachDialect('GET /leaves', (dialect) => {
       assert.equal(res.status, 422, res.body);
       const errors: { parameter: string; message: string }[] = res.json.errors;
       assert.deepEqual(errors.map((e) => e.parameter).sort(), ['from', 'status', 'to']);
-      assert.deepEqual(res.json, validationProblem(errors));
+      assert.deepEqual(res.json, validationFailed(...errors));
     });
 
     it('names an inverted range and an updated_since out of range together', async (t) => {
@@ -825,7 +806,7 @@ describeEachDialect('GET /leaves', (dialect) => {
         const errors: { parameter: string; message: string }[] = res.json.errors;
         const expected = ['from', 'to', 'updated_since', ...(extra ? ['page'] : [])];
         assert.deepEqual(errors.map((e) => e.parameter).sort(), expected.sort(), extra);
-        assert.deepEqual(res.json, validationProblem(errors));
+        assert.deepEqual(res.json, validationFailed(...errors));
       }
     });
   });
@@ -1030,17 +1011,7 @@ describeEachDialect('leaves.read scope', (dialect) => {
         'Bearer error="insufficient_scope", scope="leaves.read"',
         path,
       );
-      assert.deepEqual(
-        res.json,
-        {
-          type: '/docs#error-insufficient_scope',
-          title: 'Insufficient scope',
-          status: 403,
-          detail: 'This operation needs the scope leaves.read.',
-          code: 'insufficient_scope',
-        },
-        path,
-      );
+      assert.deepEqual(res.json, insufficientScope('leaves.read'), path);
     }
   });
 

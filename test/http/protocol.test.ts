@@ -14,43 +14,17 @@ import { generateApiKey } from '../../src/keys/api-key.ts';
 import { ERRORS } from '../../src/schemas/problems.ts';
 import { type ApiResponse, type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
+import {
+  COMPANY_INACTIVE,
+  insufficientScope,
+  METHOD_NOT_ALLOWED,
+  NO_SUCH_RESOURCE,
+  problem,
+  UNAUTHENTICATED,
+} from '../helpers/problems.ts';
 import { rawGet, rawRequest } from '../helpers/raw-http.ts';
 import { company, employee } from '../helpers/records.ts';
 
-const problem = (code: string, title: string, status: number, detail: string) => ({
-  type: `/docs#error-${code}`,
-  title,
-  status,
-  detail,
-  code,
-});
-
-const UNAUTHENTICATED = problem(
-  'unauthenticated',
-  'Unauthenticated',
-  401,
-  'A valid API key is required: send Authorization: Bearer <key>.',
-);
-const COMPANY_INACTIVE = problem(
-  'company_inactive',
-  'Company inactive',
-  403,
-  'The company this key belongs to is inactive.',
-);
-const insufficientScope = (scope: string) =>
-  problem(
-    'insufficient_scope',
-    'Insufficient scope',
-    403,
-    `This operation needs the scope ${scope}.`,
-  );
-const METHOD_NOT_ALLOWED = problem(
-  'method_not_allowed',
-  'Method not allowed',
-  405,
-  'This API is read-only: only GET and HEAD are allowed.',
-);
-const NO_SUCH_RESOURCE = problem('not_found', 'Not found', 404, 'No such resource.');
 const SERVICE_UNAVAILABLE = problem(
   'service_unavailable',
   'Service unavailable',
