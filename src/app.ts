@@ -9,7 +9,7 @@ import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { DerivedCache } from './db/derived-cache.ts';
 import type { ListSamples } from './db/list-samples.ts';
-import type { AnchorRun, SortBounds } from './db/pagination.ts';
+import type { AnchorRun, SortBounds } from './db/list-source.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { Admission } from './http/admission.ts';
 import { api } from './http/api.ts';

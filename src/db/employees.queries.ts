@@ -2,14 +2,8 @@ import type { EmployeeStatus } from '../domain.ts';
 import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
 import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
-import {
-  type ListSource,
-  offsetOf,
-  type Page,
-  type PageRequest,
-  pageOf,
-  type SortOrder,
-} from './pagination.ts';
+import type { ListSource, PageRequest, SortOrder } from './list-source.ts';
+import { offsetOf, type Page, pageOf } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
 import { matchesSearch, type SearchedTable } from './search.ts';
 

@@ -9,17 +9,14 @@ import type {
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
 import { countSearchedExpenses } from './expense-texts.ts';
+import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
   keyOf,
-  type ListOrder,
   type ListQueries,
-  type ListSource,
   listPage,
   type Page,
-  type PageRequest,
   pageOf,
   type SampledFilter,
-  type SortOrder,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
 import {

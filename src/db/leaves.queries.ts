@@ -3,17 +3,14 @@ import type { LeaveStatus } from '../domain.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
 import { longestLeaveDays } from './list-samples.ts';
+import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
   keyOf,
-  type ListOrder,
   type ListQueries,
-  type ListSource,
   listPage,
   type Page,
-  type PageRequest,
   pageOf,
   type SampledFilter,
-  type SortOrder,
   samplesOf,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';

@@ -1,7 +1,7 @@
 import { type CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from './database.ts';
 import { type ColumnSamples, rankAt, sampleBefore } from './list-samples.ts';
-import type { Anchor, ListOrder, ListSource, PageRequest, SortBounds } from './pagination.ts';
+import type { Anchor, ListOrder, ListSource, PageRequest, SortBounds } from './list-source.ts';
 import type { Chain } from './sqlite-readers.ts';
 
 /**

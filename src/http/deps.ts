@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import type { ListCaches, ListSource } from '../db/pagination.ts';
+import type { ListCaches, ListSource } from '../db/list-source.ts';
 import type { SqliteReaders } from '../db/sqlite-readers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import type { Admission } from './admission.ts';

@@ -1,4 +1,4 @@
-import type { PageRequest, SortOrder } from '../db/pagination.ts';
+import type { PageRequest, SortOrder } from '../db/list-source.ts';
 import { DEFAULT_PER_PAGE } from '../schemas/common.ts';
 import type { ParameterError } from '../schemas/problems.ts';
 import { formatTimestamp, normalizeTimestamp } from '../time.ts';
