@@ -1,3 +1,5 @@
+import type { PaginationMeta } from '../../src/db/pagination.ts';
+
 /**
  * The problem bodies and pagination meta the API tests expect, written out once as a client
  * reads them (not built from src/, so a changed text fails the tests).
@@ -62,15 +64,6 @@ export const insufficientScope = (scope: string) =>
     403,
     `This operation needs the scope ${scope}.`,
   );
-
-export interface PaginationMeta {
-  current_page: number;
-  per_page: number;
-  total: number;
-  last_page: number;
-  from: number | null;
-  to: number | null;
-}
 
 /** A list's meta: the first page of 25 of an empty list, with `fields` changed. */
 export const meta = (fields: Partial<PaginationMeta> = {}): PaginationMeta => ({
