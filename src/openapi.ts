@@ -5,6 +5,7 @@ import { loadServerConfig } from './config.ts';
 import { openDatabase } from './db/connect.ts';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.ts';
 import { FileReceiptStore } from './receipts/fs-store.ts';
+import { errorTable } from './schemas/problems.ts';
 
 /**
  * The OpenAPI document as the service generates it with the default settings (no
@@ -43,3 +44,14 @@ export async function generateOpenApiDocument(): Promise<unknown> {
 /** The committed form of the document: 2-space JSON, keys in generated order, final newline. */
 export const renderOpenApiDocument = (document: unknown): string =>
   `${JSON.stringify(document, null, 2)}\n`;
+
+const TABLE_START = '<!-- error-table: generated, do not edit -->';
+const TABLE_END = '<!-- /error-table -->';
+
+/** docs/api.md with its error table made again from the error registry (see `errorTable`). */
+export function withErrorTable(markdown: string): string {
+  const start = markdown.indexOf(TABLE_START);
+  const end = markdown.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`no ${TABLE_START} … ${TABLE_END} block`);
+  return `${markdown.slice(0, start)}${TABLE_START}\n${errorTable()}\n${markdown.slice(end)}`;
+}

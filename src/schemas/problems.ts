@@ -1,29 +1,110 @@
 /**
- * Every error the API answers, once: code, HTTP status and title. Bodies are RFC 9457
+ * Every error the API answers, once: code, HTTP status, title, and when it is answered (the
+ * error table of docs/api.md is generated from it: `npm run openapi`). Bodies are RFC 9457
  * problem details (`application/problem+json`) built by `problem()`; the named problems the
  * service throws are in src/http/errors.ts.
  */
 export const ERRORS = {
-  bad_request: { status: 400, title: 'Bad request' },
-  unauthenticated: { status: 401, title: 'Unauthenticated' },
-  company_inactive: { status: 403, title: 'Company inactive' },
-  insufficient_scope: { status: 403, title: 'Insufficient scope' },
-  invalid_signature: { status: 403, title: 'Invalid signature' },
-  forbidden: { status: 403, title: 'Forbidden' },
-  not_found: { status: 404, title: 'Not found' },
-  receipt_not_found: { status: 404, title: 'Receipt not found' },
-  method_not_allowed: { status: 405, title: 'Method not allowed' },
-  request_timeout: { status: 408, title: 'Request timeout' },
-  precondition_failed: { status: 412, title: 'Precondition failed' },
-  content_too_large: { status: 413, title: 'Content too large' },
-  uri_too_long: { status: 414, title: 'URI too long' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
-  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
-  validation_failed: { status: 422, title: 'Validation failed' },
-  rate_limited: { status: 429, title: 'Too many requests' },
-  headers_too_large: { status: 431, title: 'Request header fields too large' },
-  internal_error: { status: 500, title: 'Internal error' },
-  service_unavailable: { status: 503, title: 'Service unavailable' },
+  bad_request: {
+    status: 400,
+    title: 'Bad request',
+    when: 'the bytes are not HTTP (a NUL in a header, a space in the target, an unknown method); any other client error the framework might raise',
+  },
+  unauthenticated: {
+    status: 401,
+    title: 'Unauthenticated',
+    when: 'the `Authorization: Bearer` key is missing, malformed, unknown or revoked (with `WWW-Authenticate: Bearer`)',
+  },
+  company_inactive: {
+    status: 403,
+    title: 'Company inactive',
+    when: 'the key’s company is inactive',
+  },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    when: 'the operation needs a scope the key lacks, named in the body and in `WWW-Authenticate`',
+  },
+  invalid_signature: {
+    status: 403,
+    title: 'Invalid signature',
+    when: 'a signed receipt URL was altered, truncated or has expired',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    when: 'a path that leaves the folder of the reference page’s static files',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    when: 'no such path, or no record with this id in the key’s company (or a malformed id)',
+  },
+  receipt_not_found: {
+    status: 404,
+    title: 'Receipt not found',
+    when: 'the expense has no receipt image, or its file is gone',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    when: 'any method but GET and HEAD on a known path (with `Allow: GET, HEAD`)',
+  },
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    when: 'the headers or the request did not arrive within the timeouts',
+  },
+  precondition_failed: {
+    status: 412,
+    title: 'Precondition failed',
+    when: 'an `If-Match` or `If-Unmodified-Since` on a static file of the reference page that does not hold',
+  },
+  content_too_large: {
+    status: 413,
+    title: 'Content too large',
+    when: 'a request body over the framework’s limit (no operation reads a body, so none today)',
+  },
+  uri_too_long: {
+    status: 414,
+    title: 'URI too long',
+    when: 'a target the router refuses for its length (the API answers such paths 404 today)',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    when: 'a `Content-Encoding` of the request that no decoder knows',
+  },
+  range_not_satisfiable: {
+    status: 416,
+    title: 'Range not satisfiable',
+    when: 'a `Range` past the end of a static file of the reference page',
+  },
+  validation_failed: {
+    status: 422,
+    title: 'Validation failed',
+    when: 'query parameters are invalid; `errors` names each one with its message',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    when: 'the key’s rate limit is exhausted in one of its windows (with `Retry-After`)',
+  },
+  headers_too_large: {
+    status: 431,
+    title: 'Request header fields too large',
+    when: 'the request line and headers are over Node’s size limit',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    when: 'an unexpected failure: the body never carries it, the log does',
+  },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    when: 'the database is unreachable, restarting or out of connections, or a query outlasts `DATABASE_STATEMENT_TIMEOUT_MS` (`Retry-After: 5`); or the instance is busy (`Retry-After: 1`)',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -65,4 +146,12 @@ export function errorCodesByStatus(): string {
     codes.set(status, [...(codes.get(status) ?? []), code]);
   }
   return [...codes].map(([status, names]) => `${names.join(', ')} (${status})`).join(', ');
+}
+
+/** The error table of docs/api.md: every code, its status, title and when it is answered. */
+export function errorTable(): string {
+  const rows = Object.entries(ERRORS).map(
+    ([code, { status, title, when }]) => `| \`${code}\` | ${status} | ${title} | ${when} |`,
+  );
+  return ['| code | status | title | when |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -5,7 +5,9 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createDemoCompany } from '../../src/demo/demo.ts';
 import { importFile } from '../../src/import/importer.ts';
+import { withErrorTable } from '../../src/openapi.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { ERRORS } from '../../src/schemas/problems.ts';
 import { useDatabase, useTempDir } from '../helpers/databases.ts';
 import { writeJpeg } from '../helpers/records.ts';
 
@@ -55,6 +57,12 @@ describe('the documentation', () => {
       }
     }
     assert.deepEqual(problems, []);
+  });
+
+  it('lists every error code as the registry says (docs/api.md: run `npm run openapi`)', () => {
+    const guide = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    assert.equal(guide, withErrorTable(guide), 'the error table differs: run `npm run openapi`');
+    for (const code of Object.keys(ERRORS)) assert.match(guide, new RegExp(`\\| \`${code}\` \\|`));
   });
 
   it('has an import example that imports as it is beside a demo company, replacing none of it', async (t) => {
