@@ -16,7 +16,7 @@ import {
   listPage,
   type Page,
   pageOf,
-  type SampledFilter,
+  sampledFilterOf,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
 import {
@@ -170,43 +170,6 @@ function toExpense(row: ExpenseRow, urls: ReceiptUrls): Expense {
 }
 
 /**
- * The filters as the list samples count them: statuses and categories, with a date window as
- * the rows dated by `to` less those dated before `from`, and `updated_since` as every row less
- * those updated before it. Named employees, a search, or a window together with
- * `updated_since` are counted by the database instead.
- */
-function sampledFilter(
-  db: Db,
-  companyId: number,
-  filters: ExpenseFilters,
-): SampledFilter | undefined {
-  const { from, to, updatedSince } = filters;
-  if (filters.employeeIds || filters.search || ((from || to) && updatedSince)) return undefined;
-  const kept = filtered(db, companyId, {
-    status: filters.status,
-    categoryIds: filters.categoryIds,
-  });
-  const base = { statuses: filters.status, groups: filters.categoryIds, kept };
-  if (updatedSince) {
-    return {
-      ...base,
-      whole: true,
-      terms: [{ sign: -1, column: 'updated_at', value: updatedSince, inclusive: false }],
-    };
-  }
-  return {
-    ...base,
-    whole: !to,
-    terms: [
-      ...(to ? [{ sign: 1 as const, column: 'expense_date', value: to, inclusive: true }] : []),
-      ...(from
-        ? [{ sign: -1 as const, column: 'expense_date', value: from, inclusive: false }]
-        : []),
-    ],
-  };
-}
-
-/**
  * A search with no other filter than statuses and categories is counted from the distinct
  * texts of the company's expenses (see `countSearchedExpenses`).
  */
@@ -263,7 +226,16 @@ export async function listExpenses(
       created_at: false,
       updated_at: Boolean(filters.updatedSince),
     }[sort.field],
-    sampled: sampledFilter(source.db, companyId, filters),
+    sampled: sampledFilterOf(
+      filters,
+      filters.categoryIds,
+      () =>
+        filtered(source.db, companyId, {
+          status: filters.status,
+          categoryIds: filters.categoryIds,
+        }),
+      { from: 'expense_date', to: 'expense_date' },
+    ),
     counted: searchedTotal(source, companyId, filters),
   };
   const order: ListOrder = {

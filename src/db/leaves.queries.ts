@@ -10,7 +10,7 @@ import {
   listPage,
   type Page,
   pageOf,
-  type SampledFilter,
+  sampledFilterOf,
   samplesOf,
 } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
@@ -256,41 +256,6 @@ async function windowBounds(
   };
 }
 
-/**
- * The filters as the list samples count them: statuses and leave types, with the rows of a
- * date window as those starting by `to` less those ending before `from`, and `updated_since`
- * as every row less those updated before it. Named employees, a search, or a window together
- * with `updated_since` are counted by the database instead.
- */
-function sampledFilter(
-  db: Db,
-  companyId: number,
-  filters: LeaveFilters,
-): SampledFilter | undefined {
-  const { from, to, updatedSince } = filters;
-  if (filters.employeeIds || filters.search || ((from || to) && updatedSince)) return undefined;
-  const kept = filtered(db, companyId, {
-    status: filters.status,
-    leaveTypeIds: filters.leaveTypeIds,
-  });
-  const base = { statuses: filters.status, groups: filters.leaveTypeIds, kept };
-  if (updatedSince) {
-    return {
-      ...base,
-      whole: true,
-      terms: [{ sign: -1, column: 'updated_at', value: updatedSince, inclusive: false }],
-    };
-  }
-  return {
-    ...base,
-    whole: !to,
-    terms: [
-      ...(to ? [{ sign: 1 as const, column: 'start_date', value: to, inclusive: true }] : []),
-      ...(from ? [{ sign: -1 as const, column: 'end_date', value: from, inclusive: false }] : []),
-    ],
-  };
-}
-
 export async function listLeaves(
   source: ListSource,
   companyId: number,
@@ -326,7 +291,17 @@ export async function listLeaves(
       created_at: false,
       updated_at: Boolean(filters.updatedSince),
     }[sort.field],
-    sampled: sampledFilter(source.db, companyId, filters),
+    // A leave intersects [from, to] when it starts by `to` and does not end before `from`.
+    sampled: sampledFilterOf(
+      filters,
+      filters.leaveTypeIds,
+      () =>
+        filtered(source.db, companyId, {
+          status: filters.status,
+          leaveTypeIds: filters.leaveTypeIds,
+        }),
+      { from: 'end_date', to: 'start_date' },
+    ),
   };
   const order: ListOrder = { column: `l.${sort.field}`, id: 'l.id', direction: sort.direction };
   const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>

@@ -102,6 +102,49 @@ export interface ListQueries {
   counted?: (version: number) => Promise<number>;
 }
 
+/** The filters every sampled list takes, as `sampledFilterOf` weighs them. */
+export interface WindowFilters {
+  status?: readonly string[];
+  employeeIds?: readonly number[];
+  search?: string;
+  from?: string;
+  to?: string;
+  updatedSince?: string;
+}
+
+/**
+ * The filters as a list's samples count them: statuses and groups, with the rows of a date
+ * window as those dated (`window.to`) by `to` less those dated (`window.from`) before `from`,
+ * and `updated_since` as every row less those updated before it. Named employees, a search, or
+ * a window together with `updated_since` are counted by the database instead (undefined).
+ * `kept` makes the company's rows of those statuses and groups, with no other filter.
+ */
+export function sampledFilterOf(
+  filters: WindowFilters,
+  groups: readonly number[] | undefined,
+  kept: () => AnyQuery,
+  window: { from: string; to: string },
+): SampledFilter | undefined {
+  const { from, to, updatedSince } = filters;
+  if (filters.employeeIds || filters.search || ((from || to) && updatedSince)) return undefined;
+  const base = { statuses: filters.status, groups, kept: kept() };
+  if (updatedSince) {
+    return {
+      ...base,
+      whole: true,
+      terms: [{ sign: -1, column: 'updated_at', value: updatedSince, inclusive: false }],
+    };
+  }
+  return {
+    ...base,
+    whole: !to,
+    terms: [
+      ...(to ? [{ sign: 1 as const, column: window.to, value: to, inclusive: true }] : []),
+      ...(from ? [{ sign: -1 as const, column: window.from, value: from, inclusive: false }] : []),
+    ],
+  };
+}
+
 /**
  * Up to this many matches of selective filters are gathered and sorted for every page rather
  * than walked in the sort order (correlated data makes a walk a poor bet: a recent

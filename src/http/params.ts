@@ -40,6 +40,26 @@ export const pageRequest = (query: { page?: number; per_page?: number }): PageRe
   perPage: query.per_page ?? DEFAULT_PER_PAGE,
 });
 
+/** The query of a record list (leaves, expenses): the parameters both take. */
+interface RecordListQuery {
+  status?: string;
+  employee_id?: string;
+  from?: string;
+  to?: string;
+  search?: string;
+  updated_since?: string;
+}
+
+/** The filters every record list takes, typed for its query function. */
+export const recordListFilters = <S extends string>(query: RecordListQuery) => ({
+  status: valueList<S>(query.status),
+  employeeIds: idList(query.employee_id),
+  from: query.from,
+  to: query.to,
+  search: searchText(query.search),
+  updatedSince: utcTimestamp(query.updated_since),
+});
+
 const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { findExpense, listExpenses, type ReceiptUrls } from '../../db/expenses.queries.ts';
+import type { ExpenseStatus } from '../../domain.ts';
 import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
 import { ExpenseDetailSchema, ExpenseListQuery, ExpenseSchema } from '../../schemas/expenses.ts';
 import { type ApiDeps, apiBaseUrl, listSource } from '../deps.ts';
@@ -9,11 +10,9 @@ import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.
 import {
   idList,
   pageRequest,
+  recordListFilters,
   rejectBadQueryValues,
-  searchText,
   sortOrder,
-  utcTimestamp,
-  valueList,
 } from '../params.ts';
 
 export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
@@ -49,15 +48,7 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
       return listExpenses(
         listSource(deps, request),
         request.auth.company.id,
-        {
-          status: valueList(query.status),
-          employeeIds: idList(query.employee_id),
-          categoryIds: idList(query.category_id),
-          from: query.from,
-          to: query.to,
-          search: searchText(query.search),
-          updatedSince: utcTimestamp(query.updated_since),
-        },
+        { ...recordListFilters<ExpenseStatus>(query), categoryIds: idList(query.category_id) },
         sortOrder(query.sort),
         pageRequest(query),
         receiptUrls(request),

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { findLeave, listLeaves } from '../../db/leaves.queries.ts';
+import type { LeaveStatus } from '../../domain.ts';
 import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
 import { LeaveDetailSchema, LeaveListQuery, LeaveSchema } from '../../schemas/leaves.ts';
 import { type ApiDeps, listSource } from '../deps.ts';
@@ -8,11 +9,9 @@ import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.
 import {
   idList,
   pageRequest,
+  recordListFilters,
   rejectBadQueryValues,
-  searchText,
   sortOrder,
-  utcTimestamp,
-  valueList,
 } from '../params.ts';
 
 export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
@@ -37,15 +36,7 @@ export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
       return listLeaves(
         listSource(deps, request),
         request.auth.company.id,
-        {
-          status: valueList(query.status),
-          employeeIds: idList(query.employee_id),
-          leaveTypeIds: idList(query.leave_type_id),
-          from: query.from,
-          to: query.to,
-          search: searchText(query.search),
-          updatedSince: utcTimestamp(query.updated_since),
-        },
+        { ...recordListFilters<LeaveStatus>(query), leaveTypeIds: idList(query.leave_type_id) },
         sortOrder(query.sort),
         pageRequest(query),
       );
