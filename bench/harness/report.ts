@@ -5,7 +5,8 @@ import type { ImportFigures } from './database.ts';
 import type { LatencySummary, LoadResult } from './load.ts';
 import type { Engine } from './options.ts';
 import type { ScenarioParameters } from './parameters.ts';
-import { formatPeer, type PeerRun } from './peer.ts';
+import type { PeerRun } from './peer.ts';
+import { formatPeer } from './peer-report.ts';
 
 export interface ScenarioRun extends LoadResult {
   name: string;
