@@ -1,19 +1,22 @@
 /**
  * Load benchmark of the API (`npm run bench -- --help`). For each engine: import the data
  * with the real CLI (timed; with --reimport, once more into the full database), create keys,
- * start `cdapi serve` as its own process, check every scenario answers 200 once, load each
- * with autocannon, then measure two bare node:http baselines serving the same JSON. Prints a
- * table per engine and writes every figure as JSON.
+ * run the cold mix of distinct URLs; on PostgreSQL, with `--parts peer`, the same requests
+ * against Platformatic DB on the same tables; then start `cdapi serve` as its own process,
+ * check every fixed scenario answers 200 once, load each with autocannon, then measure two
+ * bare node:http baselines serving the same JSON. Prints a table per engine and writes every
+ * figure as JSON.
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { runBaselines } from './harness/baselines.ts';
-import { runCold } from './harness/cold.ts';
+import { prepareMix, runCold } from './harness/cold.ts';
 import { type PreparedDatabase, prepareDatabase, reimportData } from './harness/database.ts';
 import { describeEnvironment } from './harness/environment.ts';
 import { type LoadSettings, runLoad } from './harness/load.ts';
 import { type BenchOptions, type Engine, parseOptions, USAGE } from './harness/options.ts';
 import { LARGE_COMPANY_ID, pickParameters, SMALL_COMPANY_ID } from './harness/parameters.ts';
+import { ensurePeerInstalled, runPeer } from './harness/peer.ts';
 import { buildService, RssSampler, startService } from './harness/processes.ts';
 import {
   compareLatencies,
@@ -53,7 +56,17 @@ async function benchEngine(engine: Engine, dataFile: string, options: BenchOptio
     progress(`${engine}: importing the same file again`);
     reimport = await reimportData(dataFile, database);
   }
-  const cold = options.parts.includes('cold') ? await runCold(database, options.cold) : undefined;
+  const peerAsked = options.parts.includes('peer') && engine === 'postgres';
+  if (options.parts.includes('peer') && !peerAsked) {
+    progress(`${engine}: no peer part here: Platformatic DB reads the PostgreSQL tables only`);
+  }
+  const mix =
+    options.parts.includes('cold') || peerAsked
+      ? await prepareMix(database, options.cold)
+      : undefined;
+  const cold =
+    mix && options.parts.includes('cold') ? await runCold(database, options.cold, mix) : undefined;
+  const peer = mix && peerAsked ? await runPeer(database, options.cold, mix) : undefined;
   const fixed = options.parts.includes('fixed') ? await runFixed(database, options) : undefined;
   return {
     engine,
@@ -61,6 +74,7 @@ async function benchEngine(engine: Engine, dataFile: string, options: BenchOptio
     import: database.import,
     ...(reimport ? { reimport } : {}),
     ...(cold ? { cold } : {}),
+    ...(peer ? { peer } : {}),
     ...(fixed ? { fixed } : {}),
   } satisfies EngineRun;
 }
@@ -156,6 +170,7 @@ async function main(): Promise<void> {
   const environment = describeEnvironment();
   progress('building the service (npm run build)');
   await buildService();
+  if (options.parts.includes('peer')) await ensurePeerInstalled();
   const runs: EngineRun[] = [];
   for (const engine of options.engines) runs.push(await benchEngine(engine, dataFile, options));
 

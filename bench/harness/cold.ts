@@ -2,7 +2,7 @@ import { table } from '../../src/cli/context.ts';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { readCatalog } from '../soak/catalog.ts';
-import { firstRequests, MIX_CLASSES, makeColdMix } from './cold-mix.ts';
+import { firstRequests, MIX_CLASSES, type MixRequest, makeColdMix } from './cold-mix.ts';
 import type { PreparedDatabase } from './database.ts';
 import {
   type ClassFigures,
@@ -41,27 +41,44 @@ export interface ColdRun {
 /** Small companies whose keys the mix uses, besides the large one. */
 const SMALL_COMPANIES = 20;
 
-function progress(message: string): void {
+export function progress(message: string): void {
   process.stderr.write(`bench: ${message}\n`);
 }
 
-async function buildMix(database: PreparedDatabase, settings: ColdSettings) {
+/** The cold mix and the keys it is sent with, made once for every part that sends it. */
+export interface PreparedMix {
+  mix: MixRequest[];
+  /** A key of each company the mix reads, by company id. */
+  keys: ReadonlyMap<number, string>;
+  /** The large company's key of the `/me` probe. */
+  probeKey: string;
+  smallCompanies: number;
+}
+
+export async function prepareMix(
+  database: PreparedDatabase,
+  settings: ColdSettings,
+): Promise<PreparedMix> {
   const url = database.env.DATABASE_URL as string;
   const companies = await readCatalog(url, SMALL_COMPANIES + 1, settings.seed);
   const large = companies.find((company) => company.id === LARGE_COMPANY_ID);
   if (large === undefined) throw new Error(`company ${LARGE_COMPANY_ID} is missing`);
   const small = companies.filter((company) => company !== large);
   const handle = openDatabase(parseDatabaseUrl(url));
+  let mix: MixRequest[];
   try {
     const started = performance.now();
-    const mix = await makeColdMix(handle.db, large, small, settings.requests, settings.seed);
+    mix = await makeColdMix(handle.db, large, small, settings.requests, settings.seed);
     progress(
       `cold mix of ${mix.length} requests made in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
-    return { mix, companyIds: companies.map((company) => company.id), small };
   } finally {
     await handle.close();
   }
+  const keys = new Map<number, string>();
+  for (const { id } of companies) keys.set(id, await createKey(database, id, 'bench-mix'));
+  const probeKey = await createKey(database, LARGE_COMPANY_ID, 'bench-probe');
+  return { mix, keys, probeKey, smallCompanies: small.length };
 }
 
 /**
@@ -71,11 +88,8 @@ async function buildMix(database: PreparedDatabase, settings: ColdSettings) {
 export async function runCold(
   database: PreparedDatabase,
   settings: ColdSettings,
+  { mix, keys, probeKey, smallCompanies }: PreparedMix,
 ): Promise<ColdRun> {
-  const { mix, companyIds, small } = await buildMix(database, settings);
-  const keys = new Map<number, string>();
-  for (const id of companyIds) keys.set(id, await createKey(database, id, 'bench-mix'));
-  const probeKey = await createKey(database, LARGE_COMPANY_ID, 'bench-probe');
   const phases: ColdPhase[] = [];
   for (const cache of settings.cache) {
     for (const connections of settings.connections) {
@@ -120,7 +134,7 @@ export async function runCold(
   const byClass: Record<string, number> = {};
   for (const request of mix) byClass[request.class] = (byClass[request.class] ?? 0) + 1;
   return {
-    mix: { requests: mix.length, seed: settings.seed, smallCompanies: small.length, byClass },
+    mix: { requests: mix.length, seed: settings.seed, smallCompanies, byClass },
     phases,
     firstRequests: { ...first, servicePeakRssBytes: rss.peakBytes },
   };
@@ -130,7 +144,7 @@ const ms = (value: number) => value.toFixed(1);
 const megabytes = (bytes: number | null) =>
   bytes === null ? 'n/a' : `${Math.round(bytes / 2 ** 20)} MB`;
 
-function statuses(figures: {
+export function statuses(figures: {
   statusCodes: Record<string, number>;
   timeouts: number;
   errors: number;
@@ -177,7 +191,7 @@ export function formatCold(engine: string, run: ColdRun): string {
         phase.durationSeconds,
       ),
     );
-    rows.push(classRow('/me probe', phase.probe, phase.durationSeconds));
+    if (phase.probe) rows.push(classRow('/me probe', phase.probe, phase.durationSeconds));
     sections.push(
       [
         `response cache ${phase.cache}, ${phase.connections} connections, ${phase.durationSeconds.toFixed(0)} s: ` +

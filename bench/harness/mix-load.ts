@@ -7,7 +7,8 @@ import type { LatencySummary } from './load.ts';
  * Sends a mix of distinct URLs over `connections` keep-alive connections for a while, each
  * connection sending its next request when the previous answer has arrived, and reports the
  * latency of every class of request on its own. Meanwhile a probe on a connection of its own
- * sends `/me` every PROBE_INTERVAL_MS: what a cheap request meets while heavy ones run.
+ * sends `/me` every PROBE_INTERVAL_MS (given a key for it): what a cheap request meets while
+ * heavy ones run.
  */
 
 export interface MixSettings {
@@ -37,8 +38,8 @@ export interface MixResult {
   timeouts: number;
   errors: number;
   byClass: Partial<Record<MixClass, ClassFigures>>;
-  /** `/me` on its own connection while the mix ran. */
-  probe: ClassFigures;
+  /** `/me` on its own connection while the mix ran; null when no probe was asked for. */
+  probe: ClassFigures | null;
 }
 
 const PROBE_INTERVAL_MS = 50;
@@ -63,7 +64,8 @@ export function send(
         agent,
         host: baseUrl.hostname,
         port: baseUrl.port,
-        path: `${baseUrl.pathname}${path}`,
+        // A bare origin's pathname is `/`; `path` brings its own.
+        path: `${baseUrl.pathname.replace(/\/$/, '')}${path}`,
         headers,
       },
       (res) => {
@@ -152,7 +154,7 @@ export async function runMix(
   baseUrl: string,
   mix: MixRequest[],
   keys: ReadonlyMap<number, string>,
-  probeKey: string,
+  probeKey: string | null,
   settings: MixSettings,
 ): Promise<MixResult> {
   const base = new URL(baseUrl);
@@ -161,7 +163,7 @@ export async function runMix(
   const byClass = new Map<MixClass, Tally>();
   const deadline = performance.now() + settings.durationSeconds * 1000;
   let next = 0;
-  const probe = startProbe(base, probeKey, settings.timeoutMs);
+  const probe = probeKey === null ? null : startProbe(base, probeKey, settings.timeoutMs);
   const started = performance.now();
   const connection = async () => {
     while (performance.now() < deadline) {
@@ -186,7 +188,7 @@ export async function runMix(
   };
   await Promise.all(Array.from({ length: settings.connections }, connection));
   const seconds = (performance.now() - started) / 1000;
-  const probeFigures = await probe.stop();
+  const probeFigures = probe === null ? null : await probe.stop();
   agent.destroy();
   const figures = overall.figures();
   return {

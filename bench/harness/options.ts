@@ -23,7 +23,7 @@ export interface BenchOptions {
   readonly cold: ColdSettings;
 }
 
-export const BENCH_PARTS = ['cold', 'fixed'] as const;
+export const BENCH_PARTS = ['cold', 'peer', 'fixed'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -36,10 +36,15 @@ export const USAGE = `usage: npm run bench -- [options]
                        (env BENCH_REIMPORT=1): what a nightly re-import of unchanged data costs
   --parts a,b          what to run (env BENCH_PARTS; default cold,fixed): cold = the cold mix of
                        distinct URLs, per class, then first requests after a restart (the
-                       headline); fixed = the fixed-URL scenarios, which the response cache answers
+                       headline); peer = PostgreSQL only: the mix's requests, class by class, on
+                       the service (cache off) and on Platformatic DB over the same tables
+                       (bench/peer, installed on first use); fixed = the fixed-URL scenarios,
+                       which the response cache answers
   --mix-requests N     distinct requests in the cold mix (default 20000)
-  --mix-duration S     seconds per cold-mix phase (default 30)
-  --mix-connections L  comma list of connection counts, one phase each (default 8,32)
+  --mix-duration S     seconds per cold-mix phase, and per class and side in the peer part
+                       (default 30)
+  --mix-connections L  comma list of connection counts, one phase each (default 8,32); the
+                       peer part runs at each too
   --mix-cache L        comma list of on/off: response cache per phase (default on,off)
   --mix-seed N         seed of the cold mix (default 20261124)
   --first-requests N   heavy requests sent one at a time after a restart (default 30)
@@ -94,9 +99,16 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   const values = parseFlags(argv, BENCH_FLAGS, USAGE);
   if (values.help) return null;
   const dbLabel = values.db ?? env.BENCH_DB ?? 'sqlite';
+  const engines = parseEngines(dbLabel);
+  const parts = parseList(values.parts ?? env.BENCH_PARTS ?? 'cold,fixed', BENCH_PARTS, '--parts');
+  if (parts.includes('peer') && !engines.includes('postgres')) {
+    throw new UsageError(
+      '--parts peer needs --db postgres (or both): the peer, Platformatic DB, reads the PostgreSQL tables',
+    );
+  }
   return {
     data: values.data ?? env.BENCH_DATA ?? 'bench-data/large.ndjson',
-    engines: parseEngines(dbLabel),
+    engines,
     dbLabel,
     postgresUrl: benchPostgresUrl(env),
     durationSeconds: positiveInteger('--duration', values.duration ?? env.BENCH_DURATION ?? '10'),
@@ -108,7 +120,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       values.out ?? env.BENCH_OUT ?? `bench-results/${dbLabel}-${fileTimestamp(new Date())}.json`,
     scenarios: parseScenarios(values.scenarios ?? env.BENCH_SCENARIOS),
     reimport: values.reimport ?? env.BENCH_REIMPORT === '1',
-    parts: parseList(values.parts ?? env.BENCH_PARTS ?? 'cold,fixed', BENCH_PARTS, '--parts'),
+    parts,
     cold: {
       requests: positiveInteger('--mix-requests', values['mix-requests'] ?? '20000'),
       seed: positiveInteger('--mix-seed', values['mix-seed'] ?? '20261124'),

@@ -166,17 +166,32 @@ export interface Service {
  * prints "listening on URL". Its output goes to our stderr so warnings stay visible without
  * mixing into the tables.
  */
-export async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
-  const child = spawn(process.execPath, [...SERVICE_NODE_OPTIONS, BUILT_CLI, 'serve'], {
+export function startService(env: NodeJS.ProcessEnv): Promise<Service> {
+  return startListening(
+    process.execPath,
+    [...SERVICE_NODE_OPTIONS, BUILT_CLI, 'serve'],
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+    'the service',
+  );
+}
+
+/**
+ * Starts `command ARGS` as a server in its own process and resolves once it prints "listening
+ * on URL" on stderr; every other line, and its stdout, go to our stderr.
+ */
+export async function startListening(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  name: string,
+): Promise<Service> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(process.stderr);
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error('the service did not start within 60 s')),
-      SERVICE_START_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`${name} did not start within ${SERVICE_START_TIMEOUT_MS / 1000} s`));
+    }, SERVICE_START_TIMEOUT_MS);
     createInterface({ input: child.stderr }).on('line', (line) => {
       const url = /listening on (\S+)/.exec(line)?.[1];
       if (url === undefined) {
@@ -186,9 +201,13 @@ export async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
       clearTimeout(timer);
       resolve(url);
     });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} could not start: ${error.message}`));
+    });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`the service exited (${signal ?? `code ${code}`}) before listening`));
+      reject(new Error(`${name} exited (${signal ?? `code ${code}`}) before listening`));
     });
   });
   return {

@@ -5,6 +5,8 @@ import type { ImportFigures } from './database.ts';
 import type { LatencySummary, LoadResult } from './load.ts';
 import type { Engine } from './options.ts';
 import type { ScenarioParameters } from './parameters.ts';
+import type { PeerRun } from './peer.ts';
+import { formatPeer } from './peer-report.ts';
 
 export interface ScenarioRun extends LoadResult {
   name: string;
@@ -28,6 +30,8 @@ export interface EngineRun {
   reimport?: ImportFigures;
   /** The cold mix of distinct URLs, per class, and the first requests after a restart. */
   cold?: ColdRun;
+  /** PostgreSQL only: the mix's requests on the service and on Platformatic DB, class by class. */
+  peer?: PeerRun;
   /** The fixed-URL scenarios, which after their first request the response cache answers. */
   fixed?: FixedRun;
 }
@@ -130,6 +134,7 @@ export function formatEngineRun(
     describeImport(run.import),
     ...(run.reimport ? [describeImport(run.reimport, 're-import')] : []),
     ...(run.cold ? ['', formatCold(ENGINE_NAMES[run.engine], run.cold)] : []),
+    ...(run.peer ? ['', formatPeer(ENGINE_NAMES[run.engine], run.peer)] : []),
     ...(run.fixed ? ['', formatFixed(run.fixed, settings)] : []),
   ].join('\n');
 }
