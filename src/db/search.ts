@@ -38,8 +38,6 @@ export interface SearchedTable {
 /** The shortest text the trigram index can find; shorter ones are looked for row by row. */
 const TRIGRAM = 3;
 
-/** Whether the trigram index can find the search text (else it is looked for row by row). */
-export const indexFinds = (search: string): boolean => [...fold(search)].length >= TRIGRAM;
 
 /**
  * Rows whose folded columns contain the search text, as `containsFolded` on either column
