@@ -38,7 +38,6 @@ export interface SearchedTable {
 /** The shortest text the trigram index can find; shorter ones are looked for row by row. */
 const TRIGRAM = 3;
 
-
 /**
  * Rows whose folded columns contain the search text, as `containsFolded` on either column
  * says. PostgreSQL answers that LIKE from its trigram indexes itself; SQLite is asked through
