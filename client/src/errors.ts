@@ -1,0 +1,57 @@
+/** One bad query parameter of a 422 `validation_failed`. */
+export interface ParameterError {
+  parameter: string;
+  message: string;
+}
+
+/**
+ * An answer of the API that is not a success: the problem+json body's fields, the HTTP status
+ * and the `X-Request-Id` to quote when asking the operator about it.
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly errors: ParameterError[] | undefined;
+  readonly requestId: string | undefined;
+
+  constructor(fields: {
+    status: number;
+    code: string;
+    detail: string;
+    errors?: ParameterError[] | undefined;
+    requestId?: string | undefined;
+  }) {
+    super(`${fields.status} ${fields.code}: ${fields.detail}`);
+    this.status = fields.status;
+    this.code = fields.code;
+    this.detail = fields.detail;
+    this.errors = fields.errors;
+    this.requestId = fields.requestId;
+  }
+}
+
+/** Builds the ApiError of a failed response, whether or not its body is problem+json. */
+export async function apiErrorOf(response: Response): Promise<ApiError> {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  const text = await response.text();
+  let body: { code?: unknown; detail?: unknown; title?: unknown; errors?: unknown } = {};
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's HTML page, say): the status alone tells what happened.
+  }
+  return new ApiError({
+    status: response.status,
+    code: typeof body.code === 'string' ? body.code : `http_${response.status}`,
+    detail:
+      typeof body.detail === 'string'
+        ? body.detail
+        : typeof body.title === 'string'
+          ? body.title
+          : response.statusText || text.slice(0, 200),
+    errors: Array.isArray(body.errors) ? (body.errors as ParameterError[]) : undefined,
+    requestId,
+  });
+}

@@ -1,0 +1,121 @@
+import { apiErrorOf } from './errors.ts';
+import { nextRequestAllowedAt } from './rate-limit.ts';
+import { sleep } from './sleep.ts';
+
+/** What every call accepts: a signal to cancel it and a time limit for each attempt. */
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  /** Milliseconds one attempt may take before it is abandoned and retried (default: the client's). */
+  timeoutMs?: number | undefined;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  maxRetries: number;
+  timeoutMs: number;
+}
+
+/** A query value: arrays are sent as comma lists, `undefined` leaves the parameter out. */
+export type QueryValue = string | number | boolean | readonly (string | number)[] | undefined;
+
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 30_000;
+
+/** Full jitter: a random wait up to an exponentially growing ceiling. */
+function backoffMs(attempt: number): number {
+  return Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
+}
+
+function retryAfterMs(response: Response): number | undefined {
+  const value = response.headers.get('retry-after');
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+export function searchParamsOf(query: Record<string, QueryValue> | undefined): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    params.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/**
+ * Sends GET requests with the key, retrying what a later attempt can fix: a 429 after its
+ * `Retry-After`, a 503 or a network failure (a timeout included) after `Retry-After` or an
+ * exponential backoff with jitter, at most `maxRetries` times. It also paces itself: when an
+ * answer's `RateLimit` header says a window has no request left, the next request waits until
+ * a slot frees instead of collecting a 429.
+ */
+export class Transport {
+  readonly baseUrl: string;
+  private readonly options: TransportOptions;
+  private notBefore = 0;
+
+  constructor(options: TransportOptions) {
+    this.options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** GET `path` (relative to the base URL, or absolute) with the key; a non-2xx throws ApiError. */
+  async get(
+    path: string,
+    query: Record<string, QueryValue> | undefined,
+    call: CallOptions = {},
+    init: { redirect?: 'follow' | 'manual'; withKey?: boolean } = {},
+  ): Promise<Response> {
+    const url = /^https?:\/\//.test(path) ? path : `${this.baseUrl}${path}${searchParamsOf(query)}`;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (init.withKey !== false) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const timeoutMs = call.timeoutMs ?? this.options.timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      await this.waitForRateLimit(call.signal);
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+      let response: Response;
+      try {
+        response = await fetch(url, { headers, signal, redirect: init.redirect ?? 'follow' });
+      } catch (error) {
+        if (call.signal?.aborted) throw call.signal.reason;
+        if (attempt >= this.options.maxRetries) throw error;
+        await sleep(backoffMs(attempt), call.signal);
+        continue;
+      }
+      this.notBefore = Math.max(this.notBefore, nextRequestAllowedAt(response.headers));
+      if (response.ok || (init.redirect === 'manual' && response.status === 302)) return response;
+      if (
+        (response.status === 429 || response.status === 503) &&
+        attempt < this.options.maxRetries
+      ) {
+        const wait = retryAfterMs(response);
+        await response.body?.cancel();
+        const delay =
+          response.status === 429
+            ? (wait ?? 1000) + Math.random() * BACKOFF_BASE_MS
+            : (wait ?? 0) + backoffMs(attempt);
+        await sleep(delay, call.signal);
+        continue;
+      }
+      throw await apiErrorOf(response);
+    }
+  }
+
+  async getJson<T>(
+    path: string,
+    query: Record<string, QueryValue> | undefined,
+    call: CallOptions = {},
+  ): Promise<T> {
+    const response = await this.get(path, query, call);
+    return (await response.json()) as T;
+  }
+
+  private async waitForRateLimit(signal: AbortSignal | undefined): Promise<void> {
+    const wait = this.notBefore - Date.now();
+    if (wait > 0) await sleep(wait, signal);
+  }
+}

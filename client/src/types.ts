@@ -1,0 +1,79 @@
+import type { components, paths } from './generated/openapi.ts';
+
+type Schemas = components['schemas'];
+
+export type Me = Schemas['Me'];
+export type Employee = Schemas['Employee'];
+export type Leave = Schemas['Leave'];
+export type LeaveDetail = Schemas['LeaveDetail'];
+export type LeaveType = Schemas['LeaveType'];
+export type Expense = Schemas['Expense'];
+export type ExpenseDetail = Schemas['ExpenseDetail'];
+export type ExpenseCategory = Schemas['ExpenseCategory'];
+export type PaginationMeta = Schemas['PaginationMeta'];
+export type Problem = Schemas['Problem'];
+
+export interface Page<T> {
+  data: T[];
+  meta: PaginationMeta;
+}
+
+type QueryOf<P extends keyof paths> = NonNullable<paths[P]['get']['parameters']['query']>;
+
+/** The document's query with its comma-list parameters taken as arrays (sent as `a,b,c`). */
+type WithLists<Q, Lists> = Omit<Q, keyof Lists> & Lists;
+
+export type EmployeeQuery = WithLists<QueryOf<'/employees'>, { status?: Employee['status'][] }>;
+export type LeaveQuery = WithLists<
+  QueryOf<'/leaves'>,
+  { status?: Leave['status'][]; employee_id?: number[]; leave_type_id?: number[] }
+>;
+export type ExpenseQuery = WithLists<
+  QueryOf<'/expenses'>,
+  { status?: Expense['status'][]; employee_id?: number[]; category_id?: number[] }
+>;
+
+export type ReceiptVariant = NonNullable<QueryOf<'/expenses/{id}/receipt'>['variant']>;
+
+/** A receipt image: its bytes and media type. */
+export interface Receipt {
+  data: Uint8Array;
+  contentType: string;
+}
+
+/** The record types of the change feed, as `resources` names them. */
+export type Resource = 'employee' | 'leave_type' | 'leave' | 'expense_category' | 'expense';
+
+interface RecordOf {
+  employee: Employee;
+  leave_type: LeaveType;
+  leave: LeaveDetail;
+  expense_category: ExpenseCategory;
+  expense: ExpenseDetail;
+}
+
+/** One entry of `GET /changes`: the record as the API serves it now, or null for a delete. */
+export type Change = {
+  [R in Resource]: {
+    cursor: string;
+    resource: R;
+    id: number;
+    change: 'upsert' | 'delete';
+    changed_at: string;
+    record: RecordOf[R] | null;
+  };
+}[Resource];
+
+export interface ChangesPage {
+  data: Change[];
+  meta: { next_cursor: string | null; has_more: boolean };
+}
+
+export interface ChangesQuery {
+  /** A cursor from an earlier answer; omitted = from the beginning. */
+  after?: string | null | undefined;
+  /** Entries a page, 1–1000 (the service's default is 100). */
+  limit?: number | undefined;
+  /** Default: every resource the key may read. */
+  resources?: Resource[] | undefined;
+}
