@@ -15,6 +15,7 @@ import type {
   LeaveQuery,
   LeaveType,
   Me,
+  OkBody,
   Page,
   Receipt,
   ReceiptVariant,
@@ -117,7 +118,7 @@ export function createClient(options: ClientOptions): Client {
       call,
     );
   return {
-    me: async (call) => (await transport.getJson<{ data: Me }>('/me', undefined, call)).data,
+    me: (call) => transport.getJson<OkBody<'/me'>>('/me', undefined, call),
     employees: listResource(transport, '/employees'),
     leaves: listResource(transport, '/leaves'),
     expenses: {
@@ -148,10 +149,15 @@ export function createClient(options: ClientOptions): Client {
       },
     },
     leaveTypes: async (call) =>
-      (await transport.getJson<{ data: LeaveType[] }>('/leave-types', undefined, call)).data,
+      (await transport.getJson<OkBody<'/leave-types'>>('/leave-types', undefined, call)).data,
     expenseCategories: async (call) =>
-      (await transport.getJson<{ data: ExpenseCategory[] }>('/expense-categories', undefined, call))
-        .data,
+      (
+        await transport.getJson<OkBody<'/expense-categories'>>(
+          '/expense-categories',
+          undefined,
+          call,
+        )
+      ).data,
     changes: {
       list: changesPage,
       async *follow(follow = {}) {

@@ -18,6 +18,13 @@ export interface Page<T> {
   meta: PaginationMeta;
 }
 
+/** The JSON body of an operation's 200 answer, as the document declares it. */
+export type OkBody<P extends keyof paths> = paths[P]['get'] extends {
+  responses: { 200: { content: { 'application/json': infer Body } } };
+}
+  ? Body
+  : never;
+
 type QueryOf<P extends keyof paths> = NonNullable<paths[P]['get']['parameters']['query']>;
 
 /** The document's query with its comma-list parameters taken as arrays (sent as `a,b,c`). */

@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// Node 22 calls node:sqlite experimental and warns on every run: noise for a user of the mirror.
+const emitWarning = process.emitWarning;
+process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  if (String(warning).includes('SQLite')) return;
+  (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+}) as typeof process.emitWarning;
+
+const { main } = await import('./main.ts');
+process.exitCode = await main(process.argv.slice(2), process.env, process.stdout, process.stderr);

@@ -1,0 +1,38 @@
+import { closeSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Mirror, TABLES } from './mirror.ts';
+
+const ROWS_A_WRITE = 1000;
+
+/** RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
+export function csvField(value: string | number | null): string {
+  if (value === null) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** Writes `DIR/<table>.csv` for every table of the mirror, replacing each file whole. */
+export function writeCsv(mirror: Mirror, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const table of Object.values(TABLES)) {
+    const columns = mirror.columnsOf(table);
+    const path = join(dir, `${table}.csv`);
+    const partial = `${path}.partial`;
+    const fd = openSync(partial, 'w');
+    try {
+      let chunk = `${columns.map(csvField).join(',')}\r\n`;
+      let rows = 0;
+      for (const row of mirror.rows(table)) {
+        chunk += `${columns.map((column) => csvField(row[column] ?? null)).join(',')}\r\n`;
+        if (++rows % ROWS_A_WRITE === 0) {
+          writeSync(fd, chunk);
+          chunk = '';
+        }
+      }
+      writeSync(fd, chunk);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(partial, path);
+  }
+}

@@ -1,0 +1,115 @@
+import { parseArgs } from 'node:util';
+import { ApiError } from '../errors.ts';
+import type { Resource } from '../types.ts';
+import { lineProgress, terminalProgress } from './progress.ts';
+import { pull } from './pull.ts';
+
+const USAGE = `Usage: CDAPI_KEY=cdk_… cdapi-pull --base-url URL --out FILE.sqlite [options]
+
+Mirrors a company's data into a SQLite file through the change feed: the first run reads
+everything, later runs only what changed (deletions included), an interrupted run resumes.
+
+  --base-url URL     the API base, e.g. https://api.example.com/api/company/v1
+  --out FILE         the SQLite file (created when missing)
+  --csv DIR          also write one CSV file per table into DIR
+  --receipts DIR     download each expense's receipt (processed variant) into DIR
+  --resources LIST   comma list of employee, leave_type, leave, expense_category, expense
+                     (default: every resource the key may read)
+  --page-size N      change-feed entries a request, 1-1000 (default 1000)
+  --json             print {"upserts","deletes","cursor","seconds"} on stdout
+  -h, --help         this text
+
+The key is read from the CDAPI_KEY environment variable, never from the command line.`;
+
+const RESOURCES: readonly Resource[] = [
+  'employee',
+  'leave_type',
+  'leave',
+  'expense_category',
+  'expense',
+];
+
+interface Output {
+  write(text: string): boolean;
+  isTTY?: boolean;
+}
+
+class UsageError extends Error {}
+
+function parseResources(list: string): Resource[] {
+  const names = list.split(',').map((name) => name.trim());
+  for (const name of names)
+    if (!RESOURCES.includes(name as Resource))
+      throw new UsageError(
+        `--resources: unknown resource "${name}" (one of ${RESOURCES.join(', ')})`,
+      );
+  return names as Resource[];
+}
+
+function parsePageSize(text: string): number {
+  const size = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(size >= 1 && size <= 1000)) throw new UsageError('--page-size: an integer from 1 to 1000');
+  return size;
+}
+
+/** Runs cdapi-pull; returns the exit code (0 done, 1 failed, 2 bad usage). */
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  stdout: Output,
+  stderr: Output,
+): Promise<number> {
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        'base-url': { type: 'string' },
+        out: { type: 'string' },
+        csv: { type: 'string' },
+        receipts: { type: 'string' },
+        resources: { type: 'string' },
+        'page-size': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help) {
+      stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (!values['base-url']) throw new UsageError('--base-url is required');
+    if (!values.out) throw new UsageError('--out is required');
+    const apiKey = env.CDAPI_KEY;
+    if (!apiKey)
+      throw new UsageError('set CDAPI_KEY to the API key (it is never taken as an argument)');
+    const summary = await pull({
+      baseUrl: values['base-url'],
+      apiKey,
+      out: values.out,
+      csvDir: values.csv,
+      receiptsDir: values.receipts,
+      resources: values.resources === undefined ? undefined : parseResources(values.resources),
+      pageSize: values['page-size'] === undefined ? 1000 : parsePageSize(values['page-size']),
+      progress: stderr.isTTY ? terminalProgress(stderr) : lineProgress(stderr),
+    });
+    stdout.write(
+      values.json
+        ? `${JSON.stringify(summary)}\n`
+        : `${summary.upserts} upserts, ${summary.deletes} deletes in ${summary.seconds} s; cursor ${summary.cursor}\n`,
+    );
+    return 0;
+  } catch (error) {
+    const usage =
+      error instanceof UsageError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const reason =
+      error instanceof ApiError
+        ? `${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`
+        : (error as Error).message;
+    stderr.write(`cdapi-pull: ${reason}\n`);
+    if (usage) stderr.write('Run cdapi-pull --help for the options.\n');
+    return usage ? 2 : 1;
+  }
+}

@@ -1,0 +1,170 @@
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { Change, Resource } from '../types.ts';
+
+/** The table of each resource in the mirror file. */
+export const TABLES: Record<Resource, string> = {
+  employee: 'employees',
+  leave_type: 'leave_types',
+  leave: 'leaves',
+  expense_category: 'expense_categories',
+  expense: 'expenses',
+};
+
+const STATE_TABLE = '_cdapi_state';
+const RECEIPTS_TABLE = '_cdapi_receipts';
+
+/** What a run remembers besides the rows: where they come from and how far it read. */
+export type StateName = 'cursor' | 'base_url' | 'company_id' | 'resources';
+
+type Cell = string | number | null;
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** A column value: nested objects and arrays as JSON text, booleans as 0/1. */
+function cellOf(value: unknown): Cell {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/**
+ * The SQLite file `cdapi-pull` writes: one table per resource whose columns are the record's
+ * fields (added as new fields appear), plus the run's state. A page of the change feed and the
+ * cursor after it are committed in one transaction, so an interrupted run resumes exactly.
+ */
+export class Mirror {
+  private readonly db: DatabaseSync;
+  private readonly columns = new Map<string, Set<string>>();
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(path: string) {
+    this.db = new DatabaseSync(path);
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+    this.db.exec(
+      `CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+       CREATE TABLE IF NOT EXISTS ${RECEIPTS_TABLE} (expense_id INTEGER PRIMARY KEY, updated_at TEXT);`,
+    );
+    for (const table of Object.values(TABLES)) {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${quote(table)} (id INTEGER PRIMARY KEY)`);
+      const info = this.db.prepare(`PRAGMA table_info(${quote(table)})`).all();
+      this.columns.set(table, new Set(info.map((row) => String(row.name))));
+    }
+  }
+
+  state(name: StateName): string | null {
+    const row = this.statement(`SELECT value FROM ${STATE_TABLE} WHERE name = ?`).get(name);
+    return row ? String(row.value) : null;
+  }
+
+  setState(name: StateName, value: string): void {
+    this.statement(
+      `INSERT INTO ${STATE_TABLE} (name, value) VALUES (?, ?)
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    ).run(name, value);
+  }
+
+  /** Applies one page of changes and stores `cursor`, all in one transaction. */
+  apply(entries: Change[], cursor: string | null): { upserts: number; deletes: number } {
+    let upserts = 0;
+    let deletes = 0;
+    this.transaction(() => {
+      for (const entry of entries) {
+        const table = TABLES[entry.resource];
+        if (!table) continue;
+        if (entry.change === 'delete' || entry.record === null) {
+          this.statement(`DELETE FROM ${quote(table)} WHERE id = ?`).run(entry.id);
+          deletes += 1;
+        } else {
+          this.upsert(table, entry.record as Record<string, unknown>);
+          upserts += 1;
+        }
+      }
+      if (cursor !== null) this.setState('cursor', cursor);
+    });
+    return { upserts, deletes };
+  }
+
+  /** Forgets every row and the cursor, for a pull that must start again from the beginning. */
+  reset(): void {
+    this.transaction(() => {
+      for (const table of Object.values(TABLES)) this.db.exec(`DELETE FROM ${quote(table)}`);
+      this.statement(`DELETE FROM ${STATE_TABLE} WHERE name = 'cursor'`).run();
+    });
+  }
+
+  /** The columns of a table in their order, `id` first. */
+  columnsOf(table: string): string[] {
+    return [...(this.columns.get(table) ?? [])];
+  }
+
+  /** Every row of a table, by id. */
+  rows(table: string): Iterable<Record<string, Cell>> {
+    return this.db.prepare(`SELECT * FROM ${quote(table)} ORDER BY id`).iterate() as Iterable<
+      Record<string, Cell>
+    >;
+  }
+
+  /** Expenses with a receipt, and when each last changed. */
+  expensesWithReceipts(): Array<{ id: number; updated_at: string }> {
+    if (!this.columns.get(TABLES.expense)?.has('receipt')) return [];
+    return this.db
+      .prepare(`SELECT id, updated_at FROM expenses WHERE receipt IS NOT NULL ORDER BY id`)
+      .all() as Array<{ id: number; updated_at: string }>;
+  }
+
+  /** The receipts on disk and the version of their expense. */
+  downloadedReceipts(): Map<number, string | null> {
+    const rows = this.db.prepare(`SELECT expense_id, updated_at FROM ${RECEIPTS_TABLE}`).all();
+    return new Map(rows.map((row) => [Number(row.expense_id), row.updated_at as string | null]));
+  }
+
+  markReceipt(expenseId: number, updatedAt: string | null): void {
+    if (updatedAt === null) {
+      this.statement(`DELETE FROM ${RECEIPTS_TABLE} WHERE expense_id = ?`).run(expenseId);
+      return;
+    }
+    this.statement(
+      `INSERT INTO ${RECEIPTS_TABLE} (expense_id, updated_at) VALUES (?, ?)
+       ON CONFLICT (expense_id) DO UPDATE SET updated_at = excluded.updated_at`,
+    ).run(expenseId, updatedAt);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private upsert(table: string, record: Record<string, unknown>): void {
+    const names = Object.keys(record);
+    const known = this.columns.get(table) as Set<string>;
+    for (const name of names) {
+      if (known.has(name)) continue;
+      this.db.exec(`ALTER TABLE ${quote(table)} ADD COLUMN ${quote(name)}`);
+      known.add(name);
+      this.statements.clear();
+    }
+    const sql = `INSERT OR REPLACE INTO ${quote(table)} (${names.map(quote).join(', ')})
+      VALUES (${names.map(() => '?').join(', ')})`;
+    this.statement(sql).run(...names.map((name) => cellOf(record[name])));
+  }
+
+  private statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private transaction(work: () => void): void {
+    this.db.exec('BEGIN');
+    try {
+      work();
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,146 @@
+import { type Client, createClient } from '../client.ts';
+import { ApiError } from '../errors.ts';
+import type { ChangesPage, Resource } from '../types.ts';
+import { writeCsv } from './csv.ts';
+import { Mirror } from './mirror.ts';
+import type { Progress } from './progress.ts';
+import { syncReceipts } from './receipts.ts';
+
+export interface PullOptions {
+  baseUrl: string;
+  apiKey: string;
+  out: string;
+  csvDir?: string | undefined;
+  receiptsDir?: string | undefined;
+  /** Default: every resource the key may read. */
+  resources?: Resource[] | undefined;
+  /** Entries a page of the change feed (1–1000). */
+  pageSize: number;
+  progress: Progress;
+  signal?: AbortSignal | undefined;
+}
+
+/** The `--json` summary. */
+export interface PullSummary {
+  upserts: number;
+  deletes: number;
+  cursor: string | null;
+  seconds: number;
+}
+
+/** The resources the feed sends to this key when `resources` is not given. */
+function readableResources(scopes: readonly string[]): Resource[] {
+  const resources: Resource[] = ['employee'];
+  if (scopes.includes('leaves.read')) resources.push('leave_type', 'leave');
+  if (scopes.includes('expenses.read')) resources.push('expense_category', 'expense');
+  return resources;
+}
+
+/** How many records a pull from the beginning reads, from the lists' totals (for the ETA). */
+async function estimateRecords(
+  client: Client,
+  resources: Resource[],
+  signal?: AbortSignal,
+): Promise<number> {
+  const counts = await Promise.all(
+    resources.map(async (resource) => {
+      const call = { signal };
+      switch (resource) {
+        case 'employee':
+          return (await client.employees.list({ per_page: 1 }, call)).meta.total;
+        case 'leave':
+          return (await client.leaves.list({ per_page: 1 }, call)).meta.total;
+        case 'expense':
+          return (await client.expenses.list({ per_page: 1 }, call)).meta.total;
+        case 'leave_type':
+          return (await client.leaveTypes(call)).length;
+        case 'expense_category':
+          return (await client.expenseCategories(call)).length;
+      }
+    }),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+/** Refuses to mix two sources, two companies or two resource sets in one file. */
+function claimFile(
+  mirror: Mirror,
+  expected: Record<'base_url' | 'company_id' | 'resources', string>,
+) {
+  for (const [name, value] of Object.entries(expected) as Array<[keyof typeof expected, string]>) {
+    const stored = mirror.state(name);
+    if (stored === null) mirror.setState(name, value);
+    else if (stored !== value)
+      throw new Error(
+        `the output file was pulled with ${name} ${stored || '(default)'}, not ${value || '(default)'}: use another file`,
+      );
+  }
+}
+
+/**
+ * One run of cdapi-pull: reads the change feed from the cursor kept in the file (from the
+ * beginning the first time) until it is caught up, committing each page with the cursor after
+ * it; then receipts and CSV files when asked. The next page is fetched while one is written.
+ */
+export async function pull(options: PullOptions): Promise<PullSummary> {
+  const startedAt = performance.now();
+  const client = createClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  const mirror = new Mirror(options.out);
+  const call = { signal: options.signal };
+  try {
+    const me = await client.me(call);
+    claimFile(mirror, {
+      base_url: options.baseUrl.replace(/\/+$/, ''),
+      company_id: String(me.company.id),
+      resources: options.resources?.join(',') ?? '',
+    });
+    let cursor = mirror.state('cursor');
+    const resources = options.resources ?? readableResources(me.api_key.scopes);
+    const estimate =
+      cursor === null ? await estimateRecords(client, resources, options.signal) : null;
+    const fetchPage = (after: string | null): Promise<ChangesPage> => {
+      const page = client.changes.list(
+        { after, limit: options.pageSize, resources: options.resources },
+        call,
+      );
+      page.catch(() => {}); // awaited below; an unhandled rejection must not end the process first
+      return page;
+    };
+    options.progress.start('records', estimate);
+    let upserts = 0;
+    let deletes = 0;
+    let next = fetchPage(cursor);
+    for (;;) {
+      let page: ChangesPage;
+      try {
+        page = await next;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'cursor_expired')) throw error;
+        options.progress.note('the stored cursor has expired: pulling again from the beginning');
+        mirror.reset();
+        cursor = null;
+        next = fetchPage(null);
+        continue;
+      }
+      if (page.meta.has_more) next = fetchPage(page.meta.next_cursor);
+      const applied = mirror.apply(page.data, page.meta.next_cursor);
+      cursor = page.meta.next_cursor ?? cursor;
+      upserts += applied.upserts;
+      deletes += applied.deletes;
+      options.progress.advance(page.data.length);
+      if (!page.meta.has_more) break;
+    }
+    options.progress.finish();
+    if (options.receiptsDir)
+      await syncReceipts(client, mirror, options.receiptsDir, options.progress, options.signal);
+    if (options.csvDir) writeCsv(mirror, options.csvDir);
+    return {
+      upserts,
+      deletes,
+      cursor,
+      seconds: Math.round((performance.now() - startedAt) / 10) / 100,
+    };
+  } finally {
+    mirror.close();
+  }
+}

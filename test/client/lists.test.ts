@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { ApiError, createClient } from '../../client/src/index.ts';
+import { useApi } from '../helpers/api.ts';
+import { listenApi } from '../helpers/listen.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  leave,
+  leaveType,
+  writeJpeg,
+} from '../helpers/records.ts';
+
+const EMPLOYEES = 250;
+const LEAVES = 310;
+
+/** A company with hundreds of records, one expense with a receipt, and a second company. */
+async function bigCompany(t: TestContext) {
+  const api = await useApi(t, 'sqlite');
+  await writeJpeg(api.dir, 'photo.jpg', 300, 200);
+  const records: unknown[] = [company(1), leaveType(1, 1), leaveType(1, 2), category(1, 1)];
+  for (let id = 1; id <= EMPLOYEES; id++)
+    records.push(employee(1, id, { status: id % 10 === 0 ? 'terminated' : 'active' }));
+  for (let id = 1; id <= LEAVES; id++)
+    records.push(
+      leave(1, id, (id % EMPLOYEES) + 1, (id % 2) + 1, {
+        status: id % 3 === 0 ? 'pending' : 'approved',
+      }),
+    );
+  records.push(
+    expense(1, 1, 1, 1, { receipt: { original: 'photo.jpg' } }),
+    expense(1, 2, 1, 1),
+    company(2),
+    employee(2, 1000),
+  );
+  await api.load(records);
+  const base = await listenApi(api);
+  const client = createClient({ baseUrl: base, apiKey: await api.createKey(1) });
+  return { api, client, base };
+}
+
+describe('client: lists, records and receipts against the service', () => {
+  it('walks every page with all(): each record once, in id order, as many as meta.total', async (t) => {
+    const { client } = await bigCompany(t);
+    const ids: number[] = [];
+    for await (const item of client.leaves.all({ per_page: 40 })) ids.push(item.id);
+    assert.deepEqual(
+      ids,
+      Array.from({ length: LEAVES }, (_, i) => i + 1),
+    );
+    const first = await client.leaves.list({ per_page: 40 });
+    assert.deepEqual(first.meta, {
+      current_page: 1,
+      per_page: 40,
+      total: LEAVES,
+      last_page: 8,
+      from: 1,
+      to: 40,
+    });
+    const employees: number[] = [];
+    for await (const item of client.employees.all()) employees.push(item.id);
+    assert.equal(employees.length, EMPLOYEES, 'the other company’s employee is not listed');
+  });
+
+  it('sends array filters as comma lists and integer ids as numbers', async (t) => {
+    const { client } = await bigCompany(t);
+    const page = await client.leaves.list({
+      employee_id: [2, 3, 4],
+      status: ['approved', 'pending'],
+      per_page: 100,
+    });
+    assert.deepEqual(
+      page.data.map((item) => item.employee.id).sort((a, b) => a - b),
+      [2, 2, 3, 3, 4, 4],
+    );
+    const terminated: number[] = [];
+    for await (const item of client.employees.all({ status: ['terminated'] }))
+      terminated.push(item.id);
+    assert.equal(terminated.length, EMPLOYEES / 10);
+    assert.ok(terminated.every((id) => id % 10 === 0));
+  });
+
+  it('gets one record, the reference lists and /me', async (t) => {
+    const { client } = await bigCompany(t);
+    const detail = await client.leaves.get(7);
+    assert.equal(detail.id, 7);
+    assert.equal(detail.document.has_attachments, true);
+    assert.equal((await client.employees.get(250)).employee_number, 'E-250');
+    assert.deepEqual(
+      (await client.leaveTypes()).map((type) => type.id),
+      [1, 2],
+    );
+    assert.deepEqual(
+      (await client.expenseCategories()).map((item) => item.id),
+      [1],
+    );
+    assert.equal((await client.me()).company.id, 1);
+  });
+
+  it('throws ApiError with the problem’s fields and the request id', async (t) => {
+    const { client, base } = await bigCompany(t);
+    const missing = await client.employees.get(1000).catch((error: unknown) => error);
+    assert.ok(missing instanceof ApiError);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.code, 'not_found');
+    assert.equal(missing.detail, 'No record with this id exists.');
+    assert.equal(missing.errors, undefined);
+    assert.match(missing.requestId ?? '', /^[0-9a-f-]{36}$/);
+
+    const invalid = await client.leaves
+      .list({ from: '2026-03-05', to: '2026-03-01' })
+      .catch((error: unknown) => error);
+    assert.ok(invalid instanceof ApiError);
+    assert.equal(invalid.status, 422);
+    assert.equal(invalid.code, 'validation_failed');
+    assert.deepEqual(invalid.errors, [
+      { parameter: 'from', message: 'must not be after to' },
+      { parameter: 'to', message: 'must not be before from' },
+    ]);
+
+    const unauthenticated = await createClient({ baseUrl: base, apiKey: 'cdk_nope' })
+      .me()
+      .catch((error: unknown) => error);
+    assert.ok(unauthenticated instanceof ApiError);
+    assert.equal(unauthenticated.code, 'unauthenticated');
+  });
+
+  it('fetches a receipt through the signed redirect: the processed JPEG and the original bytes', async (t) => {
+    const { api, client } = await bigCompany(t);
+    const processed = await client.expenses.receipt(1);
+    assert.equal(processed.contentType, 'image/jpeg');
+    assert.deepEqual([...processed.data.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+    const original = await client.expenses.receipt(1, { variant: 'original' });
+    assert.deepEqual(Buffer.from(original.data), readFileSync(join(api.dir, 'photo.jpg')));
+    const none = await client.expenses.receipt(2).catch((error: unknown) => error);
+    assert.ok(none instanceof ApiError);
+    assert.equal(none.code, 'receipt_not_found');
+  });
+});
