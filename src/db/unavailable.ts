@@ -1,6 +1,7 @@
 // Connection-level failures: the database is down, restarting or out of connections, a
 // statement ran past its timeout, or the server did not answer at all (pg's query_timeout:
-// "Query read timeout"). The request may succeed later; it is not the client's fault.
+// "Query read timeout"), or the database was closed to new connections (ALLOW_CONNECTIONS
+// false, SQLSTATE 55000, a code too broad to match on its own). The request may succeed later; it is not the client's fault.
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -26,7 +27,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return (
     typeof message === 'string' &&
-    /Connection terminated|driver has already been destroyed|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(
+    /Connection terminated|driver has already been destroyed|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|is not currently accepting connections/i.test(
       message,
     )
   );

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { it, type TestContext } from 'node:test';
+import pg from 'pg';
+import { ApiError, createClient } from '../../client/src/index.ts';
+import { useApi } from '../helpers/api.ts';
+import { testDialects } from '../helpers/databases.ts';
+import { countStatuses, listenApi } from '../helpers/listen.ts';
+import { smallCompany } from '../helpers/records.ts';
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL as string });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A service over its own PostgreSQL database, and switches that take the database away (no new
+ * connection allowed, every open one terminated) and give it back.
+ */
+async function outageApi(t: TestContext) {
+  const api = await useApi(t, 'postgres', { records: smallCompany(1, 0) });
+  const name = new URL(api.url).pathname.slice(1);
+  const statuses = countStatuses(api);
+  const outage = { onUnavailable: () => {} };
+  api.app.addHook('onSend', async (_request, reply) => {
+    if (reply.statusCode === 503) outage.onUnavailable();
+  });
+  const base = await listenApi(api);
+  const apiKey = await api.createKey(1);
+  const restore = () => admin(`alter database ${name} allow_connections true`);
+  // Runs after the database is dropped when the test passed: then there is nothing to restore.
+  t.after(() =>
+    restore().catch((error: { code?: string }) => {
+      if (error.code !== '3D000') throw error;
+    }),
+  );
+  const stop = async () => {
+    await admin(`alter database ${name} allow_connections false`);
+    await admin(
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+    );
+  };
+  return { outage, statuses, base, apiKey, stop, restore };
+}
+
+const skip = testDialects().find((dialect) => dialect.name === 'postgres')?.skip ?? false;
+
+it('client: a stopped PostgreSQL answers 503; the client retries, then throws ApiError 503', {
+  skip,
+}, async (t) => {
+  const { statuses, base, apiKey, stop } = await outageApi(t);
+  await stop();
+  const client = createClient({ baseUrl: base, apiKey, maxRetries: 1 });
+  const error = await client.employees.list().catch((e: unknown) => e);
+  assert.ok(error instanceof ApiError, String(error));
+  assert.equal(error.status, 503);
+  assert.equal(error.code, 'service_unavailable');
+  assert.equal(statuses.get(503), 2, 'one attempt and one retry');
+});
+
+it('client: a call made while PostgreSQL is stopped succeeds once it is back', {
+  skip,
+}, async (t) => {
+  const { outage, statuses, base, apiKey, stop, restore } = await outageApi(t);
+  let restored: Promise<void> | null = null;
+  outage.onUnavailable = () => {
+    restored ??= restore();
+  };
+  await stop();
+  const client = createClient({ baseUrl: base, apiKey });
+  const page = await client.employees.list();
+  assert.deepEqual(
+    page.data.map((item) => item.id),
+    [1],
+  );
+  assert.ok((statuses.get(503) ?? 0) >= 1, 'the first attempt met the outage');
+  await restored;
+});

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type Socket } from 'node:net';
+import { describe, it, type TestContext } from 'node:test';
+import { ApiError, createClient } from '../../client/src/index.ts';
+import { useApi } from '../helpers/api.ts';
+import { countStatuses, listenApi } from '../helpers/listen.ts';
+import { smallCompany } from '../helpers/records.ts';
+import { freePort } from '../helpers/serve.ts';
+
+/** A served company whose key allows `perMinute` requests a minute; counts the answers. */
+async function limitedApi(t: TestContext, perMinute: number) {
+  const api = await useApi(t, 'sqlite', { records: smallCompany(1, 0) });
+  const statuses = countStatuses(api);
+  const base = await listenApi(api);
+  const apiKey = await api.createKey(1, { perMinute });
+  return { statuses, client: createClient({ baseUrl: base, apiKey }) };
+}
+
+/** A TCP server that reads requests and never answers; counts the requests. */
+async function silentServer(t: TestContext) {
+  const sockets: Socket[] = [];
+  let requests = 0;
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    socket.on('data', (chunk) => {
+      requests += chunk.toString('latin1').split('GET /').length - 1;
+    });
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+  const { port } = server.address() as { port: number };
+  return { base: `http://127.0.0.1:${port}/api/company/v1`, requests: () => requests };
+}
+
+describe('client: rate limits', { concurrency: true }, () => {
+  it('rides out a 429 storm: every call succeeds after waiting Retry-After', async (t) => {
+    const { statuses, client } = await limitedApi(t, 3);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => client.me()));
+    assert.deepEqual(
+      answers.map((me) => me.company.id),
+      [1, 1, 1, 1, 1, 1],
+    );
+    assert.equal(statuses.get(200), 6);
+    assert.ok((statuses.get(429) ?? 0) >= 3, 'the burst was answered 429 before it was retried');
+  });
+
+  it('paces itself by the RateLimit header: sequential calls past the limit get no 429', async (t) => {
+    const { statuses, client } = await limitedApi(t, 2);
+    for (let i = 0; i < 4; i++) assert.equal((await client.employees.list()).meta.total, 1);
+    assert.equal(statuses.get(200), 4);
+    assert.equal(statuses.get(429), undefined);
+  });
+});
+
+describe('client: network failures, timeouts and cancellation', () => {
+  it('retries an attempt that times out, then throws the TimeoutError after maxRetries', async (t) => {
+    const silent = await silentServer(t);
+    const client = createClient({
+      baseUrl: silent.base,
+      apiKey: 'k',
+      maxRetries: 2,
+      timeoutMs: 200,
+    });
+    await assert.rejects(client.me(), { name: 'TimeoutError' });
+    assert.equal(silent.requests(), 3, 'one attempt and two retries');
+  });
+
+  it('takes a per-call timeout', async (t) => {
+    const silent = await silentServer(t);
+    const client = createClient({ baseUrl: silent.base, apiKey: 'k', maxRetries: 0 });
+    await assert.rejects(client.employees.list({}, { timeoutMs: 100 }), { name: 'TimeoutError' });
+    assert.equal(silent.requests(), 1);
+  });
+
+  it('retries a refused connection, then throws the network error', async () => {
+    const base = `http://127.0.0.1:${await freePort()}/api/company/v1`;
+    const client = createClient({ baseUrl: base, apiKey: 'k', maxRetries: 2 });
+    await assert.rejects(client.me(), { name: 'TypeError', message: 'fetch failed' });
+  });
+
+  it('stops at once, without retrying, when the caller’s signal aborts', async (t) => {
+    const silent = await silentServer(t);
+    const client = createClient({ baseUrl: silent.base, apiKey: 'k', timeoutMs: 60_000 });
+    const controller = new AbortController();
+    const call = client.leaves.list({}, { signal: controller.signal });
+    while (silent.requests() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    await assert.rejects(call, { name: 'AbortError' });
+    assert.equal(silent.requests(), 1);
+    await assert.rejects(client.me({ signal: controller.signal }), { name: 'AbortError' });
+    assert.equal(silent.requests(), 1, 'an aborted signal sends nothing');
+  });
+
+  it('rejects an id that is not a positive integer before sending anything', async () => {
+    const client = createClient({ baseUrl: 'http://127.0.0.1:1/api/company/v1', apiKey: 'k' });
+    await assert.rejects(client.employees.get(1.5), TypeError);
+    await assert.rejects(client.leaves.get(0), TypeError);
+  });
+
+  it('is an ApiError with the status of a failure that retrying cannot fix', async (t) => {
+    const { client } = await limitedApi(t, 100);
+    const error = await client.expenses.get(99).catch((e: unknown) => e);
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.status, 404);
+  });
+});
