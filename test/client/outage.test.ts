@@ -1,21 +1,10 @@
 import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
-import pg from 'pg';
 import { ApiError, createClient } from '../../client/src/index.ts';
 import { useApi } from '../helpers/api.ts';
-import { testDialects } from '../helpers/databases.ts';
+import { adminQuery as admin, testDialects } from '../helpers/databases.ts';
 import { countStatuses, listenApi } from '../helpers/listen.ts';
 import { smallCompany } from '../helpers/records.ts';
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL as string });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * A service over its own PostgreSQL database, and switches that take the database away (no new

@@ -53,7 +53,8 @@ export interface TestDatabase {
   handle: DatabaseHandle;
 }
 
-async function adminQuery(text: string): Promise<void> {
+/** Runs one statement on the TEST_DATABASE_URL server (create, drop, alter a database). */
+export async function adminQuery(text: string): Promise<void> {
   const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL as string });
   await admin.connect();
   try {

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import {
+  createClient,
+  type Employee,
+  type Expense,
+  type LeaveDetail,
+  type LeaveType,
+  type OkBody,
+  type Page,
+} from '../../client/src/index.ts';
+import { useApi } from '../helpers/api.ts';
+import { useTempDir } from '../helpers/databases.ts';
+import { listenApi } from '../helpers/listen.ts';
+import { smallCompany } from '../helpers/records.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const GENERATED = join(ROOT, 'client/src/generated/openapi.ts');
+const PULL_BIN = join(ROOT, 'node_modules/.bin/cdapi-pull');
+
+describe('the client package', () => {
+  it('has its generated types in step with openapi.json (regenerate: npm run generate -w client)', (t) => {
+    const out = join(useTempDir(t), 'openapi.ts');
+    execFileSync(
+      join(ROOT, 'node_modules/.bin/openapi-typescript'),
+      [join(ROOT, 'openapi.json'), '-o', out],
+      { stdio: 'pipe' },
+    );
+    assert.equal(readFileSync(GENERATED, 'utf8'), readFileSync(out, 'utf8'));
+  });
+
+  it('is imported by its name from plain Node, as a user would', async (t) => {
+    const api = await useApi(t, 'sqlite', { records: smallCompany(1, 0) });
+    const base = await listenApi(api);
+    const key = await api.createKey(1);
+    const script = `
+      import { createClient, ApiError } from '@company-data-api/client';
+      const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY });
+      const me = await client.me();
+      const missing = await client.leaves.get(404).catch((e) => e);
+      console.log(JSON.stringify({ company: me.company.id, error: missing instanceof ApiError, code: missing.code }));
+    `;
+    // Not spawnSync: the service answering it runs in this process.
+    const child = await promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, BASE: base, KEY: key },
+      },
+    );
+    assert.equal(child.stderr, '');
+    assert.deepEqual(JSON.parse(child.stdout), { company: 1, error: true, code: 'not_found' });
+  });
+
+  it('installs cdapi-pull as a command that takes the key only from CDAPI_KEY', () => {
+    const help = spawnSync(PULL_BIN, ['--help'], { encoding: 'utf8' });
+    assert.equal(help.status, 0);
+    assert.match(
+      help.stdout,
+      /^Usage: CDAPI_KEY=cdk_… cdapi-pull --base-url URL --out FILE\.sqlite/,
+    );
+    const keyless = spawnSync(PULL_BIN, ['--base-url', 'http://127.0.0.1:1', '--out', 'x.sqlite'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
+    assert.equal(keyless.status, 2);
+    assert.equal(
+      keyless.stderr,
+      'cdapi-pull: set CDAPI_KEY to the API key (it is never taken as an argument)\nRun cdapi-pull --help for the options.\n',
+    );
+    const keyArgument = spawnSync(PULL_BIN, ['--key', 'cdk_x'], { encoding: 'utf8' });
+    assert.equal(keyArgument.status, 2);
+    assert.match(keyArgument.stderr, /Unknown option '--key'/);
+  });
+
+  it('types path ids as integers, multi-value filters as arrays, bodies as the document says', () => {
+    const client = createClient({ baseUrl: 'http://127.0.0.1:1/api/company/v1', apiKey: 'k' });
+    // Compiled by `npm run check`: each line below fails it if a type drifts from the contract.
+    const compiled = [
+      // @ts-expect-error a path id is a number
+      () => client.leaves.get('7'),
+      // @ts-expect-error a multi-value filter is an array
+      () => client.leaves.list({ employee_id: '1,2' }),
+      // @ts-expect-error statuses are the resource's own
+      () => client.expenses.list({ status: ['on_hold'] }),
+      () => client.leaves.list({ employee_id: [1, 2], leave_type_id: [3], status: ['approved'] }),
+      () => client.expenses.list({ category_id: [1], status: ['paid', 'pending'] }),
+    ];
+    const employees: OkBody<'/employees'> = {} as Page<Employee>;
+    const expenses: Page<Expense> = {} as OkBody<'/expenses'>;
+    const leave: LeaveDetail = {} as OkBody<'/leaves/{id}'>['data'];
+    const types: LeaveType[] = {} as OkBody<'/leave-types'>['data'];
+    assert.equal(compiled.length, 5);
+    assert.deepEqual([employees, expenses, leave, types], [{}, {}, {}, {}]);
+  });
+});
