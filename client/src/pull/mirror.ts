@@ -16,12 +16,12 @@ const RECEIPTS_TABLE = '_cdapi_receipts';
 /** What a run remembers besides the rows: where they come from and how far it read. */
 export type StateName = 'cursor' | 'base_url' | 'company_id' | 'resources';
 
-type Cell = string | number | null;
+export type Cell = string | number | null;
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** A column value: nested objects and arrays as JSON text, booleans as 0/1. */
-function cellOf(value: unknown): Cell {
+export function cellOf(value: unknown): Cell {
   if (value === null || value === undefined) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (typeof value === 'number' || typeof value === 'string') return value;

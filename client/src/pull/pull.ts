@@ -36,30 +36,29 @@ function readableResources(scopes: readonly string[]): Resource[] {
   return resources;
 }
 
-/** How many records a pull from the beginning reads, from the lists' totals (for the ETA). */
+type CallOptions = { signal?: AbortSignal | undefined };
+
+/** How many records of each resource the service holds now, from a list's total. */
+const COUNTERS: Record<Resource, (client: Client, call: CallOptions) => Promise<number>> = {
+  employee: async (client, call) => (await client.employees.list({ per_page: 1 }, call)).meta.total,
+  leave: async (client, call) => (await client.leaves.list({ per_page: 1 }, call)).meta.total,
+  expense: async (client, call) => (await client.expenses.list({ per_page: 1 }, call)).meta.total,
+  leave_type: async (client, call) => (await client.leaveTypes(call)).length,
+  expense_category: async (client, call) => (await client.expenseCategories(call)).length,
+};
+
+/**
+ * How many records a pull from the beginning reads (for the ETA). One call after another: the
+ * pull paces itself by the answers, which concurrent calls would outrun.
+ */
 async function estimateRecords(
   client: Client,
   resources: Resource[],
-  signal?: AbortSignal,
+  call: CallOptions,
 ): Promise<number> {
-  const counts = await Promise.all(
-    resources.map(async (resource) => {
-      const call = { signal };
-      switch (resource) {
-        case 'employee':
-          return (await client.employees.list({ per_page: 1 }, call)).meta.total;
-        case 'leave':
-          return (await client.leaves.list({ per_page: 1 }, call)).meta.total;
-        case 'expense':
-          return (await client.expenses.list({ per_page: 1 }, call)).meta.total;
-        case 'leave_type':
-          return (await client.leaveTypes(call)).length;
-        case 'expense_category':
-          return (await client.expenseCategories(call)).length;
-      }
-    }),
-  );
-  return counts.reduce((sum, count) => sum + count, 0);
+  let total = 0;
+  for (const resource of resources) total += await COUNTERS[resource](client, call);
+  return total;
 }
 
 /** Refuses to mix two sources, two companies or two resource sets in one file. */
@@ -96,8 +95,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     });
     let cursor = mirror.state('cursor');
     const resources = options.resources ?? readableResources(me.api_key.scopes);
-    const estimate =
-      cursor === null ? await estimateRecords(client, resources, options.signal) : null;
+    const estimate = cursor === null ? await estimateRecords(client, resources, call) : null;
     const fetchPage = (after: string | null): Promise<ChangesPage> => {
       const page = client.changes.list(
         { after, limit: options.pageSize, resources: options.resources },

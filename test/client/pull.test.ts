@@ -1,0 +1,259 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { createDemoCompany, DEFAULT_DEMO_EMPLOYEES } from '../../src/demo/demo.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { useApi } from '../helpers/api.ts';
+import { useTempDir } from '../helpers/databases.ts';
+import { listenApi } from '../helpers/listen.ts';
+import {
+  clientOf,
+  listsAndMirror,
+  readMirror,
+  runPull,
+  runPullOnTerminal,
+  startPull,
+} from '../helpers/pull.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  leave,
+  leaveType,
+  writeJpeg,
+} from '../helpers/records.ts';
+
+const EMPLOYEES = 60;
+const LEAVES = 150;
+const EXPENSES = 90;
+const TOTAL = EMPLOYEES + 2 + LEAVES + 2 + EXPENSES;
+
+type Fields = Record<string, unknown>;
+
+function companyRecords(): Fields[] {
+  const records: Fields[] = [company(1), leaveType(1, 1), leaveType(1, 2), category(1, 1)];
+  records.push(category(1, 2, { name: 'Meals' }));
+  for (let id = 1; id <= EMPLOYEES; id++) records.push(employee(1, id));
+  for (let id = 1; id <= LEAVES; id++) records.push(leave(1, id, (id % EMPLOYEES) + 1, 1));
+  for (let id = 1; id <= EXPENSES; id++)
+    records.push(
+      expense(1, id, (id % EMPLOYEES) + 1, (id % 2) + 1, {
+        receipt: id <= 3 ? { original: 'photo.jpg' } : null,
+      }),
+    );
+  // Another company, which no pull of company 1 may see.
+  records.push(company(2), employee(2, 1000), leaveType(2, 1000), leave(2, 1000, 1000, 1000));
+  return records;
+}
+
+const remove = (resource: string, id: number) => ({ type: 'delete', resource, company_id: 1, id });
+
+/** Updates, deletions (an employee with the leaves and expenses that point at it first), a leave type made inactive. */
+function changeRecords(): Fields[] {
+  const gone = 7;
+  const leavesOfGone = Array.from({ length: LEAVES }, (_, i) => i + 1).filter(
+    (id) => (id % EMPLOYEES) + 1 === gone,
+  );
+  const expensesOfGone = Array.from({ length: EXPENSES }, (_, i) => i + 1).filter(
+    (id) => (id % EMPLOYEES) + 1 === gone,
+  );
+  return [
+    employee(1, 3, { last_name: 'Changed', updated_at: '2026-04-01T09:00:00Z' }),
+    leave(1, 10, 11, 1, { status: 'cancelled', updated_at: '2026-04-01T09:00:00Z' }),
+    expense(1, 1, 2, 2, {
+      title: 'Changed',
+      receipt: { original: 'photo.jpg' },
+      updated_at: '2026-04-01T09:00:00Z',
+    }),
+    leaveType(1, 2, { active: false }),
+    ...leavesOfGone.map((id) => remove('leave', id)),
+    ...expensesOfGone.map((id) => remove('expense', id)),
+    remove('employee', gone),
+    remove('leave', 20),
+    remove('expense', 3),
+  ];
+}
+
+/** The company served over HTTP, a key, and hooks that watch the change feed and the receipts. */
+async function pullSetup(t: TestContext, options: { perMinute?: number; demo?: boolean } = {}) {
+  const api = await useApi(t, 'sqlite');
+  await writeJpeg(api.dir, 'photo.jpg', 300, 200);
+  await api.load(companyRecords());
+  const demo = options.demo
+    ? await createDemoCompany(api.handle, new FileReceiptStore(api.config.receiptsDir), {
+        employees: DEFAULT_DEMO_EMPLOYEES,
+      })
+    : null;
+  const seen = { changes: 0, receipts: 0, tooMany: 0, onChanges: (_count: number) => {} };
+  api.app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? '';
+    if (reply.statusCode === 429) seen.tooMany += 1;
+    if (route.endsWith('/changes')) seen.onChanges(++seen.changes);
+    if (route.endsWith('/receipt')) seen.receipts += 1;
+  });
+  const base = await listenApi(api);
+  const key = demo?.key ?? (await api.createKey(1, { perMinute: options.perMinute }));
+  const dir = useTempDir(t);
+  const out = join(dir, 'mirror.sqlite');
+  return { api, base, key, dir, out, seen, client: clientOf(base, key) };
+}
+
+describe('cdapi-pull', () => {
+  it('mirrors the company, then applies an import’s updates and deletions on the next run', async (t) => {
+    const { api, base, key, out, client } = await pullSetup(t);
+    const first = await runPull(['--base-url', base, '--out', out, '--json'], key);
+    assert.equal(first.code, 0, first.stderr);
+    const summary = JSON.parse(first.stdout);
+    assert.deepEqual(Object.keys(summary), ['upserts', 'deletes', 'cursor', 'seconds']);
+    assert.equal(summary.upserts, TOTAL);
+    assert.equal(summary.deletes, 0);
+    assert.equal(readMirror(out).state.cursor, summary.cursor);
+    let compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+    assert.equal(compared.mirror.employees?.length, EMPLOYEES);
+    // Plain lines, not a bar, when stderr is not a terminal.
+    assert.match(first.stderr, new RegExp(`^cdapi-pull: pulling records \\(about ${TOTAL}\\)\\n`));
+    assert.match(first.stderr, new RegExp(`cdapi-pull: ${TOTAL} records in \\d+\\.\\d s\\n$`));
+    assert.doesNotMatch(first.stderr, /\r/);
+
+    const changes = changeRecords();
+    await api.load(changes);
+    const second = await runPull(['--base-url', base, '--out', out, '--json'], key);
+    assert.equal(second.code, 0, second.stderr);
+    const deletions = changes.filter((line) => line.type === 'delete').length;
+    assert.deepEqual(
+      { ...JSON.parse(second.stdout), seconds: 0, cursor: null },
+      { upserts: 3, deletes: deletions + 1, cursor: null, seconds: 0 },
+    );
+    compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+    const { tables } = readMirror(out);
+    assert.equal(tables.employees?.find((row) => row.id === 3)?.last_name, 'Changed');
+    assert.equal(
+      tables.employees?.find((row) => row.id === 7),
+      undefined,
+    );
+    assert.deepEqual(
+      tables.leave_types?.map((row) => row.id),
+      [1],
+    );
+
+    const third = await runPull(['--base-url', base, '--out', out, '--json'], key);
+    assert.deepEqual(
+      { ...JSON.parse(third.stdout), seconds: 0 },
+      { upserts: 0, deletes: 0, cursor: readMirror(out).state.cursor, seconds: 0 },
+    );
+  });
+
+  it('ends with the same mirror when a run is killed half way and run again', async (t) => {
+    const { base, key, out, seen, client } = await pullSetup(t);
+    const child = startPull(['--base-url', base, '--out', out, '--page-size', '5'], key);
+    seen.onChanges = (count) => {
+      if (count === 10) child.kill('SIGKILL');
+    };
+    await once(child, 'exit');
+    const halfWay = readMirror(out);
+    const pulled = Object.values(halfWay.tables).reduce((sum, rows) => sum + rows.length, 0);
+    assert.ok(pulled > 0 && pulled < TOTAL, `killed half way: ${pulled} of ${TOTAL} records`);
+    assert.ok(halfWay.state.cursor, 'the cursor of the last committed page is stored');
+
+    const rerun = await runPull(
+      ['--base-url', base, '--out', out, '--page-size', '50', '--json'],
+      key,
+    );
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.equal(JSON.parse(rerun.stdout).upserts, TOTAL - pulled, 'it resumed, not restarted');
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+  });
+
+  it('downloads each receipt once, again when its expense changed, and removes a deleted one’s; writes CSV files', async (t) => {
+    const { api, base, key, dir, out, seen, client } = await pullSetup(t);
+    const receipts = join(dir, 'receipts');
+    const csv = join(dir, 'csv');
+    const args = ['--base-url', base, '--out', out, '--receipts', receipts, '--csv', csv];
+    assert.equal((await runPull(args, key)).code, 0);
+    assert.deepEqual(readdirSync(receipts).sort(), ['1.jpg', '2.jpg', '3.jpg']);
+    assert.equal(seen.receipts, 3);
+
+    assert.equal((await runPull(args, key)).code, 0);
+    assert.equal(seen.receipts, 3, 'nothing changed, nothing downloaded again');
+
+    await api.load(changeRecords());
+    assert.equal((await runPull(args, key)).code, 0);
+    assert.deepEqual(readdirSync(receipts).sort(), ['1.jpg', '2.jpg']);
+    assert.equal(seen.receipts, 4, 'only the changed expense’s receipt again');
+    assert.deepEqual(
+      readFileSync(join(receipts, '1.jpg')),
+      Buffer.from((await client.expenses.receipt(1)).data),
+    );
+
+    const lines = readFileSync(join(csv, 'expenses.csv'), 'utf8').split('\r\n');
+    assert.match(lines[0] ?? '', /^id,/);
+    assert.equal(lines.length - 2, readMirror(out).tables.expenses?.length);
+    assert.deepEqual(readdirSync(csv).sort(), [
+      'employees.csv',
+      'expense_categories.csv',
+      'expenses.csv',
+      'leave_types.csv',
+      'leaves.csv',
+    ]);
+  });
+
+  it('pulls only the resources named, and refuses a file pulled with other resources', async (t) => {
+    const { base, key, out } = await pullSetup(t);
+    const run = await runPull(
+      ['--base-url', base, '--out', out, '--resources', 'employee,leave_type', '--json'],
+      key,
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const { tables } = readMirror(out);
+    assert.equal(tables.employees?.length, EMPLOYEES);
+    assert.equal(tables.leave_types?.length, 2);
+    assert.equal(tables.leaves?.length, 0);
+    const other = await runPull(['--base-url', base, '--out', out], key);
+    assert.equal(other.code, 1);
+    assert.equal(
+      other.stderr,
+      'cdapi-pull: the output file was pulled with resources employee,leave_type, not (default): use another file\n',
+    );
+    assert.equal(existsSync(out), true);
+  });
+
+  it('draws a progress bar with rate and ETA on a terminal', async (t) => {
+    const { base, key, out } = await pullSetup(t);
+    const run = await runPullOnTerminal(
+      ['--base-url', base, '--out', out, '--page-size', '20'],
+      key,
+    );
+    assert.match(run, /\r\x1b\[K\[#+-*\] +\d+% \d+\/\d+ records · [\d,]+\/s · ETA \d+:\d\d/);
+    assert.match(run, new RegExp(`\\[#{24}\\] 100% ${TOTAL}/${TOTAL} records`));
+  });
+
+  it('paces itself by the RateLimit header: more requests than the key’s minute allows, no 429', async (t) => {
+    const { base, key, out, seen, client } = await pullSetup(t, { perMinute: 10 });
+    const run = await runPull(['--base-url', base, '--out', out, '--page-size', '50'], key);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(
+      seen.changes > 5,
+      `${seen.changes} pages, past the 10 requests a minute with the rest`,
+    );
+    assert.equal(seen.tooMany, 0);
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+  });
+
+  it('pulls the demo company with its receipts on the demo key (120 a minute) without a 429', async (t) => {
+    const { base, key, dir, out, seen, client } = await pullSetup(t, { demo: true });
+    const receipts = join(dir, 'receipts');
+    const run = await runPull(['--base-url', base, '--out', out, '--receipts', receipts], key);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(seen.tooMany, 0);
+    assert.ok(readdirSync(receipts).length > 0);
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+  });
+});
