@@ -1,5 +1,5 @@
 import { sleep } from './sleep.ts';
-import { type CallOptions, type QueryValue, Transport } from './transport.ts';
+import { type CallOptions, type QueryValue, Transport, type Wait } from './transport.ts';
 import type {
   Change,
   ChangesPage,
@@ -29,6 +29,8 @@ export interface ClientOptions {
   maxRetries?: number;
   /** Milliseconds one attempt may take (default 30 000). */
   timeoutMs?: number;
+  /** Hears every wait before it starts: pacing by `RateLimit`, or a retry's delay. */
+  onWait?: (wait: Wait) => void;
 }
 
 /** The list operations of one resource. */
@@ -109,6 +111,7 @@ export function createClient(options: ClientOptions): Client {
     apiKey: options.apiKey,
     maxRetries: options.maxRetries ?? 5,
     timeoutMs: options.timeoutMs ?? 30_000,
+    onWait: options.onWait,
   });
   const expenses = listResource<Expense, ExpenseDetail, ExpenseQuery>(transport, '/expenses');
   const changesPage = (query: ChangesQuery = {}, call?: CallOptions) =>

@@ -4,5 +4,5 @@ export type { ParameterError } from './errors.ts';
 export { ApiError } from './errors.ts';
 export type { RateLimitWindow } from './rate-limit.ts';
 export { parseRateLimit } from './rate-limit.ts';
-export type { CallOptions } from './transport.ts';
+export type { CallOptions, Wait } from './transport.ts';
 export type * from './types.ts';

@@ -9,11 +9,23 @@ export interface CallOptions {
   timeoutMs?: number | undefined;
 }
 
+/** Why the client is about to wait, and how long. */
+export interface Wait {
+  /** `rate_limit`: a `RateLimit` window is empty; `retry`: after a 429, a 503 or a network failure. */
+  reason: 'rate_limit' | 'retry';
+  ms: number;
+  /** The status that is retried (absent for a network failure and for pacing). */
+  status?: number;
+  /** The attempt that failed, from 1. */
+  attempt?: number;
+}
+
 export interface TransportOptions {
   baseUrl: string;
   apiKey: string;
   maxRetries: number;
   timeoutMs: number;
+  onWait?: ((wait: Wait) => void) | undefined;
 }
 
 /** A query value: arrays are sent as comma lists, `undefined` leaves the parameter out. */
@@ -83,7 +95,9 @@ export class Transport {
       } catch (error) {
         if (call.signal?.aborted) throw call.signal.reason;
         if (attempt >= this.options.maxRetries) throw error;
-        await sleep(backoffMs(attempt), call.signal);
+        const delay = backoffMs(attempt);
+        this.options.onWait?.({ reason: 'retry', ms: delay, attempt: attempt + 1 });
+        await sleep(delay, call.signal);
         continue;
       }
       this.notBefore = Math.max(this.notBefore, nextRequestAllowedAt(response.headers));
@@ -98,6 +112,12 @@ export class Transport {
           response.status === 429
             ? (wait ?? 1000) + Math.random() * BACKOFF_BASE_MS
             : (wait ?? 0) + backoffMs(attempt);
+        this.options.onWait?.({
+          reason: 'retry',
+          ms: delay,
+          status: response.status,
+          attempt: attempt + 1,
+        });
         await sleep(delay, call.signal);
         continue;
       }
@@ -116,6 +136,8 @@ export class Transport {
 
   private async waitForRateLimit(signal: AbortSignal | undefined): Promise<void> {
     const wait = this.notBefore - Date.now();
-    if (wait > 0) await sleep(wait, signal);
+    if (wait <= 0) return;
+    this.options.onWait?.({ reason: 'rate_limit', ms: wait });
+    await sleep(wait, signal);
   }
 }

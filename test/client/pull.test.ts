@@ -242,6 +242,7 @@ describe('cdapi-pull', () => {
       `${seen.changes} pages, past the 10 requests a minute with the rest`,
     );
     assert.equal(seen.tooMany, 0);
+    assert.match(run.stderr, /cdapi-pull: rate limit reached: waiting \d+ s for a free slot\n/);
     const compared = await listsAndMirror(client, out);
     assert.deepEqual(compared.mirror, compared.service);
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
-import { ApiError, createClient } from '../../client/src/index.ts';
+import { ApiError, createClient, type Wait } from '../../client/src/index.ts';
 import { useApi } from '../helpers/api.ts';
 import { countStatuses, listenApi } from '../helpers/listen.ts';
 import { smallCompany } from '../helpers/records.ts';
@@ -14,7 +14,9 @@ async function limitedApi(t: TestContext, perMinute: number) {
   const statuses = countStatuses(api);
   const base = await listenApi(api);
   const apiKey = await api.createKey(1, { perMinute });
-  return { statuses, client: createClient({ baseUrl: base, apiKey }) };
+  const waits: Wait[] = [];
+  const client = createClient({ baseUrl: base, apiKey, onWait: (wait) => waits.push(wait) });
+  return { statuses, waits, client };
 }
 
 /** A TCP server that reads requests and never answers; counts the requests. */
@@ -38,7 +40,7 @@ async function silentServer(t: TestContext) {
 
 describe('client: rate limits', { concurrency: true }, () => {
   it('rides out a 429 storm: every call succeeds after waiting Retry-After', async (t) => {
-    const { statuses, client } = await limitedApi(t, 3);
+    const { statuses, waits, client } = await limitedApi(t, 3);
     const answers = await Promise.all(Array.from({ length: 6 }, () => client.me()));
     assert.deepEqual(
       answers.map((me) => me.company.id),
@@ -46,13 +48,20 @@ describe('client: rate limits', { concurrency: true }, () => {
     );
     assert.equal(statuses.get(200), 6);
     assert.ok((statuses.get(429) ?? 0) >= 3, 'the burst was answered 429 before it was retried');
+    const retries = waits.filter((wait) => wait.reason === 'retry');
+    assert.equal(retries.length, statuses.get(429));
+    assert.ok(retries.every((wait) => wait.status === 429 && wait.ms >= 1000));
   });
 
   it('paces itself by the RateLimit header: sequential calls past the limit get no 429', async (t) => {
-    const { statuses, client } = await limitedApi(t, 2);
+    const { statuses, waits, client } = await limitedApi(t, 2);
     for (let i = 0; i < 4; i++) assert.equal((await client.employees.list()).meta.total, 1);
     assert.equal(statuses.get(200), 4);
     assert.equal(statuses.get(429), undefined);
+    assert.ok(
+      waits.some((wait) => wait.reason === 'rate_limit' && wait.ms > 1000),
+      'it waited for a slot',
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 import { type Client, createClient } from '../client.ts';
 import { ApiError } from '../errors.ts';
+import type { Wait } from '../transport.ts';
 import type { ChangesPage, Resource } from '../types.ts';
 import { writeCsv } from './csv.ts';
 import { Mirror } from './mirror.ts';
@@ -37,6 +38,17 @@ function readableResources(scopes: readonly string[]): Resource[] {
 }
 
 type CallOptions = { signal?: AbortSignal | undefined };
+
+/** Waits this long or longer are told on stderr, so a paused pull does not look hung. */
+const NOTED_WAIT_MS = 2000;
+
+function describeWait(wait: Wait): string {
+  const seconds = Math.ceil(wait.ms / 1000);
+  if (wait.reason === 'rate_limit')
+    return `rate limit reached: waiting ${seconds} s for a free slot`;
+  const cause = wait.status === undefined ? 'network failure' : `answer ${wait.status}`;
+  return `${cause}: retry ${wait.attempt} in ${seconds} s`;
+}
 
 /** How many records of each resource the service holds now, from a list's total. */
 const COUNTERS: Record<Resource, (client: Client, call: CallOptions) => Promise<number>> = {
@@ -83,7 +95,13 @@ function claimFile(
  */
 export async function pull(options: PullOptions): Promise<PullSummary> {
   const startedAt = performance.now();
-  const client = createClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  const client = createClient({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    onWait: (wait) => {
+      if (wait.ms >= NOTED_WAIT_MS) options.progress.note(describeWait(wait));
+    },
+  });
   const mirror = new Mirror(options.out);
   const call = { signal: options.signal };
   try {
