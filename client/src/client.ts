@@ -169,7 +169,7 @@ export function createClient(options: ClientOptions): Client {
           const page = await changesPage({ ...follow, after }, follow);
           yield* page.data;
           after = page.meta.next_cursor ?? after;
-          if (page.meta.has_more) continue;
+          if (page.meta.has_more && page.data.length > 0) continue;
           if (follow.pollIntervalMs === undefined) return;
           await sleep(follow.pollIntervalMs, follow.signal);
         }

@@ -138,13 +138,15 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
         next = fetchPage(null);
         continue;
       }
-      if (page.meta.has_more) next = fetchPage(page.meta.next_cursor);
+      // An empty page that claims more would ask for the same page forever: take it as caught up.
+      const more = page.meta.has_more && page.data.length > 0;
+      if (more) next = fetchPage(page.meta.next_cursor);
       const applied = mirror.apply(page.data, page.meta.next_cursor);
       cursor = page.meta.next_cursor ?? cursor;
       upserts += applied.upserts;
       deletes += applied.deletes;
       options.progress.advance(page.data.length);
-      if (!page.meta.has_more) break;
+      if (!more) break;
     }
     options.progress.finish();
     if (options.receiptsDir)
