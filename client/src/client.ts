@@ -1,5 +1,5 @@
 import { sleep } from './sleep.ts';
-import { type CallOptions, type QueryValue, Transport, type Wait } from './transport.ts';
+import { type CallOptions, drain, type QueryValue, Transport, type Wait } from './transport.ts';
 import type {
   Change,
   ChangesPage,
@@ -133,7 +133,7 @@ export function createClient(options: ClientOptions): Client {
           call,
           { redirect: 'manual' },
         );
-        await redirect.body?.cancel();
+        await drain(redirect);
         const location = redirect.headers.get('location');
         if (location === null) throw new Error('the receipt redirect carries no Location');
         // The signed URL needs no key; a presigned store URL would refuse one.

@@ -47,6 +47,14 @@ function retryAfterMs(response: Response): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
+/**
+ * Reads a small body to its end, so its connection goes back to the pool; a cancelled body
+ * leaves the connection busy, and the server waits for it when it shuts down.
+ */
+export async function drain(response: Response): Promise<void> {
+  await response.arrayBuffer().catch(() => {});
+}
+
 export function searchParamsOf(query: Record<string, QueryValue> | undefined): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
@@ -107,7 +115,7 @@ export class Transport {
         attempt < this.options.maxRetries
       ) {
         const wait = retryAfterMs(response);
-        await response.body?.cancel();
+        await drain(response);
         const delay =
           response.status === 429
             ? (wait ?? 1000) + Math.random() * BACKOFF_BASE_MS

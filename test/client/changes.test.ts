@@ -50,8 +50,13 @@ describe('client: changes.follow', () => {
     })();
     await api.load([employee(1, 1, { last_name: 'Polled' })]);
     await assert.rejects(following, { name: 'AbortError' });
-    assert.equal(heard.length, 1);
-    assert.equal(heard[0]?.resource, 'employee');
-    assert.equal((heard[0]?.record as { last_name?: string } | null)?.last_name, 'Polled');
+    // The employee, and the leave and the expense that embed it: one page, yielded whole.
+    assert.deepEqual(heard.map((entry) => `${entry.resource} ${entry.id}`).sort(), [
+      'employee 1',
+      'expense 1',
+      'leave 1',
+    ]);
+    const polled = heard.find((entry) => entry.resource === 'employee');
+    assert.equal((polled?.record as { full_name?: string } | null)?.full_name, 'Ayşe Polled');
   });
 });

@@ -126,12 +126,14 @@ describe('cdapi-pull', () => {
     const deletions = changes.filter((line) => line.type === 'delete').length;
     assert.deepEqual(
       { ...JSON.parse(second.stdout), seconds: 0, cursor: null },
-      { upserts: 3, deletes: deletions + 1, cursor: null, seconds: 0 },
+      // The three records changed, and the 3 leaves and 2 expenses that embed employee 3; the
+      // deletions, and the leave type that left its list.
+      { upserts: 3 + 5, deletes: deletions + 1, cursor: null, seconds: 0 },
     );
     compared = await listsAndMirror(client, out);
     assert.deepEqual(compared.mirror, compared.service);
     const { tables } = readMirror(out);
-    assert.equal(tables.employees?.find((row) => row.id === 3)?.last_name, 'Changed');
+    assert.equal(tables.employees?.find((row) => row.id === 3)?.full_name, 'Ayşe Changed');
     assert.equal(
       tables.employees?.find((row) => row.id === 7),
       undefined,

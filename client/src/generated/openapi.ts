@@ -244,6 +244,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow changes
+         * @description A full and an incremental sync in one operation: every record of the company at its latest change, deletions included, in commit order. Read from the beginning until `has_more` is false, store `next_cursor`, and poll with it as `after`. Leave types and categories that became inactive appear as `delete`. Without `resources`, the entries the key may not read are left out; naming such a resource is a 403.
+         *
+         *     **Scope:** none; any valid API key may call this operation.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -266,7 +288,7 @@ export interface components {
              * @description Machine-readable error code; branch on this, not on `title`.
              * @enum {string}
              */
-            code: "bad_request" | "unauthenticated" | "company_inactive" | "insufficient_scope" | "invalid_signature" | "forbidden" | "not_found" | "receipt_not_found" | "method_not_allowed" | "request_timeout" | "precondition_failed" | "content_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "validation_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "bad_request" | "unauthenticated" | "company_inactive" | "insufficient_scope" | "invalid_signature" | "forbidden" | "not_found" | "receipt_not_found" | "method_not_allowed" | "cursor_expired" | "request_timeout" | "precondition_failed" | "content_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "validation_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description validation_failed only: every bad parameter, each with its message. */
             errors?: {
                 /** @example per_page */
@@ -342,6 +364,12 @@ export interface components {
              * @example 2026-03-02
              */
             hire_date: string;
+            /**
+             * Format: date-time
+             * @description When the source last changed the employee: its export’s own time, else the time of the import that changed the stored values.
+             * @example 2026-02-20T08:00:00Z
+             */
+            updated_at: string;
         };
         /** @description A leave request, as lists show it. */
         Leave: {
@@ -601,6 +629,27 @@ export interface components {
             requires_receipt: boolean;
             max_amount: number | null;
         };
+        /** @description A record at its latest change. */
+        Change: {
+            /** @description This entry’s position: pass it as `after`. */
+            cursor: string;
+            /** @enum {string} */
+            resource: "employee" | "leave_type" | "leave" | "expense_category" | "expense";
+            id: number;
+            /**
+             * @description `delete`: the record is gone, or (leave types, categories) no longer active; `upsert`: `record` is what the API serves for it now.
+             * @enum {string}
+             */
+            change: "upsert" | "delete";
+            /**
+             * Format: date-time
+             * @description Commit time of the import that made the change (UTC, to the second).
+             * @example 2026-02-20T08:00:00Z
+             */
+            changed_at: string;
+            /** @description The single-record `data` for employees, leaves and expenses; the list item for leave types and categories; null for a delete. */
+            record: components["schemas"]["Employee"] | components["schemas"]["LeaveType"] | components["schemas"]["LeaveDetail"] | components["schemas"]["ExpenseCategory"] | components["schemas"]["ExpenseDetail"] | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -667,6 +716,11 @@ export interface components {
          */
         ReceiptLocation: string;
         /**
+         * @description Identifies this answer; send it back in `If-None-Match` to get a 304 without a body while the answer would be the same.
+         * @example W/"kZbXzX3nq5GmJ8b0HkS1YpR2v1c"
+         */
+        ETag: string;
+        /**
          * @description Identifies the image bytes; send it back in `If-None-Match` to get a 304.
          * @example "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881-processed"
          */
@@ -700,6 +754,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -710,6 +765,20 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Me"];
                 };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -780,10 +849,15 @@ export interface operations {
                  */
                 search?: string;
                 /**
-                 * @description Sort field, `-` for descending: id, full_name, employee_number, hire_date. Ties are broken by id in the same direction.
+                 * @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC.
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                updated_since?: string;
+                /**
+                 * @description Sort field, `-` for descending: id, full_name, employee_number, hire_date, updated_at. Ties are broken by id in the same direction.
                  * @example -full_name
                  */
-                sort?: "id" | "full_name" | "employee_number" | "hire_date" | "-id" | "-full_name" | "-employee_number" | "-hire_date";
+                sort?: "id" | "full_name" | "employee_number" | "hire_date" | "updated_at" | "-id" | "-full_name" | "-employee_number" | "-hire_date" | "-updated_at";
                 /**
                  * @description Page number, from 1, in plain decimal digits. A page past the last answers an empty `data`.
                  * @example 2
@@ -806,6 +880,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -819,6 +894,20 @@ export interface operations {
                         meta: components["schemas"]["PaginationMeta"];
                     };
                 };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -910,6 +999,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -922,6 +1012,20 @@ export interface operations {
                         data: components["schemas"]["Employee"];
                     };
                 };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1052,6 +1156,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1065,6 +1170,20 @@ export interface operations {
                         meta: components["schemas"]["PaginationMeta"];
                     };
                 };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1162,6 +1281,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1174,6 +1294,20 @@ export interface operations {
                         data: components["schemas"]["LeaveDetail"];
                     };
                 };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1310,6 +1444,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1323,6 +1458,20 @@ export interface operations {
                         meta: components["schemas"]["PaginationMeta"];
                     };
                 };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1420,6 +1569,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1432,6 +1582,20 @@ export interface operations {
                         data: components["schemas"]["ExpenseDetail"];
                     };
                 };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1758,6 +1922,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1770,6 +1935,20 @@ export interface operations {
                         data: components["schemas"]["LeaveType"][];
                     };
                 };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1846,6 +2025,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1858,6 +2038,20 @@ export interface operations {
                         data: components["schemas"]["ExpenseCategory"][];
                     };
                 };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1875,6 +2069,146 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "WWW-Authenticate": components["headers"]["WwwAuthenticateInsufficientScope"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key’s rate limit is exhausted in one of its windows. A refused request does not count against either window. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for the moment; retry after `Retry-After` seconds. Carries the rate-limit headers when the key had already been accepted. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description A `cursor` (or `next_cursor`) from an earlier answer: only entries committed after it. Omitted: from the beginning. */
+                after?: string;
+                /** @description Entries per answer, 1 to 1000, in plain decimal digits. */
+                limit?: number;
+                /** @description Only these resources, a comma-separated list of: employee, leave_type, leave, expense_category, expense. Default: every resource the key may read; naming one it may not is a 403. */
+                resources?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the change feed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Change"][];
+                        meta: {
+                            /** @description The last entry’s cursor, or `after` itself when nothing is new: store it and poll with it. */
+                            next_cursor: string;
+                            /** @description More entries are available now. */
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the request carried `If-None-Match` with the `ETag` this answer has now. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key’s company is inactive (`company_inactive`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The cursor is older than the deletions the feed still remembers (`CHANGES_RETENTION_DAYS`): read the feed again from the beginning. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description One or more query parameters are invalid; `errors` names each one with its message. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
