@@ -73,7 +73,7 @@ export type Change = {
 
 export interface ChangesPage {
   data: Change[];
-  meta: { next_cursor: string | null; has_more: boolean };
+  meta: OkBody<'/changes'>['meta'];
 }
 
 export interface ChangesQuery {

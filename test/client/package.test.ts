@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
+  type ChangesPage,
   createClient,
   type Employee,
   type Expense,
@@ -96,7 +97,8 @@ describe('the client package', () => {
     const expenses: Page<Expense> = {} as OkBody<'/expenses'>;
     const leave: LeaveDetail = {} as OkBody<'/leaves/{id}'>['data'];
     const types: LeaveType[] = {} as OkBody<'/leave-types'>['data'];
+    const feed: OkBody<'/changes'> = {} as ChangesPage;
     assert.equal(compiled.length, 5);
-    assert.deepEqual([employees, expenses, leave, types], [{}, {}, {}, {}]);
+    assert.deepEqual([employees, expenses, leave, types, feed], [{}, {}, {}, {}, {}]);
   });
 });
