@@ -25,6 +25,7 @@ export interface TransportOptions {
   apiKey: string;
   maxRetries: number;
   timeoutMs: number;
+  compress: boolean;
   onWait?: ((wait: Wait) => void) | undefined;
 }
 
@@ -91,6 +92,7 @@ export class Transport {
   ): Promise<Response> {
     const url = /^https?:\/\//.test(path) ? path : `${this.baseUrl}${path}${searchParamsOf(query)}`;
     const headers: Record<string, string> = { accept: 'application/json' };
+    if (!this.options.compress) headers['accept-encoding'] = 'identity';
     if (init.withKey !== false) headers.authorization = `Bearer ${this.options.apiKey}`;
     const timeoutMs = call.timeoutMs ?? this.options.timeoutMs;
     for (let attempt = 0; ; attempt++) {

@@ -38,9 +38,14 @@ async function bigCompany(t: TestContext) {
     employee(2, 1000),
   );
   await api.load(records);
+  const encodings: string[] = [];
+  api.app.addHook('onResponse', async (_request, reply) => {
+    encodings.push(String(reply.getHeader('content-encoding') ?? 'identity'));
+  });
   const base = await listenApi(api);
-  const client = createClient({ baseUrl: base, apiKey: await api.createKey(1) });
-  return { api, client, base };
+  const apiKey = await api.createKey(1);
+  const client = createClient({ baseUrl: base, apiKey });
+  return { api, client, base, apiKey, encodings };
 }
 
 describe('client: lists, records and receipts against the service', () => {
@@ -82,6 +87,18 @@ describe('client: lists, records and receipts against the service', () => {
       terminated.push(item.id);
     assert.equal(terminated.length, EMPLOYEES / 10);
     assert.ok(terminated.every((id) => id % 10 === 0));
+  });
+
+  it('asks for compressed answers unless told not to', async (t) => {
+    const { client, base, apiKey, encodings } = await bigCompany(t);
+    const compressed = await client.leaves.list({ per_page: 100 });
+    const plain = await createClient({ baseUrl: base, apiKey, compress: false }).leaves.list({
+      per_page: 100,
+    });
+    assert.deepEqual(plain, compressed);
+    assert.equal(encodings.length, 2);
+    assert.notEqual(encodings[0], 'identity');
+    assert.equal(encodings[1], 'identity');
   });
 
   it('gets one record, the reference lists and /me', async (t) => {

@@ -163,7 +163,7 @@ describe('cdapi-pull', () => {
     assert.ok(halfWay.state.cursor, 'the cursor of the last committed page is stored');
 
     const rerun = await runPull(
-      ['--base-url', base, '--out', out, '--page-size', '50', '--json'],
+      ['--base-url', base, '--out', out, '--page-size', '50', '--no-compress', '--json'],
       key,
     );
     assert.equal(rerun.code, 0, rerun.stderr);

@@ -16,6 +16,8 @@ everything, later runs only what changed (deletions included), an interrupted ru
   --resources LIST   comma list of employee, leave_type, leave, expense_category, expense
                      (default: every resource the key may read)
   --page-size N      change-feed entries a request, 1-1000 (default 1000)
+  --no-compress      ask for uncompressed answers: faster on the same machine or a fast
+                     LAN, where compressing costs more than it saves
   --json             print {"upserts","deletes","cursor","seconds"} on stdout
   -h, --help         this text
 
@@ -69,6 +71,7 @@ export async function main(
         receipts: { type: 'string' },
         resources: { type: 'string' },
         'page-size': { type: 'string' },
+        'no-compress': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -92,6 +95,7 @@ export async function main(
       receiptsDir: values.receipts,
       resources: values.resources === undefined ? undefined : parseResources(values.resources),
       pageSize: values['page-size'] === undefined ? 1000 : parsePageSize(values['page-size']),
+      compress: !values['no-compress'],
       progress: stderr.isTTY ? terminalProgress(stderr) : lineProgress(stderr),
     });
     stdout.write(

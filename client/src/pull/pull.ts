@@ -17,6 +17,8 @@ export interface PullOptions {
   resources?: Resource[] | undefined;
   /** Entries a page of the change feed (1–1000). */
   pageSize: number;
+  /** Ask for compressed pages (false: faster on the same machine or a fast LAN). */
+  compress: boolean;
   progress: Progress;
   signal?: AbortSignal | undefined;
 }
@@ -98,6 +100,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
   const client = createClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
+    compress: options.compress,
     onWait: (wait) => {
       if (wait.ms >= NOTED_WAIT_MS) options.progress.note(describeWait(wait));
     },
