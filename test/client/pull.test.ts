@@ -172,6 +172,27 @@ describe('cdapi-pull', () => {
     assert.deepEqual(compared.mirror, compared.service);
   });
 
+  it('starts again from the beginning when the stored cursor has expired (410)', async (t) => {
+    const { api, base, key, out, client } = await pullSetup(t);
+    assert.equal((await runPull(['--base-url', base, '--out', out], key)).code, 0);
+    await api.load([remove('expense', 90)]);
+    // An import that keeps no deletion forgets that one: the stored cursor is now too old.
+    await api.load([employee(1, 1, { last_name: 'Later' })], { changesRetentionDays: 0 });
+    const rerun = await runPull(['--base-url', base, '--out', out, '--json'], key);
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.match(
+      rerun.stderr,
+      /cdapi-pull: the stored cursor has expired: pulling again from the beginning\n/,
+    );
+    assert.equal(JSON.parse(rerun.stdout).upserts, TOTAL - 1);
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+    assert.equal(
+      readMirror(out).tables.expenses?.find((row) => row.id === 90),
+      undefined,
+    );
+  });
+
   it('downloads each receipt once, again when its expense changed, and removes a deleted one’s; writes CSV files', async (t) => {
     const { api, base, key, dir, out, seen, client } = await pullSetup(t);
     const receipts = join(dir, 'receipts');
