@@ -172,6 +172,20 @@ describe('cdapi-pull', () => {
     assert.deepEqual(compared.mirror, compared.service);
   });
 
+  it('stops on Ctrl-C between pages with exit code 130, and resumes from there', async (t) => {
+    const { base, key, out, seen, client } = await pullSetup(t);
+    const child = startPull(['--base-url', base, '--out', out, '--page-size', '5'], key);
+    seen.onChanges = (count) => {
+      if (count === 10) child.kill('SIGINT');
+    };
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 130);
+    const rerun = await runPull(['--base-url', base, '--out', out], key);
+    assert.equal(rerun.code, 0, rerun.stderr);
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+  });
+
   it('starts again from the beginning when the stored cursor has expired (410)', async (t) => {
     const { api, base, key, out, client } = await pullSetup(t);
     assert.equal((await runPull(['--base-url', base, '--out', out], key)).code, 0);

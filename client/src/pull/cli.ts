@@ -6,5 +6,12 @@ process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
   (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
 }) as typeof process.emitWarning;
 
+// Ctrl-C: end the bar's line first. A page is written synchronously, so the signal is handled
+// between transactions, never inside one; the next run resumes after the last page written.
+process.once('SIGINT', () => {
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  process.exit(130);
+});
+
 const { main } = await import('./main.ts');
 process.exitCode = await main(process.argv.slice(2), process.env, process.stdout, process.stderr);
