@@ -2117,11 +2117,20 @@ export interface operations {
     listChanges: {
         parameters: {
             query?: {
-                /** @description A `cursor` (or `next_cursor`) from an earlier answer: only entries committed after it. Omitted: from the beginning. */
+                /**
+                 * @description A `cursor` (or `next_cursor`) from an earlier answer: only entries committed after it. Omitted: from the beginning.
+                 * @example MTIuNC41MDA
+                 */
                 after?: string;
-                /** @description Entries per answer, 1 to 1000, in plain decimal digits. */
+                /**
+                 * @description Entries per answer, 1 to 1000, in plain decimal digits.
+                 * @example 1000
+                 */
                 limit?: number;
-                /** @description Only these resources, a comma-separated list of: employee, leave_type, leave, expense_category, expense. Default: every resource the key may read; naming one it may not is a 403. */
+                /**
+                 * @description Only these resources, a comma-separated list of: employee, leave_type, leave, expense_category, expense. Default: every resource the key may read; naming one it may not is a 403.
+                 * @example leave,expense
+                 */
                 resources?: string;
             };
             header?: never;
@@ -2180,10 +2189,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`). */
+            /** @description The key’s company is inactive (`company_inactive`), or `resources` names a resource the key may not read (`insufficient_scope`, which carries the rate-limit headers and `WWW-Authenticate`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticateInsufficientScope"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
