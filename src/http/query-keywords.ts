@@ -10,9 +10,9 @@ import { PLAIN_DIGITS } from './params.ts';
 /**
  * Keywords the route schemas carry beyond JSON Schema, taught to Fastify's Ajv (its `plugins`
  * option). `x-error-message` is an annotation the 422 formatter reads, `x-documented-as` one
- * the OpenAPI document generator reads. `x-plain-integers`, on a query object, refuses an integer parameter whose text is anything but decimal digits: Ajv
- * coerces query strings with `+value`, which also reads `1e2`, `0x10`, `+5`, `10.0`, ` 5` and
- * `Infinity` as numbers. An untyped keyword of the object runs before `properties`, so it
+ * the OpenAPI document generator reads. `x-plain-integers`, on a query object, refuses an
+ * integer parameter whose text is anything but decimal digits: Ajv coerces query strings with
+ * `+value`, which also reads `1e2`, `0x10`, `+5`, `10.0`, ` 5` and `Infinity` as numbers. An untyped keyword of the object runs before `properties`, so it
  * still sees the text as it was sent.
  */
 

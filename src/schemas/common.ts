@@ -167,12 +167,12 @@ export const SortParam = <const T extends readonly string[]>(fields: T) =>
 export const PathIdParam = (description: string) =>
   Type.String({
     pattern: `^${ID}$`,
-    description: `${description} Any other text is answered 404, like an id that does not exist.${example('42')}`,
+    description: `${description} Any other text (a sign, a leading zero, \`1e2\`) is answered 404, like an id that does not exist.${example('42')}`,
     ...documentedAs({ schema: { type: 'integer', minimum: 1 } }),
   });
 
 export const IdPathParams = Type.Object({
-  id: PathIdParam('Record id: a positive integer in plain decimal digits.'),
+  id: PathIdParam('Record id: a positive integer.'),
 });
 
 // ---- Response parts ---------------------------------------------------------------------

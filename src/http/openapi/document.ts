@@ -36,7 +36,8 @@ parameter.
 
 ## Try it out
 Paste the key once with **Authorize** (it is kept in this browser until you log out), then
-**Try it out** and **Execute**: filters start empty, so the first answer is the whole list.
+**Try it out** and **Execute**: filters start empty, so a list answers its first page of
+everything.
 Each parameter's description gives an example value.`;
 
 type Json = Record<string, unknown>;
