@@ -130,7 +130,7 @@ interface Executed {
 
 /**
  * Opens an operation, "Try it out", fills only the path id (when there is one), Execute: what a
- * person does on first click. Cancels "Try it out" and closes the operation again.
+ * person does on first click. Clears the answer, cancels "Try it out", closes the operation.
  */
 async function execute(page: Page, path: string, id?: number): Promise<Executed> {
   const block = operationBlock(page, path);
@@ -145,7 +145,10 @@ async function execute(page: Page, path: string, id?: number): Promise<Executed>
   const description = response.locator('.response-col_description');
   const image = (await description.locator('img').count()) > 0;
   const body = image ? null : await description.locator('pre').first().textContent();
-  // Out of "Try it out" again, so the next visit starts as the first did.
+  // The answer cleared and out of "Try it out" again, so the next visit starts as the first
+  // did (and cannot read this answer for its own).
+  await block.getByRole('button', { name: 'Clear' }).click();
+  await block.locator('.live-responses-table').waitFor({ state: 'detached' });
   await block.getByRole('button', { name: 'Cancel' }).click();
   await toggle.click();
   await block.locator('.opblock-body').waitFor({ state: 'detached' });
