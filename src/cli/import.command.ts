@@ -68,7 +68,10 @@ export function registerImportCommand(program: Command): void {
         const started = performance.now();
         let result: ImportSummary;
         try {
-          result = await importFile(handle, store, file, { onProgress: progress?.update });
+          result = await importFile(handle, store, file, {
+            onProgress: progress?.update,
+            changesRetentionDays: config.changesRetentionDays,
+          });
         } catch (error) {
           // As far as the database allows: the import's own error is the one to report.
           await recordRun(handle.db, 'failed', started, 0).catch(() => {});

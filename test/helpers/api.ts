@@ -62,6 +62,7 @@ export function testServerConfig(
     database: database.target,
     receiptsDir: join(dir, 'receipts'),
     logLevel: 'silent',
+    changesRetentionDays: 30,
     readDatabase: null,
     poolMax: 10,
     readPoolMax: 10,
