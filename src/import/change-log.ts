@@ -86,9 +86,15 @@ export class ChangeLog {
   parentsUpdated(companyId: number, type: RecordType, ids: readonly number[]): void {
     if (ids.length === 0) return;
     let byType = this.updatedParents.get(companyId);
-    if (!byType) this.updatedParents.set(companyId, (byType = new Map()));
+    if (!byType) {
+      byType = new Map();
+      this.updatedParents.set(companyId, byType);
+    }
     let set = byType.get(type);
-    if (!set) byType.set(type, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      byType.set(type, set);
+    }
     for (const id of ids) set.add(id);
   }
 
@@ -136,7 +142,11 @@ export class ChangeLog {
       await this.forgetOldDeletions(companyId);
       await this.db
         .insertInto('change_commits')
-        .values({ company_id: companyId, change_seq: seq, committed_at: formatTimestamp(new Date()) })
+        .values({
+          company_id: companyId,
+          change_seq: seq,
+          committed_at: formatTimestamp(new Date()),
+        })
         .execute();
     }
     const stale = [...new Set([...changed, ...this.companyRowChanged])];
@@ -218,4 +228,3 @@ export class ChangeLog {
       .execute();
   }
 }
-

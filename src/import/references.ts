@@ -45,7 +45,9 @@ export class References {
 
   /** The company of a delete line, when neither the file so far nor a look-up has shown it. */
   unknownCompany(record: ParsedDelete): Reference[] {
-    return this.companies.has(record.companyId) ? [] : [{ type: COMPANY.type, id: record.companyId }];
+    return this.companies.has(record.companyId)
+      ? []
+      : [{ type: COMPANY.type, id: record.companyId }];
   }
 
   /**

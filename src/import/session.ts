@@ -115,13 +115,14 @@ export class ImportSession {
   }
 
   async flush(transaction: ImportTransaction): Promise<void> {
-    const { deletes } = this;
-    const batch = deletes ? null : flatten(this.pending);
+    const { deletes, pending } = this;
     this.pending = emptyPending();
     this.deletes = null;
     this.pendingCount = 0;
     this.pendingChildren = 0;
-    const outcome = deletes ? await transaction.delete(deletes) : await transaction.write(batch!);
+    const outcome = deletes
+      ? await transaction.delete(deletes)
+      : await transaction.write(flatten(pending));
     if (outcome.conflict) {
       const { line, label, id, ownerCompanyId } = outcome.conflict;
       throw ownedByAnother(line, label, id, ownerCompanyId);

@@ -3,11 +3,10 @@ import type { Db } from '../db/database.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
+import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
 import { rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
 import { rowWriter } from './row-writer.ts';
-import type { Batch } from './rows.ts';
-import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
-import type { DeleteBatch } from './rows.ts';
+import type { Batch, DeleteBatch } from './rows.ts';
 import { deleteBatch, type WriteOutcome, writeBatch } from './writer.ts';
 
 /** Where an import's rows go: one transaction that takes every batch, or none of them. */

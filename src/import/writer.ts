@@ -141,12 +141,19 @@ function stampRows(table: string, rows: TableRows, log: ChangeLog): void {
   if (seqAt < 0) return;
   for (let row = 0; row < values.length; row += width) {
     values[row + seqAt] = log.seqOf(values[row + companyAt] as number);
-    if (updatedAt >= 0 && values[row + updatedAt] === null) values[row + updatedAt] = log.importTime;
+    if (updatedAt >= 0 && values[row + updatedAt] === null)
+      values[row + updatedAt] = log.importTime;
   }
 }
 
 /** The stored records among `ids` that this import's number now marks: changed, not inserted. */
-async function updatedOf(db: Db, descriptor: TenantRecordType, companyId: number, ids: number[], seq: number) {
+async function updatedOf(
+  db: Db,
+  descriptor: TenantRecordType,
+  companyId: number,
+  ids: number[],
+  seq: number,
+) {
   const rows = await db
     .selectFrom(descriptor.table)
     .select('id')
@@ -259,7 +266,10 @@ export async function deleteBatch(
 ): Promise<WriteOutcome> {
   const descriptor = recordTypeNamed(batch.type) as TenantRecordType;
   const stored = new Map(
-    (await writer.owners(descriptor.table, batch.ids)).map((o) => [Number(o.id), Number(o.company_id)]),
+    (await writer.owners(descriptor.table, batch.ids)).map((o) => [
+      Number(o.id),
+      Number(o.company_id),
+    ]),
   );
   const groups = new Map<number, number[]>();
   const lineOf = new Map<number, number>();
@@ -303,7 +313,9 @@ export async function deleteBatch(
     const resource = feedRank(descriptor.type as RecordType);
     await db
       .insertInto('deleted_records')
-      .values(ids.map((id) => ({ company_id: companyId, resource, record_id: id, change_seq: seq })))
+      .values(
+        ids.map((id) => ({ company_id: companyId, resource, record_id: id, change_seq: seq })),
+      )
       .onConflict((oc) =>
         oc.columns(['company_id', 'resource', 'record_id']).doUpdateSet({ change_seq: seq }),
       )
@@ -325,7 +337,10 @@ async function stillNamed(
     for (const dependent of DEPENDENTS.get(descriptor.type as RecordType) ?? []) {
       const rows = await db
         .selectFrom(dependent.descriptor.table)
-        .select([sql.ref<number>(dependent.field).as('id'), (eb) => eb.fn.countAll<number>().as('n')])
+        .select([
+          sql.ref<number>(dependent.field).as('id'),
+          (eb) => eb.fn.countAll<number>().as('n'),
+        ])
         .where('company_id', '=', companyId)
         .where(sql.ref(dependent.field), 'in', ids)
         .groupBy(sql.ref(dependent.field))

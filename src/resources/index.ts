@@ -31,9 +31,7 @@ void parentsAreRecordTypes;
 export { company as COMPANY };
 
 /** Every record type but the company: each belongs to one, and the change feed follows it. */
-export const TENANT_RECORD_TYPES = RECORD_TYPES.filter(
-  (d): d is TenantRecordType => d !== company,
-);
+export const TENANT_RECORD_TYPES = RECORD_TYPES.filter((d): d is TenantRecordType => d !== company);
 
 const BY_TYPE = new Map<string, RecordTypeOf>(RECORD_TYPES.map((d) => [d.type, d]));
 

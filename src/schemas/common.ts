@@ -22,7 +22,7 @@ export const PLAIN_INTEGERS_KEYWORD = 'x-plain-integers';
  * array or an integer (see `documentedParameters` in http/openapi/document.ts).
  */
 export const DOCUMENTED_AS_KEYWORD = 'x-documented-as';
-const says = (message: string) => ({ [ERROR_MESSAGE_KEYWORD]: message });
+export const says = (message: string) => ({ [ERROR_MESSAGE_KEYWORD]: message });
 
 export interface DocumentedParameter {
   schema: Record<string, unknown>;
@@ -34,7 +34,7 @@ const documentedAs = (documented: DocumentedParameter) => ({
   [DOCUMENTED_AS_KEYWORD]: documented,
 });
 /** A comma list, as OpenAPI says it: an array sent as `name=a,b`. */
-const commaList = (items: Record<string, unknown>, maxItems?: number) =>
+export const commaList = (items: Record<string, unknown>, maxItems?: number) =>
   documentedAs({
     schema: { type: 'array', items, minItems: 1, ...(maxItems ? { maxItems } : {}) },
     style: 'form',
@@ -45,7 +45,7 @@ const commaList = (items: Record<string, unknown>, maxItems?: number) =>
  * Parameters carry no `examples`: the reference page would prefill "Try it out" with them and
  * filter the first answer down to nothing. Their example is a sentence of the description.
  */
-const example = (value: string) => ` Example: \`${value}\`.`;
+export const example = (value: string) => ` Example: \`${value}\`.`;
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

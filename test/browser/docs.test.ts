@@ -181,7 +181,7 @@ async function seedDemo(api: TestApi) {
 }
 
 /** The parameters "Try it out" sends on its own: the declared defaults, never a filter. */
-const DEFAULTS_ONLY = ['page', 'per_page', 'sort', 'variant'];
+const DEFAULTS_ONLY = ['page', 'per_page', 'sort', 'variant', 'limit'];
 
 /** `METHOD /path` of each operation block Swagger UI rendered, in page order. */
 async function renderedOperations(page: Page): Promise<string[]> {
@@ -306,7 +306,8 @@ describe('GET /docs/ (the API reference page)', () => {
     await t.test(
       'answers 200 with the demo data on the first Execute of every operation',
       async () => {
-        for (const operation of OPERATIONS) {
+        // The ten operations and the change feed: every data operation, each on first click.
+        for (const operation of [...OPERATIONS, 'GET /changes']) {
           const path = operation.slice('GET '.length);
           const { status, url, body, image } = await execute(tryPage, path, demo.ids[path]);
           assert.equal(status, '200', `${operation}: ${body}`);

@@ -82,6 +82,7 @@ const SCOPES: Record<string, string | null> = {
   getExpense: 'expenses.read',
   getExpenseReceipt: 'expenses.read',
   listExpenseCategories: 'expenses.read',
+  listChanges: null,
 };
 
 const RATE_LIMIT_HEADERS = [
@@ -170,6 +171,7 @@ describe('openapi.json', () => {
 
   it('describes the API operations and nothing else: no openapi.json, 405 answers, HEAD or health checks', () => {
     assert.deepEqual(operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
+      'GET /changes',
       'GET /employees',
       'GET /employees/{id}',
       'GET /expense-categories',
@@ -254,6 +256,7 @@ describe('operations', () => {
     assert.deepEqual(statuses(['422']), [
       'getExpenseReceipt',
       'getReceiptFile',
+      'listChanges',
       'listEmployees',
       'listExpenses',
       'listLeaves',
@@ -419,32 +422,35 @@ describe('parameters', () => {
           maxItems: p.schema?.maxItems,
         })),
     );
-    const ids = { type: 'integer', minimum: 1 };
-    const statuses = (...values: string[]) => ({ type: 'string', enum: values });
     const form = { style: 'form', explode: false };
+    const valueList = (where: string, ...values: string[]) => ({
+      where,
+      ...form,
+      items: { type: 'string', enum: values },
+      maxItems: undefined,
+    });
+    const idList = (where: string) => ({
+      where,
+      ...form,
+      items: { type: 'integer', minimum: 1 },
+      maxItems: 100,
+    });
     assert.deepEqual(lists, [
-      {
-        where: 'listEmployees status',
-        ...form,
-        items: statuses('active', 'inactive', 'terminated'),
-        maxItems: undefined,
-      },
-      {
-        where: 'listLeaves status',
-        ...form,
-        items: statuses('pending', 'approved', 'rejected', 'cancelled'),
-        maxItems: undefined,
-      },
-      { where: 'listLeaves employee_id', ...form, items: ids, maxItems: 100 },
-      { where: 'listLeaves leave_type_id', ...form, items: ids, maxItems: 100 },
-      {
-        where: 'listExpenses status',
-        ...form,
-        items: statuses('pending', 'approved', 'rejected', 'paid', 'cancelled'),
-        maxItems: undefined,
-      },
-      { where: 'listExpenses employee_id', ...form, items: ids, maxItems: 100 },
-      { where: 'listExpenses category_id', ...form, items: ids, maxItems: 100 },
+      valueList('listEmployees status', 'active', 'inactive', 'terminated'),
+      valueList('listLeaves status', 'pending', 'approved', 'rejected', 'cancelled'),
+      idList('listLeaves employee_id'),
+      idList('listLeaves leave_type_id'),
+      valueList('listExpenses status', 'pending', 'approved', 'rejected', 'paid', 'cancelled'),
+      idList('listExpenses employee_id'),
+      idList('listExpenses category_id'),
+      valueList(
+        'listChanges resources',
+        'employee',
+        'leave_type',
+        'leave',
+        'expense_category',
+        'expense',
+      ),
     ]);
   });
 
@@ -553,6 +559,7 @@ describe('components', () => {
     'Expense',
     'ExpenseDetail',
     'ExpenseCategory',
+    'Change',
   ];
 
   it('holds each shared model once, and the operations refer to it instead of repeating it', () => {
@@ -603,6 +610,7 @@ describe('components', () => {
         Expense: EXPENSE,
         ExpenseDetail: [...EXPENSE, 'receipt'],
         ExpenseCategory: ['description', 'max_amount'],
+        Change: ['record'],
       },
     );
     assert.doesNotMatch(JSON.stringify(document), /"nullable"/);

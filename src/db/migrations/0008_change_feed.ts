@@ -19,7 +19,8 @@ const FOLLOWED = ['employees', 'leave_types', 'leaves', 'expense_categories', 'e
  *   `companies.changes_forgotten_seq` is the newest number forgotten.
  * - `children_digest` on leaves and expenses stands for their attachments, items and receipt,
  *   so a change to those alone changes the row.
- * - Employees gain `updated_at`; the rows there are get the time of this migration.
+ * - Employees gain `updated_at`. The rows already stored get number 0, and this migration's
+ *   time as their `updated_at` and their feed's `changed_at`.
  */
 export async function up(db: AnyDb): Promise<void> {
   const pg = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -70,6 +71,20 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('change_seq', id, (c) => c.notNull())
     .addColumn('committed_at', timestamp, (c) => c.notNull())
     .addPrimaryKeyConstraint('change_commits_pk', ['company_id', 'change_seq'])
+    .execute();
+  // The records already stored carry number 0: changed, for the feed, when this migration ran.
+  await db
+    .insertInto('change_commits')
+    .columns(['company_id', 'change_seq', 'committed_at'])
+    .expression(
+      db
+        .selectFrom('companies')
+        .select([
+          'id',
+          sql.lit(0).as('change_seq'),
+          (pg ? sql`${now}::timestamptz` : sql`${now}`).as('committed_at'),
+        ]),
+    )
     .execute();
   await db.schema
     .createTable('deleted_records')

@@ -26,7 +26,7 @@ import { type HeaderKey, headers, RATE_LIMIT_HEADERS } from './headers.ts';
  * problem bodies with them, so the document cannot promise a field the service drops.
  */
 
-export type Tag = 'Account' | 'Employees' | 'Leaves' | 'Expenses';
+export type Tag = 'Account' | 'Employees' | 'Leaves' | 'Expenses' | 'Changes';
 
 /** The operation groups of the reference page, in order. */
 export const TAGS: { name: Tag; description: string }[] = [
@@ -36,6 +36,10 @@ export const TAGS: { name: Tag; description: string }[] = [
   {
     name: 'Expenses',
     description: 'Expense records, their receipt images and the company’s expense categories.',
+  },
+  {
+    name: 'Changes',
+    description: 'The change feed: keep a copy of the company’s data in step, deletions included.',
   },
 ];
 
