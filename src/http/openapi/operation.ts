@@ -47,7 +47,7 @@ export const TAGS: { name: Tag; description: string }[] = [
 export function jsonResponse<T extends TSchema>(description: string, schema: T) {
   return {
     description,
-    headers: headers('RequestId', 'CacheControlNoStore', ...RATE_LIMIT_HEADERS),
+    headers: headers('RequestId', 'CacheControlNoStore', 'ETag', ...RATE_LIMIT_HEADERS),
     content: { 'application/json': { schema } },
   };
 }
@@ -77,7 +77,7 @@ export function problemResponse(description: string, examples: Problem[], carrie
 }
 
 type ProblemResponse = ReturnType<typeof problemResponse>;
-type ErrorStatus = 401 | 403 | 404 | 422 | 429 | 503;
+type ErrorStatus = 304 | 401 | 403 | 404 | 422 | 429 | 503;
 
 interface OperationSpec<Q, P, R> {
   /** A stable name for client generators: `listLeaves`, `getLeave`. */
@@ -153,7 +153,7 @@ export function operation<
 } {
   const { scope } = spec;
   const accepted: HeaderKey[] = RATE_LIMIT_HEADERS;
-  const errors: Partial<Record<ErrorStatus, ProblemResponse>> = {
+  const errors: Partial<Record<ErrorStatus, unknown>> = {
     401: problemResponse(
       'No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked.',
       [unauthenticated().toProblem()],
@@ -195,6 +195,16 @@ export function operation<
     [databaseUnavailable().toProblem()],
     ['RetryAfter', ...accepted],
   );
+
+  // Only a JSON 200 carries an ETag (etag.ts): not the receipt operation's, which documents the
+  // image a client following its redirect ends with.
+  const ok = (spec.success as Record<number, { content?: Record<string, unknown> }>)[200];
+  if (ok?.content?.['application/json']) {
+    errors[304] = noBodyResponse(
+      'Not modified: the request carried `If-None-Match` with the `ETag` this answer has now.',
+      ['RequestId', 'ETag', ...accepted],
+    );
+  }
 
   const schema = {
     operationId: spec.operationId,

@@ -29,7 +29,8 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
     {
       ...operation({
         operationId: 'listChanges',
-        cacheable: true,
+        // Not kept by the response cache: without `resources` the answer depends on the key's
+        // scopes, which the cache's key does not hold.
         summary: 'Follow changes',
         description:
           'A full and an incremental sync in one operation: every record of the company at its latest change, deletions included, in commit order. Read from the beginning until `has_more` is false, store `next_cursor`, and poll with it as `after`. Leave types and categories that became inactive appear as `delete`. Without `resources`, the entries the key may not read are left out; naming such a resource is a 403.',
