@@ -128,6 +128,22 @@ async function dropReceipts(
   return replaced;
 }
 
+/** Deletes the rows records bring along (attachments, items), through the children's indexes. */
+async function deleteChildren(
+  db: Db,
+  descriptor: RecordTypeOf,
+  companyId: number,
+  ids: number[],
+): Promise<void> {
+  for (const { table, parentColumn } of descriptor.children) {
+    await db
+      .deleteFrom(table)
+      .where('company_id', '=', companyId)
+      .where(sql.ref(parentColumn), 'in', ids)
+      .execute();
+  }
+}
+
 /**
  * Gives each row its company's import number (the change feed's order) and each employee
  * without an `updated_at` of its own the import's time.
@@ -233,13 +249,7 @@ export async function writeBatch(
     const incoming =
       descriptor.receipt && groups.size > 0 ? receiptKeysOf(batch.receipts as TableRows) : null;
     for (const [companyId, ids] of groups) {
-      for (const { table, parentColumn } of descriptor.children) {
-        await db
-          .deleteFrom(table)
-          .where('company_id', '=', companyId)
-          .where(sql.ref(parentColumn), 'in', ids)
-          .execute();
-      }
+      await deleteChildren(db, descriptor, companyId, ids);
       if (incoming) replacedReceiptKeys.push(...(await dropReceipts(db, ids, incoming)));
     }
     for (const { table } of descriptor.children) {
@@ -296,13 +306,7 @@ export async function deleteBatch(
   const replacedReceiptKeys: string[] = [];
   for (const [companyId, unique] of groups) {
     const ids = [...new Set(unique)];
-    for (const { table, parentColumn } of descriptor.children) {
-      await db
-        .deleteFrom(table)
-        .where('company_id', '=', companyId)
-        .where(sql.ref(parentColumn), 'in', ids)
-        .execute();
-    }
+    await deleteChildren(db, descriptor, companyId, ids);
     if (descriptor.receipt) replacedReceiptKeys.push(...(await dropReceipts(db, ids, new Map())));
     await db
       .deleteFrom(descriptor.table)

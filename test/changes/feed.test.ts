@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { FEED_RESOURCES } from '../../src/db/changes.queries.ts';
+import { FEED_RESOURCE_NAMES } from '../../src/schemas/changes.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import {
@@ -37,6 +39,13 @@ async function readAll(api: TestApi, key: string, after?: string, limit = 100) {
     if (!res.json.meta.has_more) return { entries, cursor: cursor as string };
   }
 }
+
+it('the feed’s resources are the record types of a company, in the order its schema names them', () => {
+  assert.deepEqual(
+    FEED_RESOURCES.map((r) => r.name),
+    [...FEED_RESOURCE_NAMES],
+  );
+});
 
 const summary = (entries: Entry[]) => entries.map((e) => `${e.change} ${e.resource} ${e.id}`);
 
