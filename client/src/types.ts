@@ -27,18 +27,10 @@ export type OkBody<P extends keyof paths> = paths[P]['get'] extends {
 
 type QueryOf<P extends keyof paths> = NonNullable<paths[P]['get']['parameters']['query']>;
 
-/** The document's query with its comma-list parameters taken as arrays (sent as `a,b,c`). */
-type WithLists<Q, Lists> = Omit<Q, keyof Lists> & Lists;
-
-export type EmployeeQuery = WithLists<QueryOf<'/employees'>, { status?: Employee['status'][] }>;
-export type LeaveQuery = WithLists<
-  QueryOf<'/leaves'>,
-  { status?: Leave['status'][]; employee_id?: number[]; leave_type_id?: number[] }
->;
-export type ExpenseQuery = WithLists<
-  QueryOf<'/expenses'>,
-  { status?: Expense['status'][]; employee_id?: number[]; category_id?: number[] }
->;
+/** Queries as the document declares them: ids are integers, multi-value filters arrays. */
+export type EmployeeQuery = QueryOf<'/employees'>;
+export type LeaveQuery = QueryOf<'/leaves'>;
+export type ExpenseQuery = QueryOf<'/expenses'>;
 
 export type ReceiptVariant = NonNullable<QueryOf<'/expenses/{id}/receipt'>['variant']>;
 

@@ -274,8 +274,8 @@ export interface components {
         Problem: {
             /**
              * Format: uri-reference
-             * @description Where this error is explained: the error’s entry on the reference page.
-             * @example /docs#error-not_found
+             * @description Where this error is explained: the code’s entry on the service’s errors page, a reference relative to the service’s root.
+             * @example /docs/errors#not_found
              */
             type: string;
             /** @description Short, fixed for the code. */
@@ -838,35 +838,17 @@ export interface operations {
     listEmployees: {
         parameters: {
             query?: {
-                /**
-                 * @description One status or a comma-separated list: active, inactive, terminated.
-                 * @example active,inactive
-                 */
-                status?: string;
-                /**
-                 * @description Matches first name, last name, full name or personnel number. Case- and accent-insensitive substring match; empty means no filter.
-                 * @example yilmaz
-                 */
+                /** @description One status or a comma-separated list: active, inactive, terminated. Example: `active,inactive`. */
+                status?: ("active" | "inactive" | "terminated")[];
+                /** @description Matches first name, last name, full name or personnel number. Case- and accent-insensitive substring match; empty means no filter. Example: `yilmaz`. */
                 search?: string;
-                /**
-                 * @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC.
-                 * @example 2026-03-01T00:00:00Z
-                 */
+                /** @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC. Example: `2026-03-01T00:00:00Z`. */
                 updated_since?: string;
-                /**
-                 * @description Sort field, `-` for descending: id, full_name, employee_number, hire_date, updated_at. Ties are broken by id in the same direction.
-                 * @example -full_name
-                 */
+                /** @description Sort field, `-` for descending: id, full_name, employee_number, hire_date, updated_at. Ties are broken by id in the same direction. Example: `-full_name`. */
                 sort?: "id" | "full_name" | "employee_number" | "hire_date" | "updated_at" | "-id" | "-full_name" | "-employee_number" | "-hire_date" | "-updated_at";
-                /**
-                 * @description Page number, from 1, in plain decimal digits. A page past the last answers an empty `data`.
-                 * @example 2
-                 */
+                /** @description Page number, from 1, in plain decimal digits. A page past the last answers an empty `data`. Example: `2`. */
                 page?: number;
-                /**
-                 * @description Page size, 1 to 100, in plain decimal digits.
-                 * @example 50
-                 */
+                /** @description Page size, 1 to 100, in plain decimal digits. Example: `50`. */
                 per_page?: number;
             };
             header?: never;
@@ -984,11 +966,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description Record id.
-                 * @example 42
-                 */
-                id: string;
+                /** @description Record id: a positive integer. Any other text (a sign, a leading zero, `1e2`) is answered 404, like an id that does not exist. Example: `42`. */
+                id: number;
             };
             cookie?: never;
         };
@@ -1100,49 +1079,25 @@ export interface operations {
     listLeaves: {
         parameters: {
             query?: {
-                /**
-                 * @description One status or a comma-separated list: pending, approved, rejected, cancelled.
-                 * @example pending,approved
-                 */
-                status?: string;
-                /** @description Only records of this employee; a comma-separated list of up to 100 ids for several, in plain decimal digits without spaces. */
-                employee_id?: string;
-                /** @description Only records of this leave type; a comma-separated list of up to 100 ids for several, in plain decimal digits without spaces. */
-                leave_type_id?: string;
-                /**
-                 * @description Leaves whose period reaches this date or later (end_date ≥ from). Must not be after `to`: a `from` after `to` is a 422 naming both.
-                 * @example 2026-03-01
-                 */
+                /** @description One status or a comma-separated list: pending, approved, rejected, cancelled. Example: `pending,approved`. */
+                status?: ("pending" | "approved" | "rejected" | "cancelled")[];
+                /** @description Only records of this employee; a comma-separated list of up to 100 ids for several, in plain decimal digits without spaces. Example: `12,15`. */
+                employee_id?: number[];
+                /** @description Only records of this leave type; a comma-separated list of up to 100 ids for several, in plain decimal digits without spaces. Example: `12,15`. */
+                leave_type_id?: number[];
+                /** @description Leaves whose period reaches this date or later (end_date ≥ from). Must not be after `to`: a `from` after `to` is a 422 naming both. Example: `2026-03-01`. */
                 from?: string;
-                /**
-                 * @description Leaves whose period starts on or before this date (start_date ≤ to). Must not be before `from`: a `from` after `to` is a 422 naming both.
-                 * @example 2026-03-01
-                 */
+                /** @description Leaves whose period starts on or before this date (start_date ≤ to). Must not be before `from`: a `from` after `to` is a 422 naming both. Example: `2026-03-01`. */
                 to?: string;
-                /**
-                 * @description Matches the employee’s name or personnel number. Case- and accent-insensitive substring match; empty means no filter.
-                 * @example yilmaz
-                 */
+                /** @description Matches the employee’s name or personnel number. Case- and accent-insensitive substring match; empty means no filter. Example: `yilmaz`. */
                 search?: string;
-                /**
-                 * @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC.
-                 * @example 2026-03-01T00:00:00Z
-                 */
+                /** @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC. Example: `2026-03-01T00:00:00Z`. */
                 updated_since?: string;
-                /**
-                 * @description Sort field, `-` for descending: id, start_date, end_date, created_at, updated_at. Ties are broken by id in the same direction.
-                 * @example -start_date
-                 */
+                /** @description Sort field, `-` for descending: id, start_date, end_date, created_at, updated_at. Ties are broken by id in the same direction. Example: `-start_date`. */
                 sort?: "id" | "start_date" | "end_date" | "created_at" | "updated_at" | "-id" | "-start_date" | "-end_date" | "-created_at" | "-updated_at";
-                /**
-                 * @description Page number, from 1, in plain decimal digits. A page past the last answers an empty `data`.
-                 * @example 2
-                 */
+                /** @description Page number, from 1, in plain decimal digits. A page past the last answers an empty `data`. Example: `2`. */
                 page?: number;
-                /**
-                 * @description Page size, 1 to 100, in plain decimal digits.
-                 * @example 50
-                 */
+                /** @description Page size, 1 to 100, in plain decimal digits. Example: `50`. */
                 per_page?: number;
             };
             header?: never;
@@ -1266,11 +1221,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description Record id.
-                 * @example 42
-                 */
-                id: string;
+                /** @description Record id: a positive integer. Any other text (a sign, a leading zero, `1e2`) is answered 404, like an id that does not exist. Example: `42`. */
+                id: number;
             };
             cookie?: never;
         };
@@ -1388,49 +1340,25 @@ export interface operations {
     listExpenses: {
         parameters: {
             query?: {
-                /**
-                 * @description One status or a comma-separated list: pending, approved, rejected, paid, cancelled.
-                 * @example pending,approved
-                 */
-                status?: string;
-                /** @description Only records of this employee; a comma-separated list of up to 100 ids for several, in plain decimal digits without spaces. */
-                employee_id?: string;
-                /** @description Only records of this category; a comma-separated list of up to 100 ids for several, in plain decimal digits without spaces. */
-                category_id?: string;
-                /**
-                 * @description Expenses with expense_date on or after this date. Must not be after `to`: a `from` after `to` is a 422 naming both.
-                 * @example 2026-03-01
-                 */
+                /** @description One status or a comma-separated list: pending, approved, rejected, paid, cancelled. Example: `pending,approved`. */
+                status?: ("pending" | "approved" | "rejected" | "paid" | "cancelled")[];
+                /** @description Only records of this employee; a comma-separated list of up to 100 ids for several, in plain decimal digits without spaces. Example: `12,15`. */
+                employee_id?: number[];
+                /** @description Only records of this category; a comma-separated list of up to 100 ids for several, in plain decimal digits without spaces. Example: `12,15`. */
+                category_id?: number[];
+                /** @description Expenses with expense_date on or after this date. Must not be after `to`: a `from` after `to` is a 422 naming both. Example: `2026-03-01`. */
                 from?: string;
-                /**
-                 * @description Expenses with expense_date on or before this date. Must not be before `from`: a `from` after `to` is a 422 naming both.
-                 * @example 2026-03-01
-                 */
+                /** @description Expenses with expense_date on or before this date. Must not be before `from`: a `from` after `to` is a 422 naming both. Example: `2026-03-01`. */
                 to?: string;
-                /**
-                 * @description Matches the title or the merchant. Case- and accent-insensitive substring match; empty means no filter.
-                 * @example yilmaz
-                 */
+                /** @description Matches the title or the merchant. Case- and accent-insensitive substring match; empty means no filter. Example: `yilmaz`. */
                 search?: string;
-                /**
-                 * @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC.
-                 * @example 2026-03-01T00:00:00Z
-                 */
+                /** @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC. Example: `2026-03-01T00:00:00Z`. */
                 updated_since?: string;
-                /**
-                 * @description Sort field, `-` for descending: id, expense_date, amount, created_at, updated_at. Ties are broken by id in the same direction.
-                 * @example -expense_date
-                 */
+                /** @description Sort field, `-` for descending: id, expense_date, amount, created_at, updated_at. Ties are broken by id in the same direction. Example: `-expense_date`. */
                 sort?: "id" | "expense_date" | "amount" | "created_at" | "updated_at" | "-id" | "-expense_date" | "-amount" | "-created_at" | "-updated_at";
-                /**
-                 * @description Page number, from 1, in plain decimal digits. A page past the last answers an empty `data`.
-                 * @example 2
-                 */
+                /** @description Page number, from 1, in plain decimal digits. A page past the last answers an empty `data`. Example: `2`. */
                 page?: number;
-                /**
-                 * @description Page size, 1 to 100, in plain decimal digits.
-                 * @example 50
-                 */
+                /** @description Page size, 1 to 100, in plain decimal digits. Example: `50`. */
                 per_page?: number;
             };
             header?: never;
@@ -1554,11 +1482,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description Record id.
-                 * @example 42
-                 */
-                id: string;
+                /** @description Record id: a positive integer. Any other text (a sign, a leading zero, `1e2`) is answered 404, like an id that does not exist. Example: `42`. */
+                id: number;
             };
             cookie?: never;
         };
@@ -1676,24 +1601,36 @@ export interface operations {
     getExpenseReceipt: {
         parameters: {
             query?: {
-                /**
-                 * @description `processed` (default): rotated upright, at most 2000 px, JPEG, metadata stripped. `original`: the file as imported.
-                 * @example original
-                 */
+                /** @description `processed` (default): rotated upright, at most 2000 px, JPEG, metadata stripped. `original`: the file as imported. */
                 variant?: "processed" | "original";
             };
             header?: never;
             path: {
-                /**
-                 * @description Record id.
-                 * @example 42
-                 */
-                id: string;
+                /** @description Record id: a positive integer. Any other text (a sign, a leading zero, `1e2`) is answered 404, like an id that does not exist. Example: `42`. */
+                id: number;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description What a client that follows redirects receives (fetch, `curl -L`, the reference page): the image from the signed URL of the 302, as `GET /receipt-files/…` answers it. The service itself answers 302. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControlReceiptFile"];
+                    ETag: components["headers"]["ReceiptETag"];
+                    "Content-Length": components["headers"]["ReceiptContentLength"];
+                    "Content-Disposition": components["headers"]["ReceiptContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "image/heic": string;
+                    "image/tiff": string;
+                };
+            };
             /** @description Redirect to a signed URL of the image (see `Location`); no body. */
             302: {
                 headers: {
@@ -1803,33 +1740,18 @@ export interface operations {
     getReceiptFile: {
         parameters: {
             query?: {
-                /**
-                 * @description The company the URL was signed for.
-                 * @example 1
-                 */
+                /** @description The company the URL was signed for. Example: `1`. */
                 company?: string;
-                /**
-                 * @description Unix time, in seconds, after which the URL is refused.
-                 * @example 1772438400
-                 */
+                /** @description Unix time, in seconds, after which the URL is refused. Example: `1772438400`. */
                 expires?: string;
-                /**
-                 * @description HMAC-SHA256 of the other parts, base64url.
-                 * @example 1lWFAIFGFMj-G56p_W_XQO1EP-Lkbvoq1w8Q3DUSbbQ
-                 */
+                /** @description HMAC-SHA256 of the other parts, base64url. Example: `1lWFAIFGFMj-G56p_W_XQO1EP-Lkbvoq1w8Q3DUSbbQ`. */
                 signature?: string;
             };
             header?: never;
             path: {
-                /**
-                 * @description The expense the URL was signed for.
-                 * @example 42
-                 */
-                expenseId: string;
-                /**
-                 * @description `processed` (default): rotated upright, at most 2000 px, JPEG, metadata stripped. `original`: the file as imported.
-                 * @example processed
-                 */
+                /** @description The expense the URL was signed for. Any other text (a sign, a leading zero, `1e2`) is answered 404, like an id that does not exist. Example: `42`. */
+                expenseId: number;
+                /** @description `processed` (default): rotated upright, at most 2000 px, JPEG, metadata stripped. `original`: the file as imported. */
                 variant: "processed" | "original";
             };
             cookie?: never;
@@ -2117,21 +2039,12 @@ export interface operations {
     listChanges: {
         parameters: {
             query?: {
-                /**
-                 * @description A `cursor` (or `next_cursor`) from an earlier answer: only entries committed after it. Omitted: from the beginning.
-                 * @example MTIuNC41MDA
-                 */
+                /** @description A `cursor` (or `next_cursor`) from an earlier answer: only entries committed after it. Omitted: from the beginning. Example: `NDIuMi4xMDE3`. */
                 after?: string;
-                /**
-                 * @description Entries per answer, 1 to 1000, in plain decimal digits.
-                 * @example 1000
-                 */
+                /** @description Entries per answer, 1 to 1000, in plain decimal digits. Example: `500`. */
                 limit?: number;
-                /**
-                 * @description Only these resources, a comma-separated list of: employee, leave_type, leave, expense_category, expense. Default: every resource the key may read; naming one it may not is a 403.
-                 * @example leave,expense
-                 */
-                resources?: string;
+                /** @description Only these resources, a comma-separated list of: employee, leave_type, leave, expense_category, expense. Default: every resource the key may read; naming one it may not is a 403. Example: `leave,expense`. */
+                resources?: ("employee" | "leave_type" | "leave" | "expense_category" | "expense")[];
             };
             header?: never;
             path?: never;
