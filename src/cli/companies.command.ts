@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { listCompanies, setCompanyActive } from '../db/companies.queries.ts';
-import { CliError, parseId, print, table, withDatabase } from './context.ts';
+import { changeCompanyStatus, listCompanies } from '../services/companies.service.ts';
+import { parseId, print, table, withDatabase } from './context.ts';
 
 export function registerCompanyCommands(program: Command): void {
   const companies = program
@@ -35,8 +35,9 @@ export function registerCompanyCommands(program: Command): void {
       .argument('<id>', 'company id', parseId('company id'))
       .option('--json', 'machine-readable output')
       .action(async (id: number, options: { json?: boolean }) => {
-        const company = await withDatabase(({ handle }) => setCompanyActive(handle.db, id, active));
-        if (!company) throw new CliError(`company ${id} not found`);
+        const company = await withDatabase(({ handle }) =>
+          changeCompanyStatus(handle.db, id, active),
+        );
         print(
           options.json,
           company,

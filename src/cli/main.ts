@@ -3,6 +3,7 @@ import { ConfigError } from '../config.ts';
 import { SchemaOutdatedError } from '../db/migrate.ts';
 import { limitHeapGrowth } from '../heap.ts';
 import { ImportError } from '../import/import-error.ts';
+import { ServiceError } from '../services/errors.ts';
 import { VERSION } from '../version.ts';
 import { registerCompanyCommands } from './companies.command.ts';
 import { CliError } from './context.ts';
@@ -67,6 +68,7 @@ function reason(error: unknown): string {
   if (
     error instanceof ImportError ||
     error instanceof CliError ||
+    error instanceof ServiceError ||
     error instanceof SchemaOutdatedError
   ) {
     return error.message;
