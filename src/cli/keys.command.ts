@@ -6,14 +6,8 @@ import {
   SCOPES,
   type Scope,
 } from '../keys/scopes.ts';
-import {
-  createKey,
-  isValidKeyName,
-  KEY_NAME_MAX_LENGTH,
-  listKeys,
-  MAX_RATE,
-  revokeKey,
-} from '../services/keys.service.ts';
+import { KEY_NAME_MAX_LENGTH, MAX_RATE } from '../schemas/admin.ts';
+import { createKey, isValidKeyName, listKeys, revokeKey } from '../services/keys.service.ts';
 import { parseCount, parseId, print, table, withDatabase } from './context.ts';
 
 interface CreateOptions {

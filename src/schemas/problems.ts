@@ -85,10 +85,15 @@ export const ERRORS = {
     title: 'Validation failed',
     when: 'query parameters are invalid; `errors` names each one with its message',
   },
+  import_failed: {
+    status: 422,
+    title: 'Import failed',
+    when: 'admin API only: a line of an NDJSON import is invalid; nothing was imported, and `errors` names the line and field',
+  },
   rate_limited: {
     status: 429,
     title: 'Too many requests',
-    when: 'the key’s rate limit is exhausted in one of its windows (with `Retry-After`)',
+    when: 'the key’s rate limit is exhausted in one of its windows (with `Retry-After`); on the admin API, too many failed tokens from one address',
   },
   headers_too_large: {
     status: 431,
@@ -114,20 +119,29 @@ export interface ParameterError {
   message: string;
 }
 
+/** An import_failed entry: the line of the NDJSON body, the field and what is wrong with it. */
+export interface LineError {
+  line: number;
+  field: string;
+  message: string;
+}
+
+export type ProblemErrors = ParameterError[] | LineError[];
+
 export interface Problem {
   type: string;
   title: string;
   status: number;
   detail: string;
   code: ErrorCode;
-  errors?: ParameterError[];
+  errors?: ProblemErrors;
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 /** Problem types point at the error's entry on the service's own reference page. */
 const TYPE_BASE = '/docs#error-';
 
-export function problem(code: ErrorCode, detail: string, errors?: ParameterError[]): Problem {
+export function problem(code: ErrorCode, detail: string, errors?: ProblemErrors): Problem {
   const { status, title } = ERRORS[code];
   return {
     type: `${TYPE_BASE}${code}`,

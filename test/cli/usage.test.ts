@@ -97,6 +97,7 @@ describe('cdapi usage', () => {
     assert.deepEqual(JSON.parse(line), {
       url: `http://127.0.0.1:${port}/api/company/v1`,
       metrics_url: null,
+      admin_url: null,
       demo_key: null,
     });
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
