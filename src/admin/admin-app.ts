@@ -45,7 +45,8 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     genReqId: () => randomUUID(),
-    ajv: { customOptions: { allErrors: true } },
+    // A field the body does not declare is refused (422), not silently dropped.
+    ajv: { customOptions: { allErrors: true, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {

@@ -49,9 +49,14 @@ function serviceProblem(error: ServiceError): ApiError {
 function bodyErrors(error: FastifyError): ParameterError[] {
   const seen = new Map<string, string>();
   for (const issue of error.validation ?? []) {
-    const missing = (issue.params as { missingProperty?: string }).missingProperty;
-    const field = issue.instancePath.replace(/^\//, '').split('/')[0] || missing || '(body)';
-    if (!seen.has(field)) seen.set(field, issue.message ?? 'is invalid');
+    const params = issue.params as { missingProperty?: string; additionalProperty?: string };
+    const field =
+      issue.instancePath.replace(/^\//, '').split('/')[0] ||
+      params.missingProperty ||
+      params.additionalProperty ||
+      '(body)';
+    const message = params.additionalProperty ? 'is not a field of this body' : issue.message;
+    if (!seen.has(field)) seen.set(field, message ?? 'is invalid');
   }
   return [...seen].map(([parameter, message]) => ({ parameter, message }));
 }
