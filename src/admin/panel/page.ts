@@ -17,6 +17,7 @@ export const PANEL_HTML = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Company Data API: API keys</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/admin/panel.css">
   <script type="module" src="/admin/panel.js"></script>
 </head>

@@ -11,7 +11,7 @@ const POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "connect-src 'self'",
-  "img-src 'self'",
+  "img-src 'self' data:",
   "form-action 'none'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
