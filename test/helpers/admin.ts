@@ -10,7 +10,7 @@ import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { loggerOptions } from '../../src/server.ts';
 import { type ApiResponse, type TestApi, useApi } from './api.ts';
 import { type ContractChecker, createContractChecker } from './contract.ts';
-import { leaksIn, NO_LEAKS } from './log-leaks.ts';
+import { leaksIn } from './log-leaks.ts';
 
 export const ADMIN_TOKEN = 'admin-test-token-0123456789abcdefghijkl';
 export const PREVIOUS_ADMIN_TOKEN = 'previous-admin-test-token-0123456789abc';
