@@ -15,7 +15,7 @@ const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
 export class AdminAuth {
   constructor(
     private readonly tokens: readonly AdminToken[],
-    readonly failures = new LoginFailures(),
+    private readonly failures = new LoginFailures(),
   ) {}
 
   /** The label of the token the request carries; throws 401, or 429 after repeated failures. */
