@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_TOKEN, PREVIOUS_ADMIN_TOKEN, useAdmin } from '../helpers/admin.ts';
-import { describeEachDialect } from '../helpers/databases.ts';
+import { describeEachDialect, useTempDir } from '../helpers/databases.ts';
 import {
   COMPANY_INACTIVE,
   NO_SUCH_RESOURCE,
@@ -10,6 +12,7 @@ import {
   UNAUTHENTICATED,
 } from '../helpers/problems.ts';
 import { category, company, employee, expense, ndjson } from '../helpers/records.ts';
+import { assertRedoclyClean } from '../helpers/redocly.ts';
 
 const ADMIN_UNAUTHENTICATED = problem(
   'unauthenticated',
@@ -322,6 +325,13 @@ describeEachDialect('admin listener', (dialect) => {
       'POST /admin/import',
       'POST /admin/keys/{keyId}/revoke',
     ]);
+  });
+
+  it('publishes a document that passes `redocly lint` with the recommended rules', async (t) => {
+    const { call } = await useAdmin(t, dialect);
+    const file = join(useTempDir(t), 'admin-openapi.json');
+    writeFileSync(file, (await call('GET', '/admin/openapi.json', { token: null })).body);
+    assertRedoclyClean(file);
   });
 
   it('answers an unknown admin path with the 404 problem', async (t) => {
