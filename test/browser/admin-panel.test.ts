@@ -4,14 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
-import {
-  CHROMIUM,
-  CHROMIUM_FOUND as found,
-  launchBrowser,
-  OUTPUT_DIR,
-  SKIP_WITHOUT_CHROMIUM as skip,
-  BROWSER_TIMEOUT_MS as TIMEOUT_MS,
-} from '../helpers/browser.ts';
+import * as chromium from '../helpers/browser.ts';
 import { cdapiJson } from '../helpers/cli.ts';
 import { useTempDir } from '../helpers/databases.ts';
 import { leaksIn, NO_LEAKS } from '../helpers/log-leaks.ts';
@@ -40,10 +33,13 @@ async function keyRow(page: Page, prefix: string): Promise<Record<string, string
 
 describe('the admin panel at /admin', () => {
   it('creates a key shown once, which reads /me, and revokes it: refused by a second instance', {
-    skip,
-    timeout: 6 * TIMEOUT_MS,
+    skip: chromium.SKIP_WITHOUT_CHROMIUM,
+    timeout: 6 * chromium.BROWSER_TIMEOUT_MS,
   }, async (t) => {
-    assert.ok(found, `REQUIRE_ALL_SUITES=1 but Chromium is not at ${CHROMIUM}`);
+    assert.ok(
+      chromium.CHROMIUM_FOUND,
+      `REQUIRE_ALL_SUITES=1 but Chromium is not at ${chromium.CHROMIUM}`,
+    );
     const dir = useTempDir(t);
     const env = {
       DATABASE_URL: `sqlite:${join(dir, 'panel.db')}`,
@@ -76,7 +72,7 @@ describe('the admin panel at /admin', () => {
     const origin = `http://127.0.0.1:${adminPort}`;
     assert.match(a.stderr(), new RegExp(`Admin API and panel on ${origin}/admin`));
 
-    const browser = await launchBrowser();
+    const browser = await chromium.launchBrowser();
     t.after(browser.close);
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     const page = await browser.context.newPage();
@@ -184,8 +180,8 @@ describe('the admin panel at /admin', () => {
     assert.match(revoked['Last used'] ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     assert.equal(revoked.Action, '');
 
-    mkdirSync(OUTPUT_DIR, { recursive: true });
-    await page.screenshot({ path: join(OUTPUT_DIR, 'admin-panel.png'), fullPage: true });
+    mkdirSync(chromium.OUTPUT_DIR, { recursive: true });
+    await page.screenshot({ path: join(chromium.OUTPUT_DIR, 'admin-panel.png'), fullPage: true });
     assert.deepEqual(errors, []);
     assert.deepEqual(
       requests.filter((url) => !url.startsWith(`${origin}/admin`)),
