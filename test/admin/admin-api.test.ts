@@ -334,6 +334,28 @@ describeEachDialect('admin listener', (dialect) => {
     assertRedoclyClean(file);
   });
 
+  it('serves the panel without a token, under a policy that runs only its own script, and sets no cookie', async (t) => {
+    const { admin } = await useAdmin(t, dialect);
+    for (const [path, type] of [
+      ['/admin', 'text/html; charset=utf-8'],
+      ['/admin/panel.js', 'text/javascript; charset=utf-8'],
+      ['/admin/panel.css', 'text/css; charset=utf-8'],
+    ] as const) {
+      const response = await admin.inject(path);
+      assert.equal(response.statusCode, 200, path);
+      assert.equal(response.headers['content-type'], type);
+      assert.match(String(response.headers['content-security-policy']), /script-src 'self';/);
+      assert.match(String(response.headers['content-security-policy']), /frame-ancestors 'none'/);
+      assert.equal(response.headers['set-cookie'], undefined);
+    }
+    const page = (await admin.inject('/admin')).body;
+    assert.doesNotMatch(
+      page,
+      /<script>|\son[a-z]+=|https?:\/\//,
+      'no inline script, handler or remote URL',
+    );
+  });
+
   it('answers an unknown admin path with the 404 problem', async (t) => {
     const { call } = await useAdmin(t, dialect);
     const response = await call('GET', '/admin/nothing');
