@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AdminToken, ServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
+import { answerClientError, answerRouterError } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
@@ -44,6 +45,9 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
+    // Bytes that are not HTTP and router errors get problem+json here too, as on the API.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerRouterError,
     genReqId: () => randomUUID(),
     // A field the body does not declare is refused (422), not silently dropped.
     ajv: { customOptions: { allErrors: true, removeAdditional: false } },
