@@ -19,6 +19,7 @@ import { API_PREFIX, type ApiDeps } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { databaseUnreachable } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
+import { registerETags } from './http/plugins/etag.ts';
 import { OTHER_METHODS } from './http/plugins/read-only.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
@@ -133,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (metrics) app.addHook('onError', async (_request, _reply, error) => metrics.countError(error));
 
   registerErrorHandlers(app);
+  registerETags(app);
   await app.register(compress, { global: true, threshold: 1024 });
   // The API description is generated from the same route schemas that validate and serialize.
   await app.register(swagger, swaggerOptions(config.publicBaseUrl));

@@ -18,6 +18,8 @@ export interface Config {
    */
   readonly receiptsDir: string | null;
   readonly logLevel: string;
+  /** How long the change feed remembers deletions (imports forget older ones). */
+  readonly changesRetentionDays: number;
 }
 
 /** What `cdapi serve` needs on top. */
@@ -194,6 +196,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database,
     receiptsDir: env.RECEIPTS_DIR ? resolve(env.RECEIPTS_DIR) : defaultReceiptsDir(database),
     logLevel,
+    changesRetentionDays: parseInteger(
+      'CHANGES_RETENTION_DAYS',
+      env.CHANGES_RETENTION_DAYS || '30',
+      0,
+      36_500,
+    ),
   });
 }
 

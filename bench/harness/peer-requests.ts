@@ -53,6 +53,7 @@ const EMPLOYEE_SORT = {
   full_name: 'nameFolded',
   employee_number: 'numberFolded',
   hire_date: 'hireDate',
+  updated_at: 'updatedAt',
 } satisfies Record<(typeof EMPLOYEE_SORT_FIELDS)[number], string>;
 
 const LISTS: Record<string, PeerList> = {

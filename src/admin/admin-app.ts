@@ -90,7 +90,9 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     });
     await operations.register(companyRoutes, { deps });
     await operations.register(keyRoutes, { deps });
-    await operations.register(importRoutes, { deps: { ...deps, importDir } });
+    await operations.register(importRoutes, {
+      deps: { ...deps, importDir, changesRetentionDays: config.changesRetentionDays },
+    });
   });
   return app;
 }

@@ -10,6 +10,7 @@ const COMMON_VARIABLES: readonly Variable[] = [
   ['DATABASE_URL', 'sqlite:PATH or postgres://… (default sqlite:./data/company-data.db)'],
   ['RECEIPTS_DIR', 'receipt store (default: beside the SQLite file; required with PostgreSQL)'],
   ['LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
+  ['CHANGES_RETENTION_DAYS', 'days GET /changes remembers deletions (default 30)'],
 ];
 
 /** `cdapi serve` reads these too. */

@@ -61,7 +61,11 @@ export function registerImportCommand(program: Command): void {
         try {
           return await countedImport(
             handle,
-            () => importFile(handle, store, file, { onProgress: progress?.update }),
+            () =>
+              importFile(handle, store, file, {
+                onProgress: progress?.update,
+                changesRetentionDays: config.changesRetentionDays,
+              }),
             (error) =>
               process.stderr.write(
                 `cdapi: the import succeeded, but could not be counted for the metrics: ${error.message}\n`,

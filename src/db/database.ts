@@ -13,6 +13,12 @@ import type { DurationType, EmployeeStatus, ExpenseStatus, LeaveStatus } from '.
  * - `*_folded` columns hold the case- and accent-folded text that search and text sorting use.
  */
 
+/**
+ * The company's import number that last changed a record row (migration 0008): the change
+ * feed's order. The importer sets it; parsers leave it out.
+ */
+export type ChangeSeq = Generated<number>;
+
 export type Flag = ColumnType<boolean | 0 | 1, 0 | 1, 0 | 1>;
 export type DateString = string;
 export type Timestamp = string;
@@ -24,6 +30,10 @@ export interface CompaniesTable {
   active: Flag;
   /** Incremented by every import that touches the company (migration 0002). */
   data_version: Generated<number>;
+  /** The number of the company's latest import that wrote to it (migration 0008). */
+  change_seq: Generated<number>;
+  /** Deletions up to this number are forgotten: older cursors get 410 (migration 0008). */
+  changes_forgotten_seq: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -58,6 +68,12 @@ export interface EmployeesTable {
   address: string | null;
   name_folded: string;
   number_folded: string;
+  /**
+   * The import record's, else the time of the import that last changed the row (null in a
+   * parsed row: the importer writes the import's time).
+   */
+  updated_at: ColumnType<Timestamp, Timestamp | null, Timestamp>;
+  change_seq: ChangeSeq;
 }
 
 export interface LeaveTypesTable {
@@ -71,6 +87,7 @@ export interface LeaveTypesTable {
   requires_document: Flag;
   affects_annual_balance: Flag;
   active: Flag;
+  change_seq: ChangeSeq;
 }
 
 export interface LeavesTable {
@@ -94,6 +111,8 @@ export interface LeavesTable {
   updated_at: Timestamp;
   document_deadline: DateString | null;
   document_obligation_status: string | null;
+  children_digest: string | null;
+  change_seq: ChangeSeq;
 }
 
 export interface LeaveAttachmentsTable {
@@ -111,6 +130,7 @@ export interface ExpenseCategoriesTable {
   requires_receipt: Flag;
   max_amount_e4: number | null;
   active: Flag;
+  change_seq: ChangeSeq;
 }
 
 export interface ExpensesTable {
@@ -135,6 +155,8 @@ export interface ExpensesTable {
   updated_at: Timestamp;
   title_folded: string;
   merchant_folded: string;
+  children_digest: string | null;
+  change_seq: ChangeSeq;
 }
 
 export interface ExpenseItemsTable {
@@ -206,6 +228,22 @@ export interface ImportStatsTable {
   last_finished_ms: number | null;
 }
 
+/** The commit time of each company import that changed something (migration 0008). */
+export interface ChangeCommitsTable {
+  company_id: number;
+  change_seq: number;
+  committed_at: Timestamp;
+}
+
+/** A deleted record, remembered for the change feed until it is forgotten (migration 0008). */
+export interface DeletedRecordsTable {
+  company_id: number;
+  /** The resource's number in the feed's order (src/changes/resources.ts). */
+  resource: number;
+  record_id: number;
+  change_seq: number;
+}
+
 export interface Database {
   companies: CompaniesTable;
   api_keys: ApiKeysTable;
@@ -221,6 +259,8 @@ export interface Database {
   list_samples: ListSamplesTable;
   expense_texts: ExpenseTextsTable;
   import_stats: ImportStatsTable;
+  change_commits: ChangeCommitsTable;
+  deleted_records: DeletedRecordsTable;
 }
 
 export type Db = Kysely<Database>;

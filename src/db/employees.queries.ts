@@ -10,15 +10,20 @@ import { matchesSearch, type SearchedTable } from './search.ts';
 export interface EmployeeFilters {
   status?: EmployeeStatus[];
   search?: string;
+  updatedSince?: string;
 }
 
 type SortField = (typeof EMPLOYEE_SORT_FIELDS)[number];
 // Text sorts use the folded form search uses, so SQLite and PostgreSQL order alike.
-const SORT_COLUMNS: Record<SortField, 'id' | 'name_folded' | 'number_folded' | 'hire_date'> = {
+const SORT_COLUMNS: Record<
+  SortField,
+  'id' | 'name_folded' | 'number_folded' | 'hire_date' | 'updated_at'
+> = {
   id: 'id',
   full_name: 'name_folded',
   employee_number: 'number_folded',
   hire_date: 'hire_date',
+  updated_at: 'updated_at',
 };
 
 const COLUMNS = [
@@ -30,6 +35,7 @@ const COLUMNS = [
   'position',
   'status',
   'hire_date',
+  'updated_at',
 ] as const;
 
 const toEmployee = (row: Employee): Employee => row;
@@ -44,6 +50,7 @@ const EMPLOYEE_SEARCH: SearchedTable = {
 function filtered(db: Db, companyId: number, filters: EmployeeFilters) {
   let query = db.selectFrom('employees').where('company_id', '=', companyId);
   if (filters.status) query = query.where('status', 'in', filters.status);
+  if (filters.updatedSince) query = query.where('updated_at', '>=', filters.updatedSince);
   const { search } = filters;
   if (search) query = query.where(matchesSearch(db, EMPLOYEE_SEARCH, search));
   return query;
@@ -65,6 +72,18 @@ export async function listEmployees(
     cachedCount(source.derived, companyId, await source.version(), base),
   ]);
   return pageOf(rows.map(toEmployee), total, page);
+}
+
+/** The company's employees among `ids`, as the API serves each (for the change feed). */
+export async function findEmployees(db: Db, companyId: number, ids: number[]): Promise<Employee[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('employees')
+    .select(COLUMNS)
+    .where('company_id', '=', companyId)
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map(toEmployee);
 }
 
 export async function findEmployee(

@@ -250,6 +250,31 @@ export async function listExpenses(
   );
 }
 
+interface ItemRow {
+  name: string;
+  quantity: number;
+  price_e4: number;
+}
+
+function toExpenseDetail(row: ExpenseRow, items: ItemRow[], urls: ReceiptUrls): ExpenseDetail {
+  const expense = toExpense(row, urls);
+  return {
+    ...expense,
+    items: items.map((item) => ({
+      name: item.name,
+      quantity: item.quantity,
+      price: moneyToNumber(item.price_e4),
+    })),
+    receipt: expense.has_receipt
+      ? {
+          url: urls.receiptUrl(row.id),
+          processed_url: urls.receiptUrl(row.id, 'processed'),
+          original_url: urls.receiptUrl(row.id, 'original'),
+        }
+      : null,
+  };
+}
+
 export async function findExpense(
   db: Db,
   companyId: number,
@@ -268,33 +293,52 @@ export async function findExpense(
       .where('expense_id', '=', id)
       .orderBy('position'),
   ).execute();
-  const expense = toExpense(row, urls);
-  return {
-    ...expense,
-    items: items.map((item) => ({
-      name: item.name,
-      quantity: item.quantity,
-      price: moneyToNumber(item.price_e4),
-    })),
-    receipt: expense.has_receipt
-      ? {
-          url: urls.receiptUrl(id),
-          processed_url: urls.receiptUrl(id, 'processed'),
-          original_url: urls.receiptUrl(id, 'original'),
-        }
-      : null,
-  };
+  return toExpenseDetail(row, items, urls);
 }
 
-/** The company's active expense categories, by id. */
-export async function listActiveCategories(db: Db, companyId: number): Promise<ExpenseCategory[]> {
-  const rows = await db
+/**
+ * The company's expenses among `ids`, each as GET /expenses/{id} serves it (for the change
+ * feed): two queries, whatever the number.
+ */
+export async function findExpenses(
+  db: Db,
+  companyId: number,
+  ids: number[],
+  urls: ReceiptUrls,
+): Promise<ExpenseDetail[]> {
+  if (ids.length === 0) return [];
+  const rows = await selectExpense(joined(db, companyId)).where('x.id', 'in', ids).execute();
+  const items = await db
+    .selectFrom('expense_items')
+    .select(['expense_id', 'name', 'quantity', 'price_e4'])
+    .where('company_id', '=', companyId)
+    .where('expense_id', 'in', ids)
+    .orderBy('expense_id')
+    .orderBy('position')
+    .execute();
+  const itemsOf = new Map<number, ItemRow[]>();
+  for (const item of items) {
+    const list = itemsOf.get(Number(item.expense_id));
+    if (list) list.push(item);
+    else itemsOf.set(Number(item.expense_id), [item]);
+  }
+  return rows.map((row) => toExpenseDetail(row, itemsOf.get(row.id) ?? [], urls));
+}
+
+/** The company's active expense categories, by id; only those among `ids` when given. */
+export async function listActiveCategories(
+  db: Db,
+  companyId: number,
+  ids?: number[],
+): Promise<ExpenseCategory[]> {
+  if (ids?.length === 0) return [];
+  let query = db
     .selectFrom('expense_categories')
     .select(['id', 'name', 'description', 'requires_receipt', 'max_amount_e4'])
     .where('company_id', '=', companyId)
-    .where('active', '=', 1)
-    .orderBy('id')
-    .execute();
+    .where('active', '=', 1);
+  if (ids) query = query.where('id', 'in', ids);
+  const rows = await query.orderBy('id').execute();
   return rows.map((row) => ({
     id: row.id,
     name: row.name,

@@ -310,31 +310,50 @@ export async function listLeaves(
   return pageOf(rows.map(toLeave), total, page);
 }
 
+const selectLeaveDetail = (db: Db, companyId: number) =>
+  selectLeave(joined(db, companyId))
+    .select(['l.document_deadline', 'l.document_obligation_status'])
+    .select(hasAttachments);
+
+type LeaveDetailRow = Awaited<
+  ReturnType<ReturnType<typeof selectLeaveDetail>['executeTakeFirstOrThrow']>
+>;
+
+const toLeaveDetail = (row: LeaveDetailRow): LeaveDetail => ({
+  ...toLeave(row),
+  document: {
+    deadline: row.document_deadline,
+    obligation_status: row.document_obligation_status,
+    has_attachments: Boolean(row.has_attachments),
+  },
+});
+
 export async function findLeave(
   db: Db,
   companyId: number,
   id: number,
 ): Promise<LeaveDetail | null> {
   const row = await planOnce(
-    selectLeave(joined(db, companyId))
-      .select(['l.document_deadline', 'l.document_obligation_status'])
-      .select(hasAttachments)
-      .where('l.id', '=', id),
+    selectLeaveDetail(db, companyId).where('l.id', '=', id),
   ).executeTakeFirst();
-  if (!row) return null;
-  return {
-    ...toLeave(row),
-    document: {
-      deadline: row.document_deadline,
-      obligation_status: row.document_obligation_status,
-      has_attachments: Boolean(row.has_attachments),
-    },
-  };
+  return row ? toLeaveDetail(row) : null;
 }
 
-/** The company's active leave types, by id. */
-export async function listActiveLeaveTypes(db: Db, companyId: number): Promise<LeaveType[]> {
-  const rows = await db
+/** The company's leaves among `ids`, each as GET /leaves/{id} serves it (for the change feed). */
+export async function findLeaves(db: Db, companyId: number, ids: number[]): Promise<LeaveDetail[]> {
+  if (ids.length === 0) return [];
+  const rows = await selectLeaveDetail(db, companyId).where('l.id', 'in', ids).execute();
+  return rows.map(toLeaveDetail);
+}
+
+/** The company's active leave types, by id; only those among `ids` when given. */
+export async function listActiveLeaveTypes(
+  db: Db,
+  companyId: number,
+  ids?: number[],
+): Promise<LeaveType[]> {
+  if (ids?.length === 0) return [];
+  let query = db
     .selectFrom('leave_types')
     .select([
       'id',
@@ -347,9 +366,9 @@ export async function listActiveLeaveTypes(db: Db, companyId: number): Promise<L
       'affects_annual_balance',
     ])
     .where('company_id', '=', companyId)
-    .where('active', '=', 1)
-    .orderBy('id')
-    .execute();
+    .where('active', '=', 1);
+  if (ids) query = query.where('id', 'in', ids);
+  const rows = await query.orderBy('id').execute();
   return rows.map((row) => ({
     ...row,
     requires_document: Boolean(row.requires_document),

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import type { ReceiptUrls } from '../db/expenses.queries.ts';
 import type { ListCaches, ListSource } from '../db/list-source.ts';
 import type { SqliteReaders } from '../db/sqlite-readers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
@@ -42,4 +43,13 @@ export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
 /** The absolute base of this API as the client reached it (or as PUBLIC_BASE_URL says). */
 export function apiBaseUrl(config: ServerConfig, request: FastifyRequest): string {
   return config.publicBaseUrl ?? `${request.protocol}://${request.host}${API_PREFIX}`;
+}
+
+/** The receipt operation's URLs that expenses carry, on this API's base. */
+export function receiptUrls(config: ServerConfig, request: FastifyRequest): ReceiptUrls {
+  const base = apiBaseUrl(config, request);
+  return {
+    receiptUrl: (id, variant) =>
+      `${base}/expenses/${id}/receipt${variant ? `?variant=${variant}` : ''}`,
+  };
 }

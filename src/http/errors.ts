@@ -76,6 +76,12 @@ export const validationFailed = (errors: ParameterError[]) =>
     { errors },
   );
 
+export const cursorExpired = () =>
+  new ApiError(
+    'cursor_expired',
+    'This cursor is older than the deletions the change feed still remembers; read the feed again from the beginning (without after).',
+  );
+
 export const receiptNotFound = () =>
   new ApiError('receipt_not_found', 'This expense has no receipt image.');
 

@@ -23,7 +23,11 @@ export interface ImportOptions {
   writerThread?: boolean;
   /** `importFile`: called as the file is read, once a chunk (64 KiB) of it is checked. */
   onProgress?: (progress: ImportProgress) => void;
+  /** How long the change feed remembers deletions (CHANGES_RETENTION_DAYS); default 30. */
+  changesRetentionDays?: number;
 }
+
+export const DEFAULT_CHANGES_RETENTION_DAYS = 30;
 
 export interface ImportProgress {
   bytesRead: number;
@@ -44,12 +48,15 @@ export async function importFile(
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) throw new Error(`cannot read ${file}: no such file`);
   const writerThread = options.writerThread ?? info.size >= WRITER_THREAD_MIN_BYTES;
-  const { onProgress } = options;
+  const { onProgress, changesRetentionDays } = options;
   const source = readNdjson(
     file,
     onProgress && ((read) => onProgress({ ...read, totalBytes: info.size })),
   );
-  return importRecords(handle, store, source, dirname(resolve(file)), { writerThread });
+  return importRecords(handle, store, source, dirname(resolve(file)), {
+    writerThread,
+    changesRetentionDays,
+  });
 }
 
 /**
@@ -66,23 +73,33 @@ export async function importRecords(
 ): Promise<ImportSummary> {
   const session = new ImportSession(store, baseDir);
   const onThread = options.writerThread && handle.dialect === 'sqlite' && !handle.sqlite.memory;
-  const transaction = onThread ? await beginImportOnThread(handle) : await beginImport(handle);
+  const changes = {
+    retentionDays: options.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS,
+  };
+  const transaction = onThread
+    ? await beginImportOnThread(handle, changes)
+    : await beginImport(handle, changes);
   try {
     // One batch is written while the next is read (by PostgreSQL in its own process, by the
     // writer thread, or by SQLite here while a receipt is processed); batches are written in
     // file order, each after the one before.
     let writing: Promise<void> = Promise.resolve();
+    const flush = async () => {
+      await writing;
+      writing = session.flush(transaction);
+      // Its failure is thrown where it is awaited; until then it is not unhandled.
+      writing.catch(() => {});
+    };
     try {
       for await (const records of source) {
         for (const { line, value } of records) {
+          const record = session.parse(line, value);
+          if (session.mustFlushBefore(record)) await flush();
           // Most records need no database look-up and no file: no promise to wait for.
-          const adding = session.add(transaction.reader, line, value);
+          const adding = session.add(transaction.reader, line, record);
           if (adding) await adding;
           if (session.pendingCount >= BATCH_SIZE || session.pendingChildren >= BATCH_CHILDREN) {
-            await writing;
-            writing = session.flush(transaction);
-            // Its failure is thrown where it is awaited; until then it is not unhandled.
-            writing.catch(() => {});
+            await flush();
           }
         }
       }
@@ -93,7 +110,7 @@ export async function importRecords(
     }
     await writing;
     await session.flush(transaction);
-    await transaction.commit(session.companyIds());
+    await transaction.commit();
   } catch (error) {
     // A rollback that fails too (a lost PostgreSQL connection) has ended the transaction as
     // well; the first error is the one to report.

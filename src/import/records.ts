@@ -1,6 +1,6 @@
 import { FieldError, FieldReader } from '../resources/fields.ts';
-import type { RecordTypeOf } from '../resources/index.ts';
-import { RECORD_TYPES, recordTypeNamed } from '../resources/index.ts';
+import type { RecordTypeOf, TenantRecordType } from '../resources/index.ts';
+import { RECORD_TYPES, recordTypeNamed, TENANT_RECORD_TYPES } from '../resources/index.ts';
 import type { ParsedRow } from '../resources/record-type.ts';
 
 /**
@@ -15,15 +15,23 @@ export interface ParsedRecord {
   receiptPath: string | null;
 }
 
-export function parseRecord(value: unknown): ParsedRecord {
+/** A delete line: `{"type":"delete","resource":R,"company_id":C,"id":N}` (PRODUCT.md §7). */
+export interface ParsedDelete {
+  descriptor: TenantRecordType;
+  companyId: number;
+  id: number;
+}
+
+const TYPES = [...RECORD_TYPES.map((d) => d.type), 'delete'];
+
+export function parseRecord(value: unknown): ParsedRecord | ParsedDelete {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new FieldError('(record)', 'must be a JSON object');
   }
   const type = (value as { type?: unknown }).type;
+  if (type === 'delete') return parseDelete(new FieldReader(value as Record<string, unknown>));
   const descriptor = typeof type === 'string' ? recordTypeNamed(type) : undefined;
-  if (!descriptor) {
-    throw new FieldError('type', `must be one of ${RECORD_TYPES.map((d) => d.type).join(', ')}`);
-  }
+  if (!descriptor) throw new FieldError('type', `must be one of ${TYPES.join(', ')}`);
   const parsed: ParsedRow = descriptor.parse(new FieldReader(value as Record<string, unknown>));
   return {
     descriptor,
@@ -32,3 +40,18 @@ export function parseRecord(value: unknown): ParsedRecord {
     receiptPath: parsed.receiptPath ?? null,
   };
 }
+
+function parseDelete(r: FieldReader): ParsedDelete {
+  const resource = r.oneOf(
+    'resource',
+    TENANT_RECORD_TYPES.map((d) => d.type),
+  );
+  return {
+    descriptor: recordTypeNamed(resource) as TenantRecordType,
+    companyId: r.id('company_id'),
+    id: r.id('id'),
+  };
+}
+
+export const isDelete = (record: ParsedRecord | ParsedDelete): record is ParsedDelete =>
+  !('row' in record);

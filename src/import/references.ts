@@ -7,7 +7,7 @@ import {
   type TenantRecordType,
 } from '../resources/index.ts';
 import { ImportError } from './import-error.ts';
-import type { ParsedRecord } from './records.ts';
+import type { ParsedDelete, ParsedRecord } from './records.ts';
 
 /** A record another one names: its company, or a parent record. */
 type Reference = { type: RecordType; id: number };
@@ -23,6 +23,10 @@ export class References {
   private readonly owners = new Map<RecordType, Map<number, number>>(
     [...PARENT_TYPES].map((type) => [type, new Map()]),
   );
+  /** Per parent type: id → the line of the file that deleted it. */
+  private readonly deleted = new Map<RecordType, Map<number, number>>(
+    [...PARENT_TYPES].map((type) => [type, new Map()]),
+  );
 
   /** The records `record` names that neither the file so far nor a look-up has shown yet. */
   unknown(record: ParsedRecord): Reference[] {
@@ -32,11 +36,35 @@ export class References {
     if (!this.companies.has(companyId)) references.push({ type: COMPANY.type, id: companyId });
     for (const { field, type } of record.descriptor.parents) {
       const id = (record.row[field] ?? null) as number | null;
-      if (id !== null && !this.ownersOf(type as RecordType).has(id)) {
+      if (id !== null && !this.known(type as RecordType, id)) {
         references.push({ type: type as RecordType, id });
       }
     }
     return references;
+  }
+
+  /** The company of a delete line, when neither the file so far nor a look-up has shown it. */
+  unknownCompany(record: ParsedDelete): Reference[] {
+    return this.companies.has(record.companyId)
+      ? []
+      : [{ type: COMPANY.type, id: record.companyId }];
+  }
+
+  /**
+   * Checks a delete line's company, and forgets the record: later lines may not name it (the
+   * importer refuses the deletion itself while stored records still do).
+   */
+  checkDelete(line: number, record: ParsedDelete): void {
+    const { descriptor, companyId, id } = record;
+    this.requireCompany(line, companyId);
+    const type = descriptor.type as RecordType;
+    if (!PARENT_TYPES.has(type)) return;
+    const owner = this.ownersOf(type).get(id);
+    if (owner !== undefined && owner !== companyId) {
+      throw new ImportError(line, 'id', `${type} ${id} belongs to another company`);
+    }
+    this.ownersOf(type).delete(id);
+    this.deletedOf(type).set(id, line);
   }
 
   /** Learns from the database which company owns each stored record of `references`. */
@@ -72,19 +100,14 @@ export class References {
       return;
     }
     const companyId = row.company_id as number;
-    if (!this.companies.has(companyId)) {
-      throw new ImportError(
-        line,
-        'company_id',
-        `company ${companyId} not found (companies must come first)`,
-      );
-    }
+    this.requireCompany(line, companyId);
     const type = descriptor.type as RecordType;
     if (PARENT_TYPES.has(type)) {
       // A parent record in the file: the same id may not be claimed by two companies.
       const owners = this.ownersOf(type);
       alreadyOwned(line, type, row.id, owners.get(row.id), companyId);
       owners.set(row.id, companyId);
+      this.deletedOf(type).delete(row.id);
     }
     for (const { field, type: parentType } of descriptor.parents) {
       const id = (row[field] ?? null) as number | null;
@@ -93,13 +116,27 @@ export class References {
     if (!PARENT_TYPES.has(type)) alreadyOwned(line, type, row.id, earlier, companyId);
   }
 
-  /** Every company the import touched. */
-  companyIds(): number[] {
-    return [...this.companies];
-  }
-
   private ownersOf(type: RecordType): Map<number, number> {
     return this.owners.get(type) as Map<number, number>;
+  }
+
+  private deletedOf(type: RecordType): Map<number, number> {
+    return this.deleted.get(type) as Map<number, number>;
+  }
+
+  /** Whether the file so far or a look-up has shown the record, or the file deleted it. */
+  private known(type: RecordType, id: number): boolean {
+    return this.ownersOf(type).has(id) || this.deletedOf(type).has(id);
+  }
+
+  private requireCompany(line: number, companyId: number): void {
+    if (!this.companies.has(companyId)) {
+      throw new ImportError(
+        line,
+        'company_id',
+        `company ${companyId} not found (companies must come first)`,
+      );
+    }
   }
 
   /** A child's reference must name a record of its own company, earlier in the file or stored. */
@@ -111,6 +148,10 @@ export class References {
     companyId: number,
   ): void {
     const owner = this.ownersOf(type).get(id);
+    const deletedOn = this.deletedOf(type).get(id);
+    if (deletedOn !== undefined) {
+      throw new ImportError(line, field, `${type} ${id} was deleted on line ${deletedOn}`);
+    }
     if (owner === undefined) {
       throw new ImportError(
         line,

@@ -11,7 +11,8 @@ import { columnValues, rowCount, type TableRows } from './rows.ts';
  * and compiling a new multi-row statement per batch cost as much as SQLite's own work.
  */
 export interface RowWriter {
-  write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<void>;
+  /** Returns how many rows it inserted or changed (an upsert of equal values changes none). */
+  write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<number>;
   /** The stored rows among `ids` of a tenant table, with the company each belongs to. */
   owners(table: string, ids: readonly number[]): Promise<Owner[]>;
 }
@@ -39,10 +40,20 @@ export function rowWriter(handle: DatabaseHandle, trx: Db): RowWriter {
 function upsertClause(table: string, columns: readonly string[], distinct: string): string {
   const updated = columns.filter((column) => column !== 'id');
   const set = updated.map((column) => `${column} = excluded.${column}`).join(', ');
-  const stored = updated.map((column) => `${table}.${column}`).join(', ');
-  const incoming = updated.map((column) => `excluded.${column}`).join(', ');
+  // What marks the change is not one: the import's number, the time an employee changed.
+  const compared = updated.filter((column) => !uncompared(table, column));
+  const stored = compared.map((column) => `${table}.${column}`).join(', ');
+  const incoming = compared.map((column) => `excluded.${column}`).join(', ');
   return ` on conflict (id) do update set ${set} where (${stored}) ${distinct} (${incoming})`;
 }
+
+/**
+ * Whether an upsert sets a column without comparing it: the import's number (change_seq), and
+ * an employee's `updated_at`, which is the import's time unless the record gives one, so a new
+ * import of unchanged values leaves the employee as it was.
+ */
+const uncompared = (table: string, column: string) =>
+  column === 'change_seq' || (table === 'employees' && column === 'updated_at');
 
 /** Rows per SQLite statement: binding 100 rows at once costs half what 100 calls do. */
 const SQLITE_ROWS_PER_STATEMENT = 100;
@@ -57,20 +68,26 @@ class SqliteRowWriter implements RowWriter {
 
   constructor(private readonly sqlite: SqliteDatabase.Database) {}
 
-  async write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<void> {
+  async write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<number> {
     const count = rowCount(rows);
-    if (count === 0) return;
+    if (count === 0) return 0;
     const { columns, values } = rows;
     const width = columns.length;
     let start = 0;
+    let changed = 0;
     if (count >= SQLITE_ROWS_PER_STATEMENT) {
       const many = this.statement(table, columns, mode, SQLITE_ROWS_PER_STATEMENT);
       for (; start + SQLITE_ROWS_PER_STATEMENT <= count; start += SQLITE_ROWS_PER_STATEMENT) {
-        many.run(values.slice(start * width, (start + SQLITE_ROWS_PER_STATEMENT) * width));
+        changed += many.run(
+          values.slice(start * width, (start + SQLITE_ROWS_PER_STATEMENT) * width),
+        ).changes;
       }
     }
     const one = this.statement(table, columns, mode, 1);
-    for (; start < count; start++) one.run(values.slice(start * width, (start + 1) * width));
+    for (; start < count; start++) {
+      changed += one.run(values.slice(start * width, (start + 1) * width)).changes;
+    }
+    return changed;
   }
 
   async owners(table: string, ids: readonly number[]): Promise<Owner[]> {
@@ -116,8 +133,8 @@ class PostgresRowWriter implements RowWriter {
 
   constructor(private readonly trx: Db) {}
 
-  async write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<void> {
-    if (rowCount(rows) === 0) return;
+  async write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<number> {
+    if (rowCount(rows) === 0) return 0;
     const { columns } = rows;
     const key = `${mode} ${table} ${columns}`;
     let text = this.texts.get(key);
@@ -129,7 +146,8 @@ class PostgresRowWriter implements RowWriter {
       this.texts.set(key, text);
     }
     const values = columns.map((column) => columnValues(rows, column));
-    await this.trx.executeQuery(CompiledQuery.raw(text, values));
+    const result = await this.trx.executeQuery(CompiledQuery.raw(text, values));
+    return Number(result.numAffectedRows ?? 0);
   }
 
   async owners(table: string, ids: readonly number[]): Promise<Owner[]> {

@@ -1,5 +1,6 @@
+import { hash } from 'node:crypto';
 import type { NewReceipt } from '../db/database.ts';
-import { RECORD_TYPES, type RecordType } from '../resources/index.ts';
+import { COMPANY, RECORD_TYPES, type RecordType } from '../resources/index.ts';
 import type { ParsedRecord } from './records.ts';
 
 /**
@@ -19,6 +20,14 @@ export interface RecordRows extends TableRows {
 
 /** The rows of one batch of records, by table (see `IMPORTED_TABLES`). */
 export type Batch = Record<string, TableRows>;
+
+/** Delete lines of one record type, in file order: each one's line, company and id. */
+export interface DeleteBatch {
+  type: RecordType;
+  lines: number[];
+  companyIds: number[];
+  ids: number[];
+}
 
 export const rowCount = (rows: TableRows): number =>
   rows.columns.length === 0 ? 0 : rows.values.length / rows.columns.length;
@@ -51,16 +60,33 @@ export const emptyPending = (): PendingRecords =>
  * A table's pending rows, flattened. Every row of a table has the same columns, in the same
  * order: the parsers build each table's rows with one object literal.
  */
-function recordRows(entries: Iterable<{ line: number; row: object }>): RecordRows {
+function recordRows(
+  entries: Iterable<{ line: number; row: object }>,
+  extra: (entry: number) => unknown[] = () => [],
+  extraColumns: readonly string[] = [],
+): RecordRows {
   let columns: string[] | null = null;
   const values: unknown[] = [];
   const lines: number[] = [];
+  let entry = 0;
   for (const { line, row } of entries) {
     columns ??= Object.keys(row);
     for (const column of columns) values.push((row as Record<string, unknown>)[column]);
+    values.push(...extra(entry++));
     lines.push(line);
   }
-  return { columns: columns ?? [], values, lines };
+  return { columns: columns ? [...columns, ...extraColumns] : [], values, lines };
+}
+
+/**
+ * What a record brings along, as one short text: its row changes when they change (and so
+ * the change feed sees a leave whose attachments, or an expense whose items or receipt, alone
+ * changed). Null when it brings nothing.
+ */
+function childrenDigest({ children, receipt }: PendingRecord): string | null {
+  const rows = Object.values(children).flat();
+  if (rows.length === 0 && !receipt) return null;
+  return hash('sha1', JSON.stringify([children, receipt?.original_sha256 ?? null]), 'base64url');
 }
 
 /** Each record's rows, and its children's with the company and the record's id in front. */
@@ -68,7 +94,18 @@ export function flatten(pending: PendingRecords): Batch {
   const batch: Batch = {};
   for (const descriptor of RECORD_TYPES) {
     const records = [...pending[descriptor.type].values()];
-    batch[descriptor.table] = recordRows(records);
+    if (descriptor === COMPANY) {
+      batch[descriptor.table] = recordRows(records);
+    } else if (descriptor.children.length > 0 || descriptor.receipt) {
+      // The importer sets each row's change_seq (its company's import number) when it writes.
+      batch[descriptor.table] = recordRows(
+        records,
+        (i) => [childrenDigest(records[i] as PendingRecord), 0],
+        ['children_digest', 'change_seq'],
+      );
+    } else {
+      batch[descriptor.table] = recordRows(records, () => [0], ['change_seq']);
+    }
     for (const { table, parentColumn } of descriptor.children) {
       let columns: string[] | null = null;
       const values: unknown[] = [];

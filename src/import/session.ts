@@ -4,16 +4,21 @@ import { FieldError } from '../resources/fields.ts';
 import { RECORD_TYPES, type RecordType } from '../resources/index.ts';
 import { ImportError } from './import-error.ts';
 import { ReceiptIngest } from './receipts.ts';
-import { type ParsedRecord, parseRecord } from './records.ts';
+import { isDelete, type ParsedDelete, type ParsedRecord, parseRecord } from './records.ts';
 import { ownedByAnother, References } from './references.ts';
-import { emptyPending, flatten } from './rows.ts';
+import { type DeleteBatch, emptyPending, flatten } from './rows.ts';
 import type { ImportTransaction } from './transaction.ts';
 
 export interface ImportSummary {
   records: number;
   counts: Record<RecordType, number>;
+  /** Delete lines, by the type they name (an id the company did not have counts too). */
+  deletes: Record<RecordType, number>;
   receipts: number;
 }
+
+const zeroCounts = () =>
+  Object.fromEntries(RECORD_TYPES.map((d) => [d.type, 0])) as Record<RecordType, number>;
 
 /**
  * One import's records on their way in: each is parsed, its references checked, its receipt
@@ -23,13 +28,16 @@ export class ImportSession {
   private readonly references = new References();
   readonly receipts: ReceiptIngest;
   private pending = emptyPending();
-  /** Records added since the last flush, and the items and attachments they bring. */
+  /**
+   * Delete lines since the last flush, all of one type. A batch holds either records or delete
+   * lines of one type, so that both are written in the order of the file.
+   */
+  private deletes: DeleteBatch | null = null;
+  /** Records (or delete lines) added since the last flush, and the items and attachments they bring. */
   pendingCount = 0;
   pendingChildren = 0;
-  private readonly counts = Object.fromEntries(RECORD_TYPES.map((d) => [d.type, 0])) as Record<
-    RecordType,
-    number
-  >;
+  private readonly counts = zeroCounts();
+  private readonly deleteCounts = zeroCounts();
   private records = 0;
 
   constructor(store: ReceiptStore, baseDir: string) {
@@ -40,13 +48,30 @@ export class ImportSession {
    * Checks one record and queues its rows. Returns a promise only when it has to look up a
    * record it names in the database, or store a receipt.
    */
-  add(reader: Db, line: number, value: unknown): Promise<void> | undefined {
-    let record: ParsedRecord;
+  /** One line's record, or an ImportError naming its first bad field. */
+  parse(line: number, value: unknown): ParsedRecord | ParsedDelete {
     try {
-      record = parseRecord(value);
+      return parseRecord(value);
     } catch (error) {
       if (error instanceof FieldError) throw new ImportError(line, error.field, error.problem);
       throw error;
+    }
+  }
+
+  /** Whether what is pending must be written before `record` joins a batch. */
+  mustFlushBefore(record: ParsedRecord | ParsedDelete): boolean {
+    if (this.pendingCount === 0) return false;
+    if (!isDelete(record)) return this.deletes !== null;
+    return this.deletes === null || this.deletes.type !== record.descriptor.type;
+  }
+
+  add(reader: Db, line: number, record: ParsedRecord | ParsedDelete): Promise<void> | undefined {
+    if (isDelete(record)) {
+      const unknown = this.references.unknownCompany(record);
+      if (unknown.length > 0) {
+        return this.references.lookUp(reader, unknown).then(() => this.acceptDelete(line, record));
+      }
+      return this.acceptDelete(line, record);
     }
     const unknown = this.references.unknown(record);
     if (unknown.length > 0) {
@@ -68,6 +93,19 @@ export class ImportSession {
     return this.receipts.ingest(line, row.id, row.company_id as number, receiptPath).then(queue);
   }
 
+  private acceptDelete(line: number, record: ParsedDelete): undefined {
+    this.references.checkDelete(line, record);
+    const type = record.descriptor.type as RecordType;
+    this.deletes ??= { type, lines: [], companyIds: [], ids: [] };
+    this.deletes.lines.push(line);
+    this.deletes.companyIds.push(record.companyId);
+    this.deletes.ids.push(record.id);
+    this.deleteCounts[type] += 1;
+    this.records += 1;
+    this.pendingCount += 1;
+    return undefined;
+  }
+
   private counted(record: ParsedRecord): undefined {
     this.counts[record.descriptor.type as RecordType] += 1;
     this.records += 1;
@@ -77,24 +115,31 @@ export class ImportSession {
   }
 
   async flush(transaction: ImportTransaction): Promise<void> {
-    const batch = flatten(this.pending);
+    const { deletes, pending } = this;
     this.pending = emptyPending();
+    this.deletes = null;
     this.pendingCount = 0;
     this.pendingChildren = 0;
-    const outcome = await transaction.write(batch);
+    const outcome = deletes
+      ? await transaction.delete(deletes)
+      : await transaction.write(flatten(pending));
     if (outcome.conflict) {
       const { line, label, id, ownerCompanyId } = outcome.conflict;
       throw ownedByAnother(line, label, id, ownerCompanyId);
     }
+    if (outcome.refused) {
+      const { line, field, problem } = outcome.refused;
+      throw new ImportError(line, field, problem);
+    }
     this.receipts.noteReplaced(outcome.replacedReceiptKeys);
   }
 
-  /** Every company the import touched: each gets a new data version with the commit. */
-  companyIds(): number[] {
-    return this.references.companyIds();
-  }
-
   summary(): ImportSummary {
-    return { records: this.records, counts: { ...this.counts }, receipts: this.receipts.count };
+    return {
+      records: this.records,
+      counts: { ...this.counts },
+      deletes: { ...this.deleteCounts },
+      receipts: this.receipts.count,
+    };
   }
 }

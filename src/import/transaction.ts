@@ -3,10 +3,11 @@ import type { Db } from '../db/database.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
+import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
 import { rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
 import { rowWriter } from './row-writer.ts';
-import type { Batch } from './rows.ts';
-import { type WriteOutcome, writeBatch } from './writer.ts';
+import type { Batch, DeleteBatch } from './rows.ts';
+import { deleteBatch, type WriteOutcome, writeBatch } from './writer.ts';
 
 /** Where an import's rows go: one transaction that takes every batch, or none of them. */
 export interface ImportTransaction {
@@ -16,11 +17,13 @@ export interface ImportTransaction {
    */
   readonly reader: Db;
   write(batch: Batch): Promise<WriteOutcome>;
+  delete(batch: DeleteBatch): Promise<WriteOutcome>;
   /**
-   * Builds what a first load set aside, gives every company the import touched a new data
-   * version (so nothing cached from before is served after the commit), and commits.
+   * Builds what a first load set aside, finishes the change feed's entries, gives every
+   * company whose data changed a new data version (so nothing cached from before is served
+   * after the commit), and commits.
    */
-  commit(companyIds: readonly number[]): Promise<void>;
+  commit(): Promise<void>;
   /** Undoes everything; does nothing once the transaction has ended. */
   rollback(): Promise<void>;
 }
@@ -28,26 +31,32 @@ export interface ImportTransaction {
 const VERSION_BUMP_CHUNK = 500;
 
 /** A transaction on `handle`'s own connection, in this thread. */
-export async function beginImport(handle: DatabaseHandle): Promise<ImportTransaction> {
+export async function beginImport(
+  handle: DatabaseHandle,
+  options: ChangeLogOptions,
+): Promise<ImportTransaction> {
   const trx = await handle.db.startTransaction().execute();
   const ended = () => trx.isCommitted || trx.isRolledBack;
   try {
     const setAside = await setIndexesAside(trx, handle.dialect);
     const writer = rowWriter(handle, trx);
+    const log = new ChangeLog(trx, options);
     return {
       reader: trx,
-      write: (batch) => writeBatch(trx, writer, batch),
-      async commit(companyIds) {
+      write: (batch) => writeBatch(trx, writer, log, batch),
+      delete: (batch) => deleteBatch(trx, writer, log, batch),
+      async commit() {
         await rebuildIndexes(trx, handle.dialect, setAside);
-        for (let start = 0; start < companyIds.length; start += VERSION_BUMP_CHUNK) {
+        const { changed, stale } = await log.finish();
+        for (let start = 0; start < stale.length; start += VERSION_BUMP_CHUNK) {
           await trx
             .updateTable('companies')
             .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-            .where('id', 'in', companyIds.slice(start, start + VERSION_BUMP_CHUNK))
+            .where('id', 'in', stale.slice(start, start + VERSION_BUMP_CHUNK))
             .execute();
         }
-        await refreshListSamples(trx, handle.dialect, companyIds);
-        await refreshExpenseTexts(trx, companyIds);
+        await refreshListSamples(trx, handle.dialect, changed);
+        await refreshExpenseTexts(trx, changed);
         await trx.commit().execute();
       },
       async rollback() {
@@ -63,7 +72,8 @@ export async function beginImport(handle: DatabaseHandle): Promise<ImportTransac
 /** What the main thread asks the writer thread; each request gets one reply, in order. */
 export type WriterRequest =
   | { op: 'write'; batch: Batch }
-  | { op: 'commit'; companyIds: readonly number[] }
+  | { op: 'delete'; batch: DeleteBatch }
+  | { op: 'commit' }
   | { op: 'rollback' };
 
 /** The answer to the transaction's start (the first reply) or to one request. */
@@ -72,6 +82,7 @@ export type WriterReply = { ok: true; value?: unknown } | { ok: false; message: 
 /** What the writer thread opens: the SQLite file the import goes into. */
 export interface WriterThreadData {
   path: string;
+  changes: ChangeLogOptions;
 }
 
 /**
@@ -90,8 +101,9 @@ const WRITER_HEAP_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeM
  */
 export async function beginImportOnThread(
   handle: DatabaseHandle & { dialect: 'sqlite' },
+  options: ChangeLogOptions,
 ): Promise<ImportTransaction> {
-  const workerData: WriterThreadData = { path: handle.sqlite.name };
+  const workerData: WriterThreadData = { path: handle.sqlite.name, changes: options };
   const worker = startModuleThread(import.meta.url, 'writer-thread', {
     workerData,
     resourceLimits: WRITER_HEAP_LIMITS,
@@ -140,7 +152,8 @@ export async function beginImportOnThread(
   return {
     reader: handle.db,
     write: (batch) => request({ op: 'write', batch }) as Promise<WriteOutcome>,
-    commit: (companyIds) => finish({ op: 'commit', companyIds }),
+    delete: (batch) => request({ op: 'delete', batch }) as Promise<WriteOutcome>,
+    commit: () => finish({ op: 'commit' }),
     rollback: () => (ended ? worker.terminate().then(() => {}) : finish({ op: 'rollback' })),
   };
 }

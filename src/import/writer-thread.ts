@@ -15,7 +15,7 @@ import {
  */
 const port = parentPort;
 if (!port) throw new Error('writer-thread.ts runs as a worker thread');
-const { path } = workerData as WriterThreadData;
+const { path, changes } = workerData as WriterThreadData;
 const handle = openDatabase({ dialect: 'sqlite', path });
 
 const send = (reply: WriterReply) => port.postMessage(reply);
@@ -30,8 +30,11 @@ async function answer(transaction: ImportTransaction, request: WriterRequest): P
       case 'write':
         send({ ok: true, value: await transaction.write(request.batch) });
         return true;
+      case 'delete':
+        send({ ok: true, value: await transaction.delete(request.batch) });
+        return true;
       case 'commit':
-        await transaction.commit(request.companyIds);
+        await transaction.commit();
         break;
       case 'rollback':
         await transaction.rollback();
@@ -48,7 +51,7 @@ async function answer(transaction: ImportTransaction, request: WriterRequest): P
 }
 
 try {
-  const transaction = await beginImport(handle);
+  const transaction = await beginImport(handle, changes);
   send({ ok: true });
   // Requests are answered one after another, in the order they came.
   let queue = Promise.resolve(true);

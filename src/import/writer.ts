@@ -1,15 +1,40 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { COMPANY, type RecordTypeOf, WRITE_ORDER } from '../resources/index.ts';
+import {
+  COMPANY,
+  DEPENDENTS,
+  PARENT_TYPES,
+  type RecordType,
+  type RecordTypeOf,
+  recordTypeNamed,
+  type TenantRecordType,
+  WRITE_ORDER,
+} from '../resources/index.ts';
+import { type ChangeLog, feedRank } from './change-log.ts';
 import type { RowWriter } from './row-writer.ts';
-import { type Batch, columnValues, type RecordRows, type TableRows } from './rows.ts';
+import {
+  type Batch,
+  columnValues,
+  type DeleteBatch,
+  type RecordRows,
+  type TableRows,
+} from './rows.ts';
 
 export interface WriteOutcome {
   /** A record whose id is already stored for another company; nothing more was written. */
   conflict: { line: number; label: string; id: number; ownerCompanyId: number } | null;
-  /** Receipt files that rows used before this batch replaced them. */
+  /** A line the batch cannot apply (a deletion of a record others still name); nothing written. */
+  refused: { line: number; field: string; problem: string } | null;
+  /** Receipt files that rows used before this batch replaced or deleted them. */
   replacedReceiptKeys: string[];
 }
+
+const nothingWritten = (fault: Pick<WriteOutcome, 'conflict'> | Pick<WriteOutcome, 'refused'>) => ({
+  conflict: null,
+  refused: null,
+  replacedReceiptKeys: [],
+  ...fault,
+});
 
 const TENANT_TYPES = WRITE_ORDER.filter((descriptor) => descriptor !== COMPANY);
 
@@ -104,28 +129,107 @@ async function dropReceipts(
 }
 
 /**
+ * Gives each row its company's import number (the change feed's order) and each employee
+ * without an `updated_at` of its own the import's time.
+ */
+function stampRows(table: string, rows: TableRows, log: ChangeLog): void {
+  const { columns, values } = rows;
+  const width = columns.length;
+  const seqAt = columns.indexOf('change_seq');
+  const companyAt = columns.indexOf('company_id');
+  const updatedAt = table === 'employees' ? columns.indexOf('updated_at') : -1;
+  if (seqAt < 0) return;
+  for (let row = 0; row < values.length; row += width) {
+    values[row + seqAt] = log.seqOf(values[row + companyAt] as number);
+    if (updatedAt >= 0 && values[row + updatedAt] === null)
+      values[row + updatedAt] = log.importTime;
+  }
+}
+
+/** The stored records among `ids` that this import's number now marks: changed, not inserted. */
+async function updatedOf(
+  db: Db,
+  descriptor: TenantRecordType,
+  companyId: number,
+  ids: number[],
+  seq: number,
+) {
+  const rows = await db
+    .selectFrom(descriptor.table)
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('change_seq', '=', seq)
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map((row) => Number(row.id));
+}
+
+/** A record that comes back forgets its remembered deletion. */
+async function forgetDeletions(
+  db: Db,
+  log: ChangeLog,
+  descriptor: TenantRecordType,
+  groups: Map<number, number[]>,
+): Promise<void> {
+  for (const [companyId, ids] of groups) {
+    if (!(await log.keepsDeletions(companyId))) continue;
+    await db
+      .deleteFrom('deleted_records')
+      .where('company_id', '=', companyId)
+      .where('resource', '=', feedRank(descriptor.type as RecordType))
+      .where('record_id', 'in', ids)
+      .execute();
+  }
+}
+
+/**
  * Writes a batch parents first (WRITE_ORDER), so every composite foreign key (company_id,
  * parent_id) finds its parent. Children (attachments, items, receipt rows) of a replaced record
  * are replaced with it.
  */
-export async function writeBatch(db: Db, writer: RowWriter, batch: Batch): Promise<WriteOutcome> {
+export async function writeBatch(
+  db: Db,
+  writer: RowWriter,
+  log: ChangeLog,
+  batch: Batch,
+): Promise<WriteOutcome> {
   const owners = new Map<RecordTypeOf, Owned>();
   const stored = new Map<RecordTypeOf, number[]>();
+  const companies = new Set<number>();
   for (const descriptor of TENANT_TYPES) {
     const rows = owned(batch[descriptor.table] as RecordRows);
     const found = await storedIds(writer, descriptor, rows);
-    if (found.conflict) return { conflict: found.conflict, replacedReceiptKeys: [] };
+    if (found.conflict) return nothingWritten({ conflict: found.conflict });
     owners.set(descriptor, rows);
     stored.set(descriptor, found.stored);
+    for (const companyId of rows.companyOf.values()) companies.add(companyId);
   }
+  const companyRows = batch[COMPANY.table] as TableRows;
+  if ((await writer.write(COMPANY.table, companyRows, 'upsert')) > 0) {
+    log.companyRowsChanged(columnValues<number>(companyRows, 'id'));
+  }
+  // After the companies: a company may be new in this batch.
+  await log.seqsOf([...companies].sort((a, b) => a - b));
 
   const replacedReceiptKeys: string[] = [];
-  for (const descriptor of WRITE_ORDER) {
-    await writer.write(descriptor.table, batch[descriptor.table] as TableRows, 'upsert');
+  for (const descriptor of TENANT_TYPES) {
+    const rows = batch[descriptor.table] as TableRows;
+    stampRows(descriptor.table, rows, log);
+    const changed = await writer.write(descriptor.table, rows, 'upsert');
+    const tenant = descriptor as TenantRecordType;
+    const own = owners.get(descriptor) as Owned;
+    if (changed > 0) log.mayHaveChanged(own.companyOf.values());
+    await forgetDeletions(db, log, tenant, byCompany(own, [...own.companyOf.keys()]));
+    if (changed > 0 && PARENT_TYPES.has(descriptor.type as RecordType)) {
+      for (const [companyId, ids] of byCompany(own, stored.get(descriptor) ?? [])) {
+        const updated = await updatedOf(db, tenant, companyId, ids, log.seqOf(companyId));
+        log.parentsUpdated(companyId, descriptor.type as RecordType, updated);
+      }
+    }
     if (descriptor.children.length === 0 && !descriptor.receipt) continue;
     // Only records that were stored before can have children to replace; a first import of a
     // file deletes nothing.
-    const groups = byCompany(owners.get(descriptor) as Owned, stored.get(descriptor) ?? []);
+    const groups = byCompany(own, stored.get(descriptor) ?? []);
     const incoming =
       descriptor.receipt && groups.size > 0 ? receiptKeysOf(batch.receipts as TableRows) : null;
     for (const [companyId, ids] of groups) {
@@ -145,5 +249,121 @@ export async function writeBatch(db: Db, writer: RowWriter, batch: Batch): Promi
       await writer.write('receipts', batch.receipts as TableRows, 'insert');
     }
   }
-  return { conflict: null, replacedReceiptKeys };
+  return { conflict: null, refused: null, replacedReceiptKeys };
+}
+
+/**
+ * Applies delete lines of one type (PRODUCT.md §7): an id the company does not have is no
+ * change, an id of another company a conflict, a record that stored records still name is
+ * refused (naming the first such line and how many name it). A deleted record's children and
+ * receipt row go with it, and the change feed remembers the deletion.
+ */
+export async function deleteBatch(
+  db: Db,
+  writer: RowWriter,
+  log: ChangeLog,
+  batch: DeleteBatch,
+): Promise<WriteOutcome> {
+  const descriptor = recordTypeNamed(batch.type) as TenantRecordType;
+  const stored = new Map(
+    (await writer.owners(descriptor.table, batch.ids)).map((o) => [
+      Number(o.id),
+      Number(o.company_id),
+    ]),
+  );
+  const groups = new Map<number, number[]>();
+  const lineOf = new Map<number, number>();
+  for (let i = 0; i < batch.ids.length; i++) {
+    const id = batch.ids[i] as number;
+    const companyId = batch.companyIds[i] as number;
+    const owner = stored.get(id);
+    if (owner === undefined) continue;
+    if (owner !== companyId) {
+      const line = batch.lines[i] as number;
+      return nothingWritten({
+        conflict: { line, label: descriptor.type, id, ownerCompanyId: owner },
+      });
+    }
+    if (!lineOf.has(id)) lineOf.set(id, batch.lines[i] as number);
+    const group = groups.get(companyId);
+    if (group) group.push(id);
+    else groups.set(companyId, [id]);
+  }
+  const refused = await stillNamed(db, descriptor, groups, lineOf);
+  if (refused) return nothingWritten({ refused });
+
+  await log.seqsOf([...groups.keys()].sort((a, b) => a - b));
+  const replacedReceiptKeys: string[] = [];
+  for (const [companyId, unique] of groups) {
+    const ids = [...new Set(unique)];
+    for (const { table, parentColumn } of descriptor.children) {
+      await db
+        .deleteFrom(table)
+        .where('company_id', '=', companyId)
+        .where(sql.ref(parentColumn), 'in', ids)
+        .execute();
+    }
+    if (descriptor.receipt) replacedReceiptKeys.push(...(await dropReceipts(db, ids, new Map())));
+    await db
+      .deleteFrom(descriptor.table)
+      .where('company_id', '=', companyId)
+      .where('id', 'in', ids)
+      .execute();
+    const seq = log.seqOf(companyId);
+    const resource = feedRank(descriptor.type as RecordType);
+    await db
+      .insertInto('deleted_records')
+      .values(
+        ids.map((id) => ({ company_id: companyId, resource, record_id: id, change_seq: seq })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['company_id', 'resource', 'record_id']).doUpdateSet({ change_seq: seq }),
+      )
+      .execute();
+    log.deletionsRemembered(companyId);
+  }
+  return { conflict: null, refused: null, replacedReceiptKeys };
+}
+
+/** The first deleted record (by line) that stored records still name, and how many do. */
+async function stillNamed(
+  db: Db,
+  descriptor: TenantRecordType,
+  groups: Map<number, number[]>,
+  lineOf: Map<number, number>,
+): Promise<WriteOutcome['refused']> {
+  const naming = new Map<number, { count: number; by: Set<string> }>();
+  for (const [companyId, ids] of groups) {
+    for (const dependent of DEPENDENTS.get(descriptor.type as RecordType) ?? []) {
+      const rows = await db
+        .selectFrom(dependent.descriptor.table)
+        .select([
+          sql.ref<number>(dependent.field).as('id'),
+          (eb) => eb.fn.countAll<number>().as('n'),
+        ])
+        .where('company_id', '=', companyId)
+        .where(sql.ref(dependent.field), 'in', ids)
+        .groupBy(sql.ref(dependent.field))
+        .execute();
+      for (const { id, n } of rows) {
+        const entry = naming.get(Number(id)) ?? { count: 0, by: new Set<string>() };
+        entry.count += Number(n);
+        entry.by.add(dependent.descriptor.noun[1]);
+        naming.set(Number(id), entry);
+      }
+    }
+  }
+  let first: { line: number; id: number } | null = null;
+  for (const id of naming.keys()) {
+    const line = lineOf.get(id) as number;
+    if (!first || line < first.line) first = { line, id };
+  }
+  if (!first) return null;
+  const { count, by } = naming.get(first.id) as { count: number; by: Set<string> };
+  const records = count === 1 ? 'record' : 'records';
+  return {
+    line: first.line,
+    field: 'id',
+    problem: `${descriptor.type} ${first.id} is still named by ${count} ${records} (${[...by].join(', ')}); delete them on earlier lines`,
+  };
 }

@@ -29,6 +29,8 @@ function parseEmployee(r: FieldReader): { row: NewEmployee } {
       address: r.optionalText('address', LONG_TEXT_MAX),
       name_folded: fold(fullName),
       number_folded: fold(employeeNumber),
+      // Null: the importer writes the import's time.
+      updated_at: r.optionalTimestamp('updated_at'),
     },
   };
 }

@@ -30,6 +30,9 @@ void parentsAreRecordTypes;
 
 export { company as COMPANY };
 
+/** Every record type but the company: each belongs to one, and the change feed follows it. */
+export const TENANT_RECORD_TYPES = RECORD_TYPES.filter((d): d is TenantRecordType => d !== company);
+
 const BY_TYPE = new Map<string, RecordTypeOf>(RECORD_TYPES.map((d) => [d.type, d]));
 
 /** The descriptor of `type`, or undefined for a name that is no record type. */
@@ -48,6 +51,28 @@ function depth(descriptor: RecordTypeOf): number {
  */
 export const WRITE_ORDER: readonly RecordTypeOf[] = RECORD_TYPES.map((d) => d).sort(
   (a, b) => depth(a) - depth(b),
+);
+
+/** A field of a record type that names a record of another. */
+export interface Dependent {
+  descriptor: TenantRecordType;
+  field: string;
+}
+
+/**
+ * Per record type, the fields of other types that name one: a record that such rows still
+ * name cannot be deleted, and a change to it changes what the API serves for them (a leave
+ * embeds its employee and leave type).
+ */
+export const DEPENDENTS: ReadonlyMap<RecordType, readonly Dependent[]> = new Map(
+  RECORD_TYPES.map((parent) => [
+    parent.type,
+    TENANT_RECORD_TYPES.flatMap((descriptor) =>
+      descriptor.parents
+        .filter((p) => p.type === parent.type)
+        .map((p) => ({ descriptor, field: p.field })),
+    ),
+  ]),
 );
 
 /** The record types another one names: their owners are tracked for the whole import. */

@@ -85,6 +85,11 @@ export const ImportSummarySchema = Type.Object(
       description: 'Records of each type.',
       examples: [{ company: 0, employee: 2, leave: 1 }],
     }),
+    deletes: Type.Record(Type.String(), Type.Integer(), {
+      description:
+        'Delete lines of each type (an id the company did not have counts too: replays are no-ops).',
+      examples: [{ employee: 1 }],
+    }),
     receipts: Type.Integer({ description: 'Receipt images stored (none come by HTTP).' }),
   },
   { $id: 'ImportSummary' },

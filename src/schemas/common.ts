@@ -16,7 +16,7 @@ export const MAX_IDS_PER_FILTER = 100;
 export const ERROR_MESSAGE_KEYWORD = 'x-error-message';
 /** On a query object: its integer parameters must be sent as plain decimal digits. */
 export const PLAIN_INTEGERS_KEYWORD = 'x-plain-integers';
-const says = (message: string) => ({ [ERROR_MESSAGE_KEYWORD]: message });
+export const says = (message: string) => ({ [ERROR_MESSAGE_KEYWORD]: message });
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

@@ -8,9 +8,17 @@ import {
   SearchParam,
   SortParam,
   StatusListParam,
+  Timestamp,
+  UpdatedSinceParam,
 } from './common.ts';
 
-export const EMPLOYEE_SORT_FIELDS = ['id', 'full_name', 'employee_number', 'hire_date'] as const;
+export const EMPLOYEE_SORT_FIELDS = [
+  'id',
+  'full_name',
+  'employee_number',
+  'hire_date',
+  'updated_at',
+] as const;
 
 export const EmployeeSchema = model(
   'Employee',
@@ -24,6 +32,11 @@ export const EmployeeSchema = model(
       position: Type.String(),
       status: Type.Enum([...EMPLOYEE_STATUSES], { type: 'string' }),
       hire_date: DateString,
+      updated_at: Type.String({
+        ...Timestamp,
+        description:
+          'When the source last changed the employee: its export’s own time, else the time of the import that changed the stored values.',
+      }),
     },
     { description: 'An employee of the company; never any sensitive field.' },
   ),
@@ -35,6 +48,7 @@ export const EmployeeListQuery = Type.Object({
   search: Type.Optional(
     SearchParam('Matches first name, last name, full name or personnel number.'),
   ),
+  updated_since: Type.Optional(UpdatedSinceParam),
   sort: Type.Optional(SortParam(EMPLOYEE_SORT_FIELDS)),
   page: Type.Optional(PageParam),
   per_page: Type.Optional(PerPageParam),

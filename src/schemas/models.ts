@@ -1,3 +1,4 @@
+import { ChangeSchema } from './changes.ts';
 import { EmployeeSummarySchema, PaginationMetaSchema, ProblemSchema } from './common.ts';
 import { EmployeeSchema } from './employees.ts';
 import { ExpenseCategorySchema, ExpenseDetailSchema, ExpenseSchema } from './expenses.ts';
@@ -20,4 +21,5 @@ export const MODELS = [
   ExpenseSchema,
   ExpenseDetailSchema,
   ExpenseCategorySchema,
+  ChangeSchema,
 ] as const;

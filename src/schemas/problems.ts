@@ -50,6 +50,11 @@ export const ERRORS = {
     title: 'Method not allowed',
     when: 'any method but GET and HEAD on a known path (with `Allow: GET, HEAD`)',
   },
+  cursor_expired: {
+    status: 410,
+    title: 'Cursor expired',
+    when: '`GET /changes` with an `after` cursor older than the deletions the feed still remembers (`CHANGES_RETENTION_DAYS`): read the feed again from the beginning',
+  },
   request_timeout: {
     status: 408,
     title: 'Request timeout',

@@ -9,7 +9,8 @@ import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { insertApiKey } from '../../src/db/keys.queries.ts';
 import { API_PREFIX } from '../../src/http/deps.ts';
-import { importFile } from '../../src/import/importer.ts';
+import { type ImportOptions, importFile } from '../../src/import/importer.ts';
+import type { ImportSummary } from '../../src/import/session.ts';
 import { DISPLAY_PREFIX_LENGTH, generateApiKey } from '../../src/keys/api-key.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
 import { MemoryRateLimitStore } from '../../src/ratelimit/memory-store.ts';
@@ -43,7 +44,7 @@ export interface TestApi extends TestDatabase {
   config: ServerConfig;
   dir: string;
   /** Imports records in the PRODUCT.md §5 format (receipt paths relative to `dir`). */
-  load(records: unknown[]): Promise<void>;
+  load(records: unknown[], options?: ImportOptions): Promise<ImportSummary>;
   createKey(companyId: number, options?: KeyOptions): Promise<string>;
   /** GET (or another method) on a path under the API prefix, with the key as Bearer token. */
   get(
@@ -62,6 +63,7 @@ export function testServerConfig(
     database: database.target,
     receiptsDir: join(dir, 'receipts'),
     logLevel: 'silent',
+    changesRetentionDays: 30,
     readDatabase: null,
     poolMax: 10,
     readPoolMax: 10,
@@ -190,12 +192,13 @@ export async function useApi(
     app,
     config,
     dir,
-    async load(records) {
+    async load(records, importOptions) {
       files += 1;
-      await importFile(
+      return importFile(
         database.handle,
         receipts,
         writeNdjson(dir, records, `import-${files}.ndjson`),
+        importOptions,
       );
     },
     async createKey(companyId, keyOptions = {}) {

@@ -17,10 +17,9 @@ export const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
  * receipt paths lead nowhere: `importDir` is an empty folder of the listener's own, and a
  * record that names a receipt image fails like a missing file.
  */
-export const importRoutes: AdminRoutes<AdminDeps & { importDir: string }> = async (
-  app,
-  { deps },
-) => {
+export const importRoutes: AdminRoutes<
+  AdminDeps & { importDir: string; changesRetentionDays: number }
+> = async (app, { deps }) => {
   // NDJSON only, handed to the route unread, as a stream; any other type is answered 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(NDJSON_TYPES, (_request, payload, done) => done(null, payload));
@@ -51,6 +50,7 @@ export const importRoutes: AdminRoutes<AdminDeps & { importDir: string }> = asyn
             deps.receipts,
             parseNdjson(body as AsyncIterable<Buffer>),
             deps.importDir,
+            { changesRetentionDays: deps.changesRetentionDays },
           ),
         (error) => request.log.warn({ err: error }, 'import not counted for the metrics'),
       );

@@ -110,6 +110,14 @@ export const HEADER_COMPONENTS = {
     example:
       'https://api.example.com/api/company/v1/receipt-files/42/processed?company=1&expires=1772438400&signature=1lWFAIFGFMj-G56p_W_XQO1EP-Lkbvoq1w8Q3DUSbbQ',
   },
+  ETag: {
+    name: 'ETag',
+    description:
+      'Identifies this answer; send it back in `If-None-Match` to get a 304 without a body while the answer would be the same.',
+    required: true,
+    schema: { type: 'string' },
+    example: 'W/"kZbXzX3nq5GmJ8b0HkS1YpR2v1c"',
+  },
   ReceiptETag: {
     name: 'ETag',
     description: 'Identifies the image bytes; send it back in `If-None-Match` to get a 304.',

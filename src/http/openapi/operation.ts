@@ -26,7 +26,7 @@ import { type HeaderKey, headers, RATE_LIMIT_HEADERS } from './headers.ts';
  * problem bodies with them, so the document cannot promise a field the service drops.
  */
 
-export type Tag = 'Account' | 'Employees' | 'Leaves' | 'Expenses';
+export type Tag = 'Account' | 'Employees' | 'Leaves' | 'Expenses' | 'Changes';
 
 /** The operation groups of the reference page, in order. */
 export const TAGS: { name: Tag; description: string }[] = [
@@ -37,13 +37,17 @@ export const TAGS: { name: Tag; description: string }[] = [
     name: 'Expenses',
     description: 'Expense records, their receipt images and the company’s expense categories.',
   },
+  {
+    name: 'Changes',
+    description: 'The change feed: keep a copy of the company’s data in step, deletions included.',
+  },
 ];
 
 /** A JSON success answer: company data, never cached. */
 export function jsonResponse<T extends TSchema>(description: string, schema: T) {
   return {
     description,
-    headers: headers('RequestId', 'CacheControlNoStore', ...RATE_LIMIT_HEADERS),
+    headers: headers('RequestId', 'CacheControlNoStore', 'ETag', ...RATE_LIMIT_HEADERS),
     content: { 'application/json': { schema } },
   };
 }
@@ -73,7 +77,7 @@ export function problemResponse(description: string, examples: Problem[], carrie
 }
 
 type ProblemResponse = ReturnType<typeof problemResponse>;
-type ErrorStatus = 401 | 403 | 404 | 422 | 429 | 503;
+type ErrorStatus = 304 | 401 | 403 | 404 | 422 | 429 | 503;
 
 interface OperationSpec<Q, P, R> {
   /** A stable name for client generators: `listLeaves`, `getLeave`. */
@@ -149,7 +153,7 @@ export function operation<
 } {
   const { scope } = spec;
   const accepted: HeaderKey[] = RATE_LIMIT_HEADERS;
-  const errors: Partial<Record<ErrorStatus, ProblemResponse>> = {
+  const errors: Partial<Record<ErrorStatus, unknown>> = {
     401: problemResponse(
       'No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked.',
       [unauthenticated().toProblem()],
@@ -191,6 +195,13 @@ export function operation<
     [databaseUnavailable().toProblem()],
     ['RetryAfter', ...accepted],
   );
+
+  if (200 in spec.success) {
+    errors[304] = noBodyResponse(
+      'Not modified: the request carried `If-None-Match` with the `ETag` this answer has now.',
+      ['RequestId', 'ETag', ...accepted],
+    );
+  }
 
   const schema = {
     operationId: spec.operationId,

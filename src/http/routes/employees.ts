@@ -5,7 +5,14 @@ import { EmployeeListQuery, EmployeeSchema } from '../../schemas/employees.ts';
 import { type ApiDeps, listSource } from '../deps.ts';
 import { recordNotFound } from '../errors.ts';
 import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.ts';
-import { pageRequest, searchText, sortOrder, valueList } from '../params.ts';
+import {
+  pageRequest,
+  rejectBadQueryValues,
+  searchText,
+  sortOrder,
+  utcTimestamp,
+  valueList,
+} from '../params.ts';
 
 export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
   app,
@@ -13,23 +20,30 @@ export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asyn
 ) => {
   app.get(
     '/employees',
-    operation({
-      operationId: 'listEmployees',
-      cacheable: true,
-      summary: 'List employees',
-      description:
-        'The roster, to resolve an employee_id in a leave or expense to a name and department. Never contains sensitive fields.',
-      tag: 'Employees',
-      scope: null,
-      querystring: EmployeeListQuery,
-      success: { 200: jsonResponse('A page of employees.', listOf(EmployeeSchema)) },
-    }),
+    {
+      ...operation({
+        operationId: 'listEmployees',
+        cacheable: true,
+        summary: 'List employees',
+        description:
+          'The roster, to resolve an employee_id in a leave or expense to a name and department. Never contains sensitive fields.',
+        tag: 'Employees',
+        scope: null,
+        querystring: EmployeeListQuery,
+        success: { 200: jsonResponse('A page of employees.', listOf(EmployeeSchema)) },
+      }),
+      preHandler: rejectBadQueryValues,
+    },
     async (request) => {
       const { query } = request;
       return listEmployees(
         listSource(deps, request),
         request.auth.company.id,
-        { status: valueList(query.status), search: searchText(query.search) },
+        {
+          status: valueList(query.status),
+          search: searchText(query.search),
+          updatedSince: utcTimestamp(query.updated_since),
+        },
         sortOrder(query.sort),
         pageRequest(query),
       );

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { findExpense, listExpenses, type ReceiptUrls } from '../../db/expenses.queries.ts';
+import { findExpense, listExpenses } from '../../db/expenses.queries.ts';
 import type { ExpenseStatus } from '../../domain.ts';
 import { dataOf, IdPathParams, listOf } from '../../schemas/common.ts';
 import { ExpenseDetailSchema, ExpenseListQuery, ExpenseSchema } from '../../schemas/expenses.ts';
-import { type ApiDeps, apiBaseUrl, listSource } from '../deps.ts';
+import { type ApiDeps, listSource, receiptUrls } from '../deps.ts';
 import { recordNotFound } from '../errors.ts';
 import { jsonResponse, operation, RECORD_NOT_FOUND } from '../openapi/operation.ts';
 import {
@@ -19,14 +18,6 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
   app,
   { deps },
 ) => {
-  const receiptUrls = (request: FastifyRequest): ReceiptUrls => {
-    const base = apiBaseUrl(deps.config, request);
-    return {
-      receiptUrl: (id, variant) =>
-        `${base}/expenses/${id}/receipt${variant ? `?variant=${variant}` : ''}`,
-    };
-  };
-
   app.get(
     '/expenses',
     {
@@ -51,7 +42,7 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
         { ...recordListFilters<ExpenseStatus>(query), categoryIds: idList(query.category_id) },
         sortOrder(query.sort),
         pageRequest(query),
-        receiptUrls(request),
+        receiptUrls(deps.config, request),
       );
     },
   );
@@ -74,7 +65,7 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
         deps.db,
         request.auth.company.id,
         Number(request.params.id),
-        receiptUrls(request),
+        receiptUrls(deps.config, request),
       );
       if (!expense) throw recordNotFound();
       return { data: expense };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiDeps } from '../deps.ts';
+import { changeRoutes } from './changes.ts';
 import { employeeRoutes } from './employees.ts';
 import { expenseRoutes } from './expenses.ts';
 import { leaveRoutes } from './leaves.ts';
@@ -19,5 +20,6 @@ export const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<{ deps: ApiDeps
   expenseRoutes,
   receiptRoutes,
   referenceRoutes,
+  changeRoutes,
   openapiRoutes,
 ];

@@ -1,0 +1,213 @@
+import { sql } from 'kysely';
+import type { Employee } from '../schemas/employees.ts';
+import type { ExpenseCategory, ExpenseDetail } from '../schemas/expenses.ts';
+import type { LeaveDetail, LeaveType } from '../schemas/leaves.ts';
+import type { Db } from './database.ts';
+import { findEmployees } from './employees.queries.ts';
+import type { ReceiptUrls } from './expenses.queries.ts';
+import { findExpenses, listActiveCategories } from './expenses.queries.ts';
+import { findLeaves, listActiveLeaveTypes } from './leaves.queries.ts';
+
+/** The resources of the change feed, in its order: an entry's rank is its index here. */
+export const FEED_RESOURCES = [
+  { name: 'employee', table: 'employees', listed: false },
+  { name: 'leave_type', table: 'leave_types', listed: true },
+  { name: 'leave', table: 'leaves', listed: false },
+  { name: 'expense_category', table: 'expense_categories', listed: true },
+  { name: 'expense', table: 'expenses', listed: false },
+] as const;
+
+export type FeedResource = (typeof FEED_RESOURCES)[number]['name'];
+
+/** A position in a company's feed: the import number, then the resource's rank, then the id. */
+export interface FeedPosition {
+  seq: number;
+  rank: number;
+  id: number;
+}
+
+/** Before every entry: ids are positive, numbers start at 0. */
+export const FEED_START: FeedPosition = { seq: 0, rank: 0, id: 0 };
+
+/** What the API serves for a record of the feed. */
+export type FeedRecord = Employee | LeaveType | LeaveDetail | ExpenseCategory | ExpenseDetail;
+
+export interface FeedEntry {
+  cursor: string;
+  resource: FeedResource;
+  id: number;
+  change: 'upsert' | 'delete';
+  changed_at: string;
+  record: FeedRecord | null;
+}
+
+export interface FeedPage {
+  data: FeedEntry[];
+  meta: { next_cursor: string; has_more: boolean };
+}
+
+/** An opaque cursor: the position, base64url. */
+export const encodeCursor = ({ seq, rank, id }: FeedPosition): string =>
+  Buffer.from(`${seq}.${rank}.${id}`).toString('base64url');
+
+const POSITION = /^(0|[1-9]\d{0,15})\.([0-4])\.(0|[1-9]\d{0,15})$/;
+
+/** The position a cursor names, or null when it is not one this service wrote. */
+export function decodeCursor(cursor: string): FeedPosition | null {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return null;
+  const match = POSITION.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!match) return null;
+  const position = { seq: Number(match[1]), rank: Number(match[2]), id: Number(match[3]) };
+  if (!Number.isSafeInteger(position.seq) || !Number.isSafeInteger(position.id)) return null;
+  return encodeCursor(position) === cursor ? position : null;
+}
+
+interface Candidate {
+  rank: number;
+  id: number;
+  seq: number;
+  /** 1 for a stored record that its list shows, 0 for an inactive one, -1 for a deletion. */
+  state: number;
+}
+
+/**
+ * One statement for every source, so that all of them are read in one snapshot: an import
+ * that commits meanwhile is either wholly in the page or wholly after it. Each source gives
+ * its next `take` entries after the position, in the feed's order, through its
+ * (company_id, change_seq, id) index.
+ */
+async function candidates(
+  db: Db,
+  companyId: number,
+  after: FeedPosition,
+  ranks: readonly number[],
+  take: number,
+): Promise<Candidate[]> {
+  const { seq, rank, id } = after;
+  const branches = ranks.map((r) => {
+    const { table, listed } = FEED_RESOURCES[r] as (typeof FEED_RESOURCES)[number];
+    const beyond =
+      r < rank
+        ? sql`change_seq > ${seq}`
+        : r === rank
+          ? sql`(change_seq, id) > (${seq}, ${id})`
+          : sql`change_seq >= ${seq}`;
+    const state = listed ? sql`case when active then 1 else 0 end` : sql`1`;
+    return sql`select * from (select ${sql.lit(r)} as rank, id, change_seq as seq, ${state} as state
+      from ${sql.table(table)} where company_id = ${companyId} and ${beyond}
+      order by change_seq, id limit ${take}) as ${sql.ref(`r${r}`)}`;
+  });
+  const deletions = sql`select * from (select resource as rank, record_id as id, change_seq as seq, -1 as state
+    from deleted_records where company_id = ${companyId}
+      and resource in (${sql.join(ranks.map((r) => sql.lit(r)))})
+      and (change_seq, resource, record_id) > (${seq}, ${rank}, ${id})
+    order by change_seq, resource, record_id limit ${take}) as deletions`;
+  const { rows } =
+    await sql<Candidate>`${sql.join([...branches, deletions], sql` union all `)}`.execute(db);
+  return rows
+    .map((row) => ({
+      rank: Number(row.rank),
+      id: Number(row.id),
+      seq: Number(row.seq),
+      state: Number(row.state),
+    }))
+    .sort((a, b) => a.seq - b.seq || a.rank - b.rank || a.id - b.id);
+}
+
+/** The records a page upserts, each as the API serves it now, by rank and id. */
+async function recordsOf(
+  db: Db,
+  companyId: number,
+  entries: Candidate[],
+  urls: ReceiptUrls,
+): Promise<Map<string, FeedRecord>> {
+  const ids = FEED_RESOURCES.map(() => [] as number[]);
+  for (const { rank, id, state } of entries) if (state === 1) ids[rank]?.push(id);
+  const [employees, leaveTypes, leaves, categories, expenses] = await Promise.all([
+    findEmployees(db, companyId, ids[0] as number[]),
+    listActiveLeaveTypes(db, companyId, ids[1]),
+    findLeaves(db, companyId, ids[2] as number[]),
+    listActiveCategories(db, companyId, ids[3]),
+    findExpenses(db, companyId, ids[4] as number[], urls),
+  ]);
+  const records = new Map<string, FeedRecord>();
+  [employees, leaveTypes, leaves, categories, expenses].forEach((found, rank) => {
+    for (const record of found) records.set(`${rank}.${record.id}`, record);
+  });
+  return records;
+}
+
+/** The commit time of each import number on the page. */
+async function commitTimes(
+  db: Db,
+  companyId: number,
+  seqs: number[],
+): Promise<Map<number, string>> {
+  if (seqs.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('change_commits')
+    .select(['change_seq', 'committed_at'])
+    .where('company_id', '=', companyId)
+    .where('change_seq', 'in', [...new Set(seqs)])
+    .execute();
+  return new Map(rows.map((row) => [Number(row.change_seq), row.committed_at]));
+}
+
+export interface FeedRequest {
+  after: FeedPosition;
+  limit: number;
+  /** The ranks of the resources to read. */
+  ranks: readonly number[];
+}
+
+/**
+ * A page of a company's change feed (PRODUCT.md §7): every record at its latest change after
+ * `after`, in commit order. A record whose row is gone or has left its list by the time it is
+ * read is a `delete` here (its own deletion or change comes later in the feed). Null when the
+ * feed has forgotten deletions after `after` (a 410).
+ */
+export async function readChanges(
+  db: Db,
+  companyId: number,
+  request: FeedRequest,
+  urls: ReceiptUrls,
+): Promise<FeedPage | null> {
+  const { after, limit, ranks } = request;
+  const found = await candidates(db, companyId, after, ranks, limit + 1);
+  // Checked after the read: deletions are forgotten only ever later, so what was read holds
+  // every deletion after `after` when none after it is forgotten now.
+  const company = await db
+    .selectFrom('companies')
+    .select('changes_forgotten_seq')
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+  if (after !== FEED_START && after.seq < Number(company?.changes_forgotten_seq ?? 0)) return null;
+  const entries = found.slice(0, limit);
+  const [records, times] = await Promise.all([
+    recordsOf(db, companyId, entries, urls),
+    commitTimes(
+      db,
+      companyId,
+      entries.map((entry) => entry.seq),
+    ),
+  ]);
+  const data = entries.map((entry): FeedEntry => {
+    const record = records.get(`${entry.rank}.${entry.id}`) ?? null;
+    return {
+      cursor: encodeCursor(entry),
+      resource: (FEED_RESOURCES[entry.rank] as (typeof FEED_RESOURCES)[number]).name,
+      id: entry.id,
+      change: record ? 'upsert' : 'delete',
+      changed_at: times.get(entry.seq) ?? '',
+      record,
+    };
+  });
+  const last = entries.at(-1);
+  return {
+    data,
+    meta: {
+      next_cursor: encodeCursor(last ?? after),
+      has_more: found.length > limit,
+    },
+  };
+}

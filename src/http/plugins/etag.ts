@@ -1,0 +1,36 @@
+import { hash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+
+/** Whether an `If-None-Match` value names `etag` (weak comparison, RFC 9110 §13.1.2). */
+function matches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}
+
+/**
+ * Conditional requests (PRODUCT.md §7): every 200 JSON answer of an API operation carries an
+ * ETag, a digest of its body, so the tag changes exactly when the answer would. The same
+ * request with a matching `If-None-Match` gets a 304 without a body; the request was still
+ * counted and checked. The tag is weak: a compressed body is the same answer. Registered on the
+ * root before compression, whose hook must see the body afterwards.
+ */
+export function registerETags(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode !== 200 || request.routeOptions.config.scope === undefined) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
+      return payload;
+    }
+    const etag = `W/"${hash('sha1', payload, 'base64url')}"`;
+    reply.header('etag', etag);
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (ifNoneMatch && matches(ifNoneMatch, etag)) {
+      reply.code(304);
+      reply.removeHeader('content-type');
+      reply.removeHeader('content-length');
+      return '';
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,230 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import { DEPENDENTS, type RecordType, TENANT_RECORD_TYPES } from '../resources/index.ts';
+import { formatTimestamp } from '../time.ts';
+
+/** Ids per statement where a list of them is bound. */
+const CHUNK = 500;
+
+const chunks = <T>(items: readonly T[]): T[][] => {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += CHUNK) {
+    out.push(items.slice(start, start + CHUNK));
+  }
+  return out;
+};
+
+/** A record type's number in the change feed's order (and in `deleted_records.resource`). */
+export const feedRank = (type: RecordType): number =>
+  TENANT_RECORD_TYPES.findIndex((d) => d.type === type);
+
+export interface ChangeLogOptions {
+  /** How long the change feed remembers a deletion; older ones are forgotten at commit. */
+  retentionDays: number;
+}
+
+/**
+ * What one import changes, for the change feed (PRODUCT.md §7), kept where its rows are
+ * written (the import's transaction).
+ *
+ * Every company the import writes to gets the next number of its `companies.change_seq`; the
+ * update takes the company row's lock (PostgreSQL) or happens under SQLite's one writer, and
+ * the lock is held until the commit. A second import of the same company waits for the first
+ * to commit before it takes its number, so numbers follow commit order and a reader never sees
+ * a number while a smaller one can still be written. Every row the import changes carries the
+ * number; at the commit, the records that embed a changed one get it too, and the number's
+ * commit time is stored — only when something changed.
+ */
+export class ChangeLog {
+  /** The import's time: the commit time's stand-in where rows need one as they are written. */
+  readonly importTime = formatTimestamp(new Date());
+  private readonly seqs = new Map<number, number>();
+  /** Companies a batch may have changed (checked at the commit). */
+  private readonly maybeChanged = new Set<number>();
+  /** Companies whose own row (name, time zone, status) changed. */
+  private readonly companyRowChanged = new Set<number>();
+  /** Per company and parent type: stored records the import changed. */
+  private readonly updatedParents = new Map<number, Map<RecordType, Set<number>>>();
+  /** Per company: whether it may have remembered deletions (then an upsert forgets its own). */
+  private readonly deletionsKept = new Map<number, boolean>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: ChangeLogOptions,
+  ) {}
+
+  /** The import's number for each company, taken (and the company locked) at first use. */
+  async seqsOf(companyIds: Iterable<number>): Promise<Map<number, number>> {
+    for (const companyId of companyIds) {
+      if (this.seqs.has(companyId)) continue;
+      const row = await this.db
+        .updateTable('companies')
+        .set((eb) => ({ change_seq: eb('change_seq', '+', 1) }))
+        .where('id', '=', companyId)
+        .returning('change_seq')
+        .executeTakeFirstOrThrow();
+      this.seqs.set(companyId, Number(row.change_seq));
+    }
+    return this.seqs;
+  }
+
+  seqOf(companyId: number): number {
+    const seq = this.seqs.get(companyId);
+    if (seq === undefined) throw new Error(`company ${companyId} has no import number yet`);
+    return seq;
+  }
+
+  mayHaveChanged(companyIds: Iterable<number>): void {
+    for (const companyId of companyIds) this.maybeChanged.add(companyId);
+  }
+
+  companyRowsChanged(companyIds: Iterable<number>): void {
+    for (const companyId of companyIds) this.companyRowChanged.add(companyId);
+  }
+
+  /** Stored parent records whose rows the import changed: what embeds them changes too. */
+  parentsUpdated(companyId: number, type: RecordType, ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    let byType = this.updatedParents.get(companyId);
+    if (!byType) {
+      byType = new Map();
+      this.updatedParents.set(companyId, byType);
+    }
+    let set = byType.get(type);
+    if (!set) {
+      set = new Set();
+      byType.set(type, set);
+    }
+    for (const id of ids) set.add(id);
+  }
+
+  /** Whether the company may have remembered deletions, looked up once. */
+  async keepsDeletions(companyId: number): Promise<boolean> {
+    let kept = this.deletionsKept.get(companyId);
+    if (kept === undefined) {
+      const row = await this.db
+        .selectFrom('deleted_records')
+        .select('record_id')
+        .where('company_id', '=', companyId)
+        .limit(1)
+        .executeTakeFirst();
+      kept = row !== undefined;
+      this.deletionsKept.set(companyId, kept);
+    }
+    return kept;
+  }
+
+  deletionsRemembered(companyId: number): void {
+    this.deletionsKept.set(companyId, true);
+    this.maybeChanged.add(companyId);
+  }
+
+  /**
+   * Finishes the import's changes before its commit: marks what embeds a changed record,
+   * stores each changing number's commit time, forgets old deletions. Returns the companies
+   * whose data changed, and those whose cached answers must go (with the company's own row).
+   */
+  async finish(): Promise<{ changed: number[]; stale: number[] }> {
+    const changed: number[] = [];
+    for (const [companyId, seq] of [...this.seqs].sort(([a], [b]) => a - b)) {
+      if (this.maybeChanged.has(companyId)) await this.markEmbedding(companyId, seq);
+      if (!(this.maybeChanged.has(companyId) && (await this.changedAt(companyId, seq)))) {
+        // Nothing changed: the number is given back (the company is still locked by this
+        // import, so nobody took a later one).
+        await this.db
+          .updateTable('companies')
+          .set({ change_seq: seq - 1 })
+          .where('id', '=', companyId)
+          .execute();
+        continue;
+      }
+      changed.push(companyId);
+      await this.forgetOldDeletions(companyId);
+      await this.db
+        .insertInto('change_commits')
+        .values({
+          company_id: companyId,
+          change_seq: seq,
+          committed_at: formatTimestamp(new Date()),
+        })
+        .execute();
+    }
+    const stale = [...new Set([...changed, ...this.companyRowChanged])];
+    return { changed, stale };
+  }
+
+  /** Leaves and expenses embed their employee, leave type and category: they change with them. */
+  private async markEmbedding(companyId: number, seq: number): Promise<void> {
+    const byType = this.updatedParents.get(companyId);
+    if (!byType) return;
+    for (const [type, ids] of byType) {
+      for (const { descriptor, field } of DEPENDENTS.get(type) ?? []) {
+        for (const chunk of chunks([...ids])) {
+          await this.db
+            .updateTable(descriptor.table)
+            .set({ change_seq: seq })
+            .where('company_id', '=', companyId)
+            .where(sql.ref(field), 'in', chunk)
+            .where('change_seq', '<', seq)
+            .execute();
+        }
+      }
+    }
+  }
+
+  /** Whether any row or remembered deletion carries the company's number. */
+  private async changedAt(companyId: number, seq: number): Promise<boolean> {
+    for (const { table } of TENANT_RECORD_TYPES) {
+      const row = await this.db
+        .selectFrom(table)
+        .select('id')
+        .where('company_id', '=', companyId)
+        .where('change_seq', '=', seq)
+        .limit(1)
+        .executeTakeFirst();
+      if (row) return true;
+    }
+    const deletion = await this.db
+      .selectFrom('deleted_records')
+      .select('record_id')
+      .where('company_id', '=', companyId)
+      .where('change_seq', '=', seq)
+      .limit(1)
+      .executeTakeFirst();
+    return deletion !== undefined;
+  }
+
+  /**
+   * Forgets the deletions of imports committed `retentionDays` ago or more; a cursor from
+   * before the newest of them is answered 410 from now on.
+   */
+  private async forgetOldDeletions(companyId: number): Promise<void> {
+    const cutoff = formatTimestamp(new Date(Date.now() - this.options.retentionDays * 86_400_000));
+    const oldest = await this.db
+      .selectFrom('change_commits')
+      .select((eb) => eb.fn.max('change_seq').as('seq'))
+      .where('company_id', '=', companyId)
+      .where('committed_at', '<=', cutoff)
+      .executeTakeFirst();
+    if (oldest?.seq == null) return;
+    const forgotten = await this.db
+      .selectFrom('deleted_records')
+      .select((eb) => eb.fn.max('change_seq').as('seq'))
+      .where('company_id', '=', companyId)
+      .where('change_seq', '<=', Number(oldest.seq))
+      .executeTakeFirst();
+    if (forgotten?.seq == null) return;
+    const seq = Number(forgotten.seq);
+    await this.db
+      .deleteFrom('deleted_records')
+      .where('company_id', '=', companyId)
+      .where('change_seq', '<=', seq)
+      .execute();
+    await this.db
+      .updateTable('companies')
+      .set({ changes_forgotten_seq: seq })
+      .where('id', '=', companyId)
+      .where('changes_forgotten_seq', '<', seq)
+      .execute();
+  }
+}

@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { type TestApi, useApi } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  leave,
+  leaveType,
+  smallCompany,
+} from '../helpers/records.ts';
+
+interface Entry {
+  cursor: string;
+  resource: string;
+  id: number;
+  change: 'upsert' | 'delete';
+  changed_at: string;
+  record: { id: number } | null;
+}
+
+/** Every entry after `after`, page by page. */
+async function readAll(api: TestApi, key: string, after?: string, limit = 100) {
+  const entries: Entry[] = [];
+  let cursor = after;
+  for (;;) {
+    const query = new URLSearchParams({
+      limit: String(limit),
+      ...(cursor ? { after: cursor } : {}),
+    });
+    const res = await api.get(`/changes?${query}`, key);
+    assert.equal(res.status, 200, res.body);
+    entries.push(...res.json.data);
+    cursor = res.json.meta.next_cursor;
+    if (!res.json.meta.has_more) return { entries, cursor: cursor as string };
+  }
+}
+
+const summary = (entries: Entry[]) => entries.map((e) => `${e.change} ${e.resource} ${e.id}`);
+
+describeEachDialect('GET /changes', (dialect) => {
+  it('bootstraps with every record as the API serves it, then has nothing new', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load([...smallCompany(1, 0), ...smallCompany(2, 100)]);
+    const key = await api.createKey(1);
+    const { entries, cursor } = await readAll(api, key);
+    assert.deepEqual(summary(entries), [
+      'upsert employee 1',
+      'upsert leave_type 1',
+      'upsert leave 1',
+      'upsert expense_category 1',
+      'upsert expense 1',
+    ]);
+    for (const path of ['/employees/1', '/leaves/1', '/expenses/1']) {
+      const single = await api.get(path, key);
+      const entry = entries.find((e) => path.startsWith(`/${e.resource}s/`));
+      assert.deepEqual(entry?.record, single.json.data, path);
+    }
+    assert.deepEqual(entries[1]?.record, (await api.get('/leave-types', key)).json.data[0]);
+    assert.deepEqual(entries[3]?.record, (await api.get('/expense-categories', key)).json.data[0]);
+    assert.match(entries[0]?.changed_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+    const again = await api.get(`/changes?after=${cursor}`, key);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.json, { data: [], meta: { next_cursor: cursor, has_more: false } });
+
+    // An import that changes nothing adds nothing.
+    await api.load(smallCompany(1, 0));
+    assert.deepEqual((await readAll(api, key, cursor)).entries, []);
+  });
+
+  it('follows updates, what embeds them, deletions and deactivations, in commit order', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load([...smallCompany(1, 0), leave(1, 2, 1, 1), expense(1, 2, 1, 1)]);
+    const key = await api.createKey(1);
+    let { cursor } = await readAll(api, key);
+
+    // A renamed employee: their leaves and expenses embed the name, so they come again.
+    await api.load([company(1), employee(1, 1, { last_name: 'Renamed' })]);
+    let next = await readAll(api, key, cursor);
+    assert.deepEqual(summary(next.entries), [
+      'upsert employee 1',
+      'upsert leave 1',
+      'upsert leave 2',
+      'upsert expense 1',
+      'upsert expense 2',
+    ]);
+    assert.match(JSON.stringify(next.entries[1]?.record), /Renamed/);
+    cursor = next.cursor;
+
+    // Deleted: a delete entry; gone from lists, totals and single reads.
+    await api.load([{ type: 'delete', resource: 'expense', company_id: 1, id: 2 }]);
+    next = await readAll(api, key, cursor);
+    assert.deepEqual(summary(next.entries), ['delete expense 2']);
+    assert.equal(next.entries[0]?.record, null);
+    assert.equal((await api.get('/expenses/2', key)).status, 404);
+    assert.equal((await api.get('/expenses', key)).json.meta.total, 1);
+    cursor = next.cursor;
+
+    // A category that left its list is a delete; back in it, an upsert.
+    await api.load([category(1, 1, { active: false })]);
+    next = await readAll(api, key, cursor);
+    // The expense embeds its category's name: it comes again with it.
+    assert.deepEqual(summary(next.entries), ['delete expense_category 1', 'upsert expense 1']);
+    await api.load([category(1, 1, { active: true })]);
+    next = await readAll(api, key, next.cursor);
+    assert.deepEqual(summary(next.entries), ['upsert expense_category 1', 'upsert expense 1']);
+
+    // A record changed twice appears once, at its latest change.
+    const all = await readAll(api, key);
+    assert.deepEqual(summary(all.entries), [
+      'upsert leave_type 1',
+      'upsert employee 1',
+      'upsert leave 1',
+      'upsert leave 2',
+      'delete expense 2',
+      'upsert expense_category 1',
+      'upsert expense 1',
+    ]);
+    // Any page size reads the same entries.
+    assert.deepEqual((await readAll(api, key, undefined, 1)).entries, all.entries);
+    assert.deepEqual((await readAll(api, key, undefined, 3)).entries, all.entries);
+  });
+
+  it('leaves out what the key may not read, and refuses to name it', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    await api.load(smallCompany(1, 0));
+    const key = await api.createKey(1, { scopes: ['leaves.read'] });
+    // A key that may read everything asks first: its answer is not the other key's.
+    const everything = await readAll(api, await api.createKey(1));
+    assert.equal(everything.entries.length, 5);
+    const { entries } = await readAll(api, key);
+    assert.deepEqual(summary(entries), [
+      'upsert employee 1',
+      'upsert leave_type 1',
+      'upsert leave 1',
+    ]);
+    const refused = await api.get('/changes?resources=leave,expense', key);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json.code, 'insufficient_scope');
+    const only = await api.get('/changes?resources=leave', key);
+    assert.deepEqual(summary(only.json.data), ['upsert leave 1']);
+  });
+
+  it('refuses malformed parameters, and another company’s cursor reveals nothing', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load([...smallCompany(1, 0), ...smallCompany(2, 100)]);
+    await api.load([employee(2, 101, { last_name: 'Again' })]);
+    const one = await api.createKey(1);
+    const two = await api.createKey(2);
+    for (const query of [
+      'after=x',
+      'after=',
+      'after=MC4wLjA=',
+      'limit=0',
+      'limit=1001',
+      'limit=1e2',
+      'limit=%2B5',
+      'resources=salary',
+    ]) {
+      const res = await api.get(`/changes?${query}`, one);
+      assert.equal(res.status, 422, `${query}: ${res.body}`);
+      assert.equal(res.json.code, 'validation_failed');
+    }
+    const theirs = await readAll(api, two);
+    const mine = await api.get(`/changes?after=${theirs.cursor}`, one);
+    // A position past company 1's feed: nothing of company 2 in it.
+    assert.equal(mine.status, 200);
+    assert.doesNotMatch(mine.body, /Again|"id":10\d/);
+  });
+
+  it('answers 410 for a cursor older than the deletions it has forgotten', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load([...smallCompany(1, 0), expense(1, 2, 1, 1)]);
+    const key = await api.createKey(1);
+    const { cursor } = await readAll(api, key);
+    await api.load([{ type: 'delete', resource: 'expense', company_id: 1, id: 2 }]);
+    // Remembered for 30 days: the next import forgets nothing yet.
+    await api.load([employee(1, 1, { last_name: 'Later' })]);
+    assert.equal((await api.get(`/changes?after=${cursor}`, key)).status, 200);
+    // With no days kept, the next import that changes something forgets it.
+    await api.load([employee(1, 1, { last_name: 'Later still' })], { changesRetentionDays: 0 });
+    const expired = await api.get(`/changes?after=${cursor}`, key);
+    assert.equal(expired.status, 410, expired.body);
+    assert.equal(expired.json.code, 'cursor_expired');
+    // From the beginning it still works, without the forgotten deletion.
+    const all = await readAll(api, key);
+    assert.ok(!summary(all.entries).includes('delete expense 2'));
+  });
+
+  it('refuses a delete of a record others still name, and of another company’s', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load([...smallCompany(1, 0), ...smallCompany(2, 100), leaveType(1, 2)]);
+    await assert.rejects(
+      api.load([{ type: 'delete', resource: 'employee', company_id: 1, id: 1 }]),
+      /line 1: id: employee 1 is still named by 2 records \(leaves, expenses\)/,
+    );
+    await assert.rejects(
+      api.load([{ type: 'delete', resource: 'leave', company_id: 1, id: 101 }]),
+      /line 1: company_id: leave 101 already belongs to company 2/,
+    );
+    // Children first, in the same file: accepted; an id the company lacks is no change.
+    await api.load([
+      { type: 'delete', resource: 'leave', company_id: 1, id: 1 },
+      { type: 'delete', resource: 'expense', company_id: 1, id: 1 },
+      { type: 'delete', resource: 'employee', company_id: 1, id: 1 },
+      { type: 'delete', resource: 'employee', company_id: 1, id: 999 },
+      { type: 'delete', resource: 'leave_type', company_id: 1, id: 2 },
+    ]);
+    const key = await api.createKey(1);
+    assert.equal((await api.get('/employees/1', key)).status, 404);
+    assert.equal((await api.get('/employees', key)).json.meta.total, 0);
+  });
+});

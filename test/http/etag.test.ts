@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { useApi } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
+import { employee, smallCompany } from '../helpers/records.ts';
+
+const PATHS = [
+  '/employees',
+  '/employees/1',
+  '/leaves',
+  '/leaves/1',
+  '/expenses?sort=-amount',
+  '/expenses/1',
+  '/leave-types',
+  '/expense-categories',
+  '/changes',
+];
+
+describeEachDialect('conditional requests', (dialect) => {
+  for (const responseCacheMb of [64, 0]) {
+    it(`answer 304 to a matching If-None-Match until the data changes (response cache ${responseCacheMb} MB)`, async (t) => {
+      const api = await useApi(t, dialect, { records: [], config: { responseCacheMb } });
+      await api.load([...smallCompany(1, 0), ...smallCompany(2, 100)]);
+      const key = await api.createKey(1);
+      const tags = new Map<string, string>();
+      for (const path of PATHS) {
+        const first = await api.get(path, key);
+        assert.equal(first.status, 200, path);
+        const etag = String(first.headers.etag);
+        assert.match(etag, /^W\/"[A-Za-z0-9_-]{27}"$/, path);
+        tags.set(path, etag);
+        // Compressed or not, the same answer has the same tag.
+        const gzip = await api.get(path, key, { headers: { 'accept-encoding': 'gzip' } });
+        assert.equal(gzip.headers.etag, etag, path);
+        for (const condition of [etag, etag.slice(2), `"x", ${etag}`, '*']) {
+          const again = await api.get(path, key, { headers: { 'if-none-match': condition } });
+          assert.equal(again.status, 304, `${path} ${condition}`);
+          assert.equal(again.body, '');
+          assert.equal(again.headers.etag, etag);
+          assert.ok(again.headers.ratelimit, 'a 304 is a counted request');
+        }
+        const other = await api.get(path, key, { headers: { 'if-none-match': 'W/"other"' } });
+        assert.equal(other.status, 200);
+      }
+      // Another company's import changes none of company 1's answers.
+      await api.load([employee(2, 101, { last_name: 'Elsewhere' })]);
+      for (const path of PATHS) {
+        const res = await api.get(path, key, { headers: { 'if-none-match': tags.get(path) } });
+        assert.equal(res.status, 304, path);
+      }
+      // Company 1's change: the answers that show the employee change their tag.
+      await api.load([employee(1, 1, { last_name: 'Changed' })]);
+      for (const path of ['/employees', '/employees/1', '/leaves/1', '/expenses/1', '/changes']) {
+        const res = await api.get(path, key, { headers: { 'if-none-match': tags.get(path) } });
+        assert.equal(res.status, 200, path);
+        assert.notEqual(res.headers.etag, tags.get(path));
+      }
+    });
+  }
+
+  it('gives no tag to errors', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    const key = await api.createKey(1);
+    const missing = await api.get('/employees/999', key, { headers: { 'if-none-match': '*' } });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers.etag, undefined);
+  });
+});
