@@ -1,11 +1,17 @@
 import type { Command } from 'commander';
-import { changeCompanyStatus, listCompanies } from '../services/companies.service.ts';
+import { requireReceiptsDir } from '../config.ts';
+import { FileReceiptStore } from '../receipts/fs-store.ts';
+import {
+  changeCompanyStatus,
+  listCompanies,
+  purgeConfirmedCompany,
+} from '../services/companies.service.ts';
 import { parseId, print, table, withDatabase } from './context.ts';
 
 export function registerCompanyCommands(program: Command): void {
   const companies = program
     .command('companies')
-    .description('list, activate and deactivate companies');
+    .description('list, activate, deactivate and purge companies');
 
   companies
     .command('list')
@@ -45,4 +51,30 @@ export function registerCompanyCommands(program: Command): void {
         );
       });
   }
+
+  companies
+    .command('purge')
+    .description(
+      'delete the company with all its records, keys and receipt files (its keys get 401 within 2 s)',
+    )
+    .argument('<id>', 'company id', parseId('company id'))
+    .requiredOption('--confirm <id>', 'the same company id again: nothing can bring it back')
+    .option('--json', 'machine-readable output')
+    .action(async (id: number, options: { confirm: string; json?: boolean }) => {
+      const summary = await withDatabase(({ config, handle }) =>
+        purgeConfirmedCompany(handle, new FileReceiptStore(requireReceiptsDir(config)), id, {
+          field: '--confirm',
+          value: options.confirm,
+        }),
+      );
+      const { removed } = summary;
+      print(options.json, summary, () =>
+        [
+          `Purged company ${id} (${summary.company.name}):`,
+          `  ${removed.employees} employees, ${removed.leave_types} leave types, ${removed.leaves} leaves,`,
+          `  ${removed.expense_categories} expense categories, ${removed.expenses} expenses,`,
+          `  ${removed.receipt_files} receipt files, ${removed.api_keys} API keys.`,
+        ].join('\n'),
+      );
+    });
 }

@@ -6,7 +6,6 @@ import { ImportError } from '../import/import-error.ts';
 import { ServiceError } from '../services/errors.ts';
 import { VERSION } from '../version.ts';
 import { registerCompanyCommands } from './companies.command.ts';
-import { CliError } from './context.ts';
 import { registerDemoCommand } from './demo.command.ts';
 import { PROGRAM_HELP } from './help.ts';
 import { registerImportCommand } from './import.command.ts';
@@ -67,7 +66,6 @@ function reason(error: unknown): string {
   if (error instanceof ConfigError) return `configuration: ${error.message}`;
   if (
     error instanceof ImportError ||
-    error instanceof CliError ||
     error instanceof ServiceError ||
     error instanceof SchemaOutdatedError
   ) {

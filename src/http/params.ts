@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { PageRequest, SortOrder } from '../db/list-source.ts';
 import { DEFAULT_PER_PAGE } from '../schemas/common.ts';
 import type { ParameterError } from '../schemas/problems.ts';
@@ -92,8 +93,12 @@ export function queryValueErrors(query: unknown): ParameterError[] {
   return errors;
 }
 
-export async function rejectBadQueryValues(request: { query: unknown }): Promise<void> {
-  const errors = queryValueErrors(request.query);
+export async function rejectBadQueryValues(request: FastifyRequest): Promise<void> {
+  // Only parameters the route declares: any other is ignored, whatever its value.
+  const declared =
+    (request.routeOptions.schema?.querystring as { properties?: object } | undefined)?.properties ??
+    {};
+  const errors = queryValueErrors(request.query).filter((e) => e.parameter in declared);
   if (errors.length > 0) throw validationFailed(errors);
 }
 

@@ -95,6 +95,34 @@ export const ImportSummarySchema = Type.Object(
   { $id: 'ImportSummary' },
 );
 
+export const PurgeRequestSchema = Type.Object(
+  {
+    confirm: Type.Integer({
+      description: 'The company id again: nothing can bring a purged company back.',
+      examples: [1],
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const PurgeSummarySchema = Type.Object(
+  {
+    company: Type.Object({ id: Type.Integer(), name: Type.String() }),
+    removed: Type.Object({
+      employees: count('Employees deleted.'),
+      leave_types: count('Leave types deleted.'),
+      leaves: count('Leaves deleted, with their attachments.'),
+      expense_categories: count('Expense categories deleted.'),
+      expenses: count('Expenses deleted, with their items.'),
+      receipt_files: count('Receipt files removed from the store (no other row used them).'),
+      api_keys: count('API keys deleted: they answer 401 on every instance within 2 s.'),
+    }),
+  },
+  { $id: 'PurgeSummary' },
+);
+
 export const CompanyIdParams = Type.Object({ id: Id });
 export const KeyIdParams = Type.Object({ keyId: Id });
 
@@ -125,4 +153,5 @@ export const ADMIN_MODELS = [
   AdminKeySchema,
   CreatedKeySchema,
   ImportSummarySchema,
+  PurgeSummarySchema,
 ] as const;

@@ -139,6 +139,56 @@ describeEachDialect('admin API companies', (dialect) => {
   });
 });
 
+describeEachDialect('admin API purge', (dialect) => {
+  it('purges a company once confirm repeats its id: its records and keys are gone', async (t) => {
+    const { api, call, logLines } = await useAdmin(t, dialect, {
+      records: [company(1), employee(1, 10), employee(1, 11), company(2), employee(2, 20)],
+    });
+    const key = await api.createKey(1);
+    const other = await api.createKey(2);
+
+    const unconfirmed = await call('POST', '/admin/companies/1/purge', { body: { confirm: 2 } });
+    assert.equal(unconfirmed.status, 422);
+    assert.deepEqual(unconfirmed.json.errors, [
+      { parameter: 'confirm', message: 'confirm must repeat the company id (1) to purge it' },
+    ]);
+    assert.equal((await call('POST', '/admin/companies/1/purge', { body: {} })).status, 422);
+    assert.equal((await api.get('/employees', key)).json.meta.total, 2, 'nothing was purged');
+
+    const purged = await call('POST', '/admin/companies/1/purge', { body: { confirm: 1 } });
+    assert.equal(purged.status, 200);
+    assert.deepEqual(purged.json.data, {
+      company: { id: 1, name: 'Company 1' },
+      removed: {
+        employees: 2,
+        leave_types: 0,
+        leaves: 0,
+        expense_categories: 0,
+        expenses: 0,
+        receipt_files: 0,
+        api_keys: 1,
+      },
+    });
+    assert.equal(await statusWithin(async () => (await api.get('/me', key)).status, 401), 401);
+    assert.equal((await call('GET', '/admin/companies/1')).status, 404);
+    assert.equal(
+      (await api.get('/employees', other)).json.meta.total,
+      1,
+      'the other company stays',
+    );
+    const again = await call('POST', '/admin/companies/1/purge', { body: { confirm: 1 } });
+    assert.equal(again.status, 404);
+    assert.deepEqual(auditLines(logLines()), [
+      {
+        actor: 'platform',
+        action: 'company.purge',
+        companyId: 1,
+        removed: purged.json.data.removed,
+      },
+    ]);
+  });
+});
+
 describeEachDialect('admin API keys', (dialect) => {
   it('creates a key that works at once, answered once with the raw key, and lists it by prefix only', async (t) => {
     const { api, call, logLines } = await useAdmin(t, dialect, { records: [company(1)] });
@@ -349,6 +399,7 @@ describeEachDialect('admin listener', (dialect) => {
       'POST /admin/companies/{id}/activate',
       'POST /admin/companies/{id}/deactivate',
       'POST /admin/companies/{id}/keys',
+      'POST /admin/companies/{id}/purge',
       'POST /admin/import',
       'POST /admin/keys/{keyId}/revoke',
     ]);

@@ -25,7 +25,7 @@ describeEachDialect('the admin API and the public listener', (dialect) => {
     ]
       .concat(operationPaths)
       .flatMap((path) => [path, `${API_PREFIX}${path}`]);
-    assert.equal(operationPaths.length, 7, operationPaths.join(', '));
+    assert.equal(operationPaths.length, 8, operationPaths.join(', '));
 
     const reached: string[] = [];
     for (const path of paths) {

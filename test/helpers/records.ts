@@ -42,6 +42,7 @@ export const employee = (companyId: number, id: number, fields: Fields = {}) => 
   salary: CANARY_SALARY,
   iban: `${CANARY}-IBAN-${id}`,
   address: `${CANARY} Street ${id}`,
+  updated_at: '2026-02-01T08:00:00Z',
   ...fields,
 });
 

@@ -23,6 +23,7 @@ const asListed = (record: ReturnType<typeof employee>) => ({
   position: record.position,
   status: record.status,
   hire_date: record.hire_date,
+  updated_at: record.updated_at,
 });
 
 const LIST_ITEM_KEYS = [
@@ -34,13 +35,14 @@ const LIST_ITEM_KEYS = [
   'id',
   'position',
   'status',
+  'updated_at',
 ];
 
 const STATUS_MESSAGE = 'must be a comma-separated list of: active, inactive, terminated';
 const PAGE_MESSAGE = 'must be an integer from 1 to 1000000000 in plain decimal digits';
 const PER_PAGE_MESSAGE = 'must be an integer from 1 to 100 in plain decimal digits';
 const SORT_MESSAGE =
-  'must be one of id, full_name, employee_number, hire_date, each optionally prefixed with -';
+  'must be one of id, full_name, employee_number, hire_date, updated_at, each optionally prefixed with -';
 const SEARCH_MESSAGE = 'must be at most 100 characters';
 
 /** An app over the records, with a key of company 1. */
@@ -65,6 +67,7 @@ describeEachDialect('GET /employees', (dialect) => {
           position: 'Accountant',
           status: 'active',
           hire_date: '2020-01-15',
+          updated_at: '2026-02-01T08:00:00Z',
         }),
         employee(2, 2, { first_name: 'Other', last_name: 'Company' }),
         person(3, 'Hans', 'Müller', {
@@ -74,6 +77,7 @@ describeEachDialect('GET /employees', (dialect) => {
           position: 'Developer',
           status: 'terminated',
           hire_date: '2018-11-30',
+          updated_at: '2026-02-01T08:00:00Z',
         }),
       ]);
       const res = await api.get('/employees', key);
@@ -90,6 +94,7 @@ describeEachDialect('GET /employees', (dialect) => {
             position: 'Accountant',
             status: 'active',
             hire_date: '2020-01-15',
+            updated_at: '2026-02-01T08:00:00Z',
           },
           {
             id: 3,
@@ -100,6 +105,7 @@ describeEachDialect('GET /employees', (dialect) => {
             position: 'Developer',
             status: 'terminated',
             hire_date: '2018-11-30',
+            updated_at: '2026-02-01T08:00:00Z',
           },
         ],
         meta: meta({ total: 2, from: 1, to: 2 }),
@@ -445,9 +451,8 @@ describeEachDialect('GET /employees', (dialect) => {
 
     it('ignores unknown parameters', async (t) => {
       const { api, key } = await setUp(t, dialect, [company(1), employee(1, 1)]);
-      // from, to and updated_since are leaves' and expenses' parameters, not employees'.
-      const unknown =
-        'colour=blue&national_id=1&from=2026-03-05&to=2026-03-04&updated_since=0000-01-01T00:00:00Z';
+      // from and to are leaves' and expenses' parameters, not employees'.
+      const unknown = 'colour=blue&national_id=1&from=2026-03-05&to=2026-03-04';
       const res = await api.get(`/employees?${unknown}`, key);
       assert.equal(res.status, 200, res.body);
       assert.deepEqual(ids(res.json), [1]);
@@ -472,6 +477,7 @@ describeEachDialect('GET /employees/{id}', (dialect) => {
       position: 'Accountant',
       status: 'inactive',
       hire_date: '2020-01-15',
+      updated_at: '2026-02-01T08:00:00Z',
     }),
     employee(2, 2, { first_name: 'Other', last_name: 'Company' }),
   ];
@@ -490,6 +496,7 @@ describeEachDialect('GET /employees/{id}', (dialect) => {
         position: 'Accountant',
         status: 'inactive',
         hire_date: '2020-01-15',
+        updated_at: '2026-02-01T08:00:00Z',
       },
     });
   });
@@ -528,5 +535,31 @@ describeEachDialect('GET /employees/{id}', (dialect) => {
         assert.equal(res.body, missing.body);
       });
     }
+  });
+});
+
+describeEachDialect('employees’ updated_at', (dialect) => {
+  it('is the export’s own time, else the time of the import that changed the employee', async (t) => {
+    const { api, key } = await setUp(t, dialect, [
+      company(1),
+      person(1, 'Ayşe', 'Yılmaz', { updated_at: '2026-01-10T09:00:00Z' }),
+      person(2, 'Hans', 'Müller', { updated_at: '2026-03-01T09:00:00+03:00' }),
+    ]);
+    const before = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await api.load([company(1), person(3, 'Zoë', 'García', { updated_at: undefined })]);
+    const third = (await api.get('/employees/3', key)).json.data.updated_at;
+    assert.ok(third >= before, `${third} is the import's time`);
+    // The same values again: the employee keeps its time.
+    await api.load([company(1), person(3, 'Zoë', 'García', { updated_at: undefined })]);
+    assert.equal((await api.get('/employees/3', key)).json.data.updated_at, third);
+
+    const listed = async (query: string) => ids((await api.get(`/employees?${query}`, key)).json);
+    assert.deepEqual(await listed('sort=updated_at'), [1, 2, 3]);
+    assert.deepEqual(await listed('sort=-updated_at'), [3, 2, 1]);
+    assert.deepEqual(await listed('updated_since=2026-03-01T06:00:00Z'), [2, 3]);
+    assert.deepEqual(await listed('updated_since=2026-03-01T06:00:01Z&sort=-id'), [3]);
+    const bad = await api.get('/employees?updated_since=2026-03-01', key);
+    assert.equal(bad.status, 422);
+    assert.equal(bad.json.errors[0].parameter, 'updated_since');
   });
 });

@@ -1,10 +1,16 @@
 import { Type } from 'typebox';
-import { AdminCompanySchema, CompanyIdParams } from '../../schemas/admin.ts';
+import {
+  AdminCompanySchema,
+  CompanyIdParams,
+  PurgeRequestSchema,
+  PurgeSummarySchema,
+} from '../../schemas/admin.ts';
 import { ref } from '../../schemas/common.ts';
 import {
   changeCompanyStatus,
   getCompany,
   listCompanies,
+  purgeConfirmedCompany,
 } from '../../services/companies.service.ts';
 import { audit } from '../audit.ts';
 import type { AdminRoutes } from '../deps.ts';
@@ -68,4 +74,33 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
       },
     );
   }
+
+  app.post(
+    '/admin/companies/:id/purge',
+    {
+      schema: adminOperation({
+        operationId: 'purgeCompany',
+        summary: 'Purge a company',
+        description:
+          'Deletes the company with all its records, keys and receipt files, in one transaction, once `confirm` repeats its id (as `cdapi companies purge ID --confirm ID`). Its keys answer 401 on every instance within 2 s. Nothing can bring it back.',
+        tag: 'Companies',
+        params: CompanyIdParams,
+        body: PurgeRequestSchema,
+        success: [200, 'What was removed.', dataOf(ref(PurgeSummarySchema))],
+        errors: [404, 422],
+      }),
+    },
+    async (request) => {
+      const { id } = request.params;
+      const summary = await purgeConfirmedCompany(deps.database, deps.receipts, id, {
+        field: 'confirm',
+        value: request.body.confirm,
+      });
+      audit(request.log, request.adminActor, 'company.purge', {
+        companyId: id,
+        removed: summary.removed,
+      });
+      return { data: summary };
+    },
+  );
 };

@@ -1,0 +1,110 @@
+import type { DatabaseHandle } from '../db/connect.ts';
+import type { Database, Db } from '../db/database.ts';
+import type { ReceiptStore } from '../receipts/store.ts';
+
+/** What a purge removed: the company, and how many of each of its things. */
+export interface PurgeSummary {
+  company: { id: number; name: string };
+  removed: {
+    employees: number;
+    leave_types: number;
+    leaves: number;
+    expense_categories: number;
+    expenses: number;
+    receipt_files: number;
+    api_keys: number;
+  };
+}
+
+type CompanyTable = Exclude<keyof Database, 'companies' | 'import_stats'>;
+
+/**
+ * Every table with rows of a company, children before the rows they name (leaves name
+ * employees and leave types; items, attachments and receipts name their record).
+ */
+export const COMPANY_TABLES: readonly CompanyTable[] = [
+  'receipts',
+  'expense_items',
+  'expenses',
+  'expense_categories',
+  'leave_attachments',
+  'leaves',
+  'leave_types',
+  'employees',
+  'list_samples',
+  'list_sample_sets',
+  'expense_texts',
+  'change_commits',
+  'deleted_records',
+  'api_keys',
+];
+
+const COUNTED = [
+  'employees',
+  'leave_types',
+  'leaves',
+  'expense_categories',
+  'expenses',
+  'api_keys',
+] as const;
+
+async function countOf(db: Db, table: CompanyTable, companyId: number): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Deletes a company with all its records, keys and receipt files (PRODUCT.md §7), in one
+ * transaction; the files go after the commit, each unless another row still uses it. Its keys
+ * are refused from then on (running services within their 1 s key cache). Null when there is
+ * no such company.
+ */
+export async function purgeCompany(
+  handle: DatabaseHandle,
+  store: ReceiptStore,
+  companyId: number,
+): Promise<PurgeSummary | null> {
+  const purged = await handle.db.transaction().execute(async (trx) => {
+    // Locks the company row first: an import of the company running now finishes before.
+    const company = await trx
+      .updateTable('companies')
+      .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+      .where('id', '=', companyId)
+      .returning(['id', 'name'])
+      .executeTakeFirst();
+    if (!company) return null;
+    const counts = Object.fromEntries(
+      await Promise.all(
+        COUNTED.map(async (table) => [table, await countOf(trx, table, companyId)] as const),
+      ),
+    ) as Record<(typeof COUNTED)[number], number>;
+    const receipts = await trx
+      .selectFrom('receipts')
+      .select(['original_key', 'processed_key'])
+      .where('company_id', '=', companyId)
+      .execute();
+    for (const table of COMPANY_TABLES) {
+      await trx.deleteFrom(table).where('company_id', '=', companyId).execute();
+    }
+    await trx.deleteFrom('companies').where('id', '=', companyId).execute();
+    const files = new Set(receipts.flatMap((r) => [r.original_key, r.processed_key]));
+    return { company: { id: Number(company.id), name: company.name }, counts, files };
+  });
+  if (!purged) return null;
+  let removedFiles = 0;
+  for (const key of purged.files) {
+    const used = await handle.db
+      .selectFrom('receipts')
+      .select('expense_id')
+      .where((eb) => eb.or([eb('original_key', '=', key), eb('processed_key', '=', key)]))
+      .executeTakeFirst();
+    if (used || !(await store.exists(key))) continue;
+    await store.delete(key);
+    removedFiles += 1;
+  }
+  return { company: purged.company, removed: { ...purged.counts, receipt_files: removedFiles } };
+}
