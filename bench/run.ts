@@ -13,6 +13,7 @@ import { runBaselines } from './harness/baselines.ts';
 import { prepareMix, runCold } from './harness/cold.ts';
 import { type PreparedDatabase, prepareDatabase, reimportData } from './harness/database.ts';
 import { describeEnvironment } from './harness/environment.ts';
+import { type DeleteRun, type FeedRun, runDeletes, runFeed } from './harness/feed.ts';
 import { type LoadSettings, runLoad } from './harness/load.ts';
 import { type BenchOptions, type Engine, parseOptions, USAGE } from './harness/options.ts';
 import { LARGE_COMPANY_ID, pickParameters, SMALL_COMPANY_ID } from './harness/parameters.ts';
@@ -68,6 +69,14 @@ async function benchEngine(engine: Engine, dataFile: string, options: BenchOptio
     mix && options.parts.includes('cold') ? await runCold(database, options.cold, mix) : undefined;
   const peer = mix && peerAsked ? await runPeer(database, options.cold, mix) : undefined;
   const fixed = options.parts.includes('fixed') ? await runFixed(database, options) : undefined;
+  let feed: FeedRun | undefined;
+  let deletes: DeleteRun | undefined;
+  if (options.parts.includes('feed')) {
+    progress(`${engine}: reading the large company's change feed`);
+    feed = await runFeed(database);
+    progress(`${engine}: deleting 1 % of the large company's leaves and expenses, and back`);
+    deletes = await runDeletes(dataFile, database);
+  }
   return {
     engine,
     database: database.label,
@@ -76,6 +85,8 @@ async function benchEngine(engine: Engine, dataFile: string, options: BenchOptio
     ...(cold ? { cold } : {}),
     ...(peer ? { peer } : {}),
     ...(fixed ? { fixed } : {}),
+    ...(feed ? { feed } : {}),
+    ...(deletes ? { deletes } : {}),
   } satisfies EngineRun;
 }
 

@@ -23,7 +23,7 @@ export interface BenchOptions {
   readonly cold: ColdSettings;
 }
 
-export const BENCH_PARTS = ['cold', 'peer', 'fixed'] as const;
+export const BENCH_PARTS = ['cold', 'peer', 'fixed', 'feed'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -39,7 +39,9 @@ export const USAGE = `usage: npm run bench -- [options]
                        headline); peer = PostgreSQL only: the mix's requests, class by class, on
                        the service (cache off) and on Platformatic DB over the same tables
                        (bench/peer, installed on first use); fixed = the fixed-URL scenarios,
-                       which the response cache answers
+                       which the response cache answers; feed = read the large company's whole
+                       change feed at limit=1000 (records/s, p99 per request), then import a
+                       file deleting 1 % of its leaves and expenses and one bringing them back
   --mix-requests N     distinct requests in the cold mix (default 20000)
   --mix-duration S     seconds per cold-mix phase, and per class and side in the peer part
                        (default 30)

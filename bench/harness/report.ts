@@ -2,6 +2,7 @@ import { table } from '../../src/cli/context.ts';
 import type { BaselineResults } from './baselines.ts';
 import { type ColdRun, formatCold } from './cold.ts';
 import type { ImportFigures } from './database.ts';
+import type { DeleteRun, FeedRun } from './feed.ts';
 import type { LatencySummary, LoadResult } from './load.ts';
 import type { Engine } from './options.ts';
 import type { ScenarioParameters } from './parameters.ts';
@@ -26,6 +27,9 @@ export interface EngineRun {
   /** The SQLite file or the PostgreSQL URL (no password). */
   database: string;
   import: ImportFigures;
+  /** With --parts feed: the whole change feed of the large company, and 1 % deleted. */
+  feed?: FeedRun;
+  deletes?: DeleteRun;
   /** With --reimport: the same file imported again into the full database. */
   reimport?: ImportFigures;
   /** The cold mix of distinct URLs, per class, and the first requests after a restart. */
@@ -136,7 +140,21 @@ export function formatEngineRun(
     ...(run.cold ? ['', formatCold(ENGINE_NAMES[run.engine], run.cold)] : []),
     ...(run.peer ? ['', formatPeer(ENGINE_NAMES[run.engine], run.peer)] : []),
     ...(run.fixed ? ['', formatFixed(run.fixed, settings)] : []),
+    ...(run.feed ? ['', formatFeed(run.feed)] : []),
+    ...(run.deletes ? [formatDeletes(run.deletes)] : []),
   ].join('\n');
+}
+
+const fixed1 = (n: number) => n.toFixed(1);
+const thousands = (n: number) => Math.round(n).toLocaleString('en');
+
+function formatFeed(feed: FeedRun): string {
+  const { p50, p99, max } = feed.latencyMs;
+  return `change feed, whole large company at limit=1000: ${thousands(feed.entries)} entries in ${feed.requests} requests, ${fixed1(feed.seconds)} s = ${thousands(feed.entriesPerSecond)} entries/s; per request p50 ${fixed1(p50)} ms, p99 ${fixed1(p99)} ms, max ${fixed1(max)} ms`;
+}
+
+function formatDeletes(run: DeleteRun): string {
+  return `1 % deleted: ${thousands(run.deletes)} delete lines in ${fixed1(run.deleteSeconds)} s = ${thousands(run.deletesPerSecond)}/s; brought back: ${thousands(run.restored)} records in ${fixed1(run.restoreSeconds)} s = ${thousands(run.restoredPerSecond)} records/s`;
 }
 
 /** The latencies to compare across engines: each cold-mix class of each phase, each fixed scenario. */

@@ -20,6 +20,10 @@ function summaryLine(summary: ImportSummary): string {
   const parts = RECORD_TYPES.filter(({ type }) => summary.counts[type] > 0).map(({ type, noun }) =>
     count(summary.counts[type], noun[0], noun[1]),
   );
+  for (const { type, noun } of RECORD_TYPES) {
+    const deleted = summary.deletes[type];
+    if (deleted > 0) parts.push(`${count(deleted, noun[0], noun[1])} deleted`);
+  }
   return `Imported ${count(summary.records, 'record')} (${parts.join(', ') || 'none'}); ${count(summary.receipts, 'receipt file')}.`;
 }
 

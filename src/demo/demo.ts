@@ -68,6 +68,22 @@ async function* numbered(
 }
 
 /**
+ * A second import with a few deletions (two leave requests, an expense), as a source system
+ * sends them: the change feed of a demo company shows deletions from the start.
+ */
+async function* history(ids: DemoIds): AsyncGenerator<SourceRecord[]> {
+  const deleted = [
+    { resource: 'leave', id: ids.leave },
+    { resource: 'leave', id: ids.leave + 1 },
+    { resource: 'expense', id: ids.expense + DEMO_RECEIPTS + 2 },
+  ];
+  yield deleted.map(({ resource, id }, i) => ({
+    line: i + 1,
+    value: { type: 'delete', resource, company_id: ids.company, id },
+  }));
+}
+
+/**
  * Generates a demo company through the same importer as `cdapi import` (so it passes the
  * same validation), with a few real JPEG receipts drawn from their expenses, and creates one
  * key with every scope.
@@ -87,6 +103,7 @@ export async function createDemoCompany(
       receipts: DEMO_RECEIPTS,
     });
     const summary = await importRecords(handle, store, numbered(records, receiptDir), receiptDir);
+    await importRecords(handle, store, history(ids), receiptDir);
     const generated = generateApiKey();
     const key = await insertApiKey(handle.db, {
       companyId: ids.company,

@@ -23,6 +23,7 @@ export const ChangesQuery = Type.Object({
       pattern: '^[A-Za-z0-9_-]{1,64}$',
       description:
         'A `cursor` (or `next_cursor`) from an earlier answer: only entries committed after it. Omitted: from the beginning.',
+      examples: ['MTIuNC41MDA'],
       ...says('must be a cursor from an earlier answer of this operation'),
     }),
   ),
@@ -32,6 +33,7 @@ export const ChangesQuery = Type.Object({
       maximum: MAX_CHANGES_LIMIT,
       default: DEFAULT_CHANGES_LIMIT,
       description: `Entries per answer, 1 to ${MAX_CHANGES_LIMIT}, in plain decimal digits.`,
+      examples: [MAX_CHANGES_LIMIT],
       ...says(`must be an integer from 1 to ${MAX_CHANGES_LIMIT} in plain decimal digits`),
     }),
   ),
@@ -39,6 +41,7 @@ export const ChangesQuery = Type.Object({
     Type.String({
       pattern: `^${resource}(,${resource})*$`,
       description: `Only these resources, a comma-separated list of: ${FEED_RESOURCE_NAMES.join(', ')}. Default: every resource the key may read; naming one it may not is a 403.`,
+      examples: ['leave,expense'],
       ...says(`must be a comma-separated list of: ${FEED_RESOURCE_NAMES.join(', ')}`),
     }),
   ),

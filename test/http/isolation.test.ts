@@ -710,6 +710,7 @@ const A_VIEW = [
   '/expenses/2',
   '/expenses/2/receipt',
   '/expense-categories',
+  '/changes?limit=1000',
 ];
 
 // ---- The suites ---------------------------------------------------------------------------
@@ -824,6 +825,36 @@ describeEachDialect('company isolation', (dialect) => {
             assert.equal(res.status, 404, `expense ${x.id}: ${res.body}`);
             assert.equal(res.json.code, 'receipt_not_found');
           }
+        }
+      });
+
+      it(`GET /changes follows only company ${label}'s records; the other's cursors reveal nothing`, async (t) => {
+        const { api, keyOf } = await useTwoCompanies(t, dialect);
+        const other = me === A ? B : A;
+        const feed = async (key: string, query: string) => {
+          const res = await api.get(`/changes?${query}`, key);
+          assert.equal(res.status, 200, res.body);
+          return res.json as { data: { id: number; resource: string; cursor: string }[] };
+        };
+        const mine = await feed(keyOf(me), 'limit=1000');
+        const expected = [
+          ...employees.filter(ownedBy(me)).map((r) => `employee ${r.id}`),
+          ...leaveTypes.filter(ownedBy(me)).map((r) => `leave_type ${r.id}`),
+          ...leaves.filter(ownedBy(me)).map((r) => `leave ${r.id}`),
+          ...categories.filter(ownedBy(me)).map((r) => `expense_category ${r.id}`),
+          ...expenses.filter(ownedBy(me)).map((r) => `expense ${r.id}`),
+        ];
+        assert.deepEqual(mine.data.map((e) => `${e.resource} ${e.id}`).sort(), expected.sort());
+        // Every position of the other company's feed, used with this company's key.
+        const theirs = await feed(keyOf(other), 'limit=1000');
+        for (const { cursor } of theirs.data) {
+          const res = await api.get(`/changes?after=${cursor}&limit=1000`, keyOf(me));
+          assert.equal(res.status, 200, res.body);
+          const ids = (res.json.data as { id: number }[]).map((e) => e.id);
+          assert.ok(
+            ids.every((id) => id % 2 === me % 2),
+            `only company ${label}'s ids: ${ids}`,
+          );
         }
       });
 

@@ -80,6 +80,7 @@ const SCOPES: Record<string, string | null> = {
   getExpense: 'expenses.read',
   getExpenseReceipt: 'expenses.read',
   listExpenseCategories: 'expenses.read',
+  listChanges: null,
 };
 
 const RATE_LIMIT_HEADERS = [
@@ -135,6 +136,7 @@ describe('openapi.json', () => {
 
   it('describes the API operations and nothing else: no openapi.json, 405 answers, HEAD or health checks', () => {
     assert.deepEqual(operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
+      'GET /changes',
       'GET /employees',
       'GET /employees/{id}',
       'GET /expense-categories',
@@ -195,9 +197,11 @@ describe('operations', () => {
       const codes = Object.keys(
         responses['403']?.content?.['application/problem+json']?.examples ?? {},
       );
+      // The change feed needs no scope, but naming a resource the key may not read is a 403.
+      const scoped = SCOPES[operationId] || operationId === 'listChanges';
       assert.deepEqual(
         codes,
-        SCOPES[operationId] ? ['company_inactive', 'insufficient_scope'] : ['company_inactive'],
+        scoped ? ['company_inactive', 'insufficient_scope'] : ['company_inactive'],
         operationId,
       );
     }
@@ -219,6 +223,7 @@ describe('operations', () => {
     assert.deepEqual(statuses(['422']), [
       'getExpenseReceipt',
       'getReceiptFile',
+      'listChanges',
       'listEmployees',
       'listExpenses',
       'listLeaves',
@@ -392,6 +397,7 @@ describe('components', () => {
     'Expense',
     'ExpenseDetail',
     'ExpenseCategory',
+    'Change',
   ];
 
   it('holds each shared model once, and the operations refer to it instead of repeating it', () => {
@@ -442,6 +448,7 @@ describe('components', () => {
         Expense: EXPENSE,
         ExpenseDetail: [...EXPENSE, 'receipt'],
         ExpenseCategory: ['description', 'max_amount'],
+        Change: ['record'],
       },
     );
     assert.doesNotMatch(JSON.stringify(document), /"nullable"/);

@@ -87,6 +87,11 @@ interface OperationSpec<Q, P, R> {
   tag: Tag;
   /** The scope a key needs; null when any valid key may call the operation. */
   scope: Scope | null;
+  /**
+   * For an operation any key may call whose parameters can name data of a scope (the change
+   * feed's `resources`): what its 403 `insufficient_scope` means.
+   */
+  scopedParameters?: string;
   querystring?: Q;
   params?: P;
   /** The answer when all goes well, by status. */
@@ -161,13 +166,19 @@ export function operation<
     ),
     403: problemResponse(
       scope === null
-        ? 'The key’s company is inactive (`company_inactive`).'
+        ? `The key’s company is inactive (\`company_inactive\`)${spec.scopedParameters ? `, or ${spec.scopedParameters} (\`insufficient_scope\`, which carries the rate-limit headers and \`WWW-Authenticate\`)` : ''}.`
         : `The key’s company is inactive (\`company_inactive\`), or the key lacks the scope \`${scope}\` (\`insufficient_scope\`, which carries the rate-limit headers and \`WWW-Authenticate\`).`,
       [
         companyInactive().toProblem(),
-        ...(scope === null ? [] : [insufficientScope(scope).toProblem()]),
+        ...(scope !== null
+          ? [insufficientScope(scope).toProblem()]
+          : spec.scopedParameters
+            ? [insufficientScope('expenses.read').toProblem()]
+            : []),
       ],
-      scope === null ? [] : ['WwwAuthenticateInsufficientScope', ...accepted],
+      scope === null && !spec.scopedParameters
+        ? []
+        : ['WwwAuthenticateInsufficientScope', ...accepted],
     ),
   };
   if (spec.notFound) {

@@ -36,6 +36,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
           'A full and an incremental sync in one operation: every record of the company at its latest change, deletions included, in commit order. Read from the beginning until `has_more` is false, store `next_cursor`, and poll with it as `after`. Leave types and categories that became inactive appear as `delete`. Without `resources`, the entries the key may not read are left out; naming such a resource is a 403.',
         tag: 'Changes',
         scope: null,
+        scopedParameters: '`resources` names a resource the key may not read',
         querystring: ChangesQuery,
         success: {
           200: jsonResponse('A page of the change feed.', ChangesPageSchema),

@@ -1,0 +1,162 @@
+import { createReadStream, writeFileSync } from 'node:fs';
+import { basename, extname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { openDatabase } from '../../src/db/connect.ts';
+import type { PreparedDatabase } from './database.ts';
+import { LARGE_COMPANY_ID } from './parameters.ts';
+import { runCliMeasured, startService } from './processes.ts';
+import { createKey, serviceEnv } from './service.ts';
+
+/** What reading the large company's whole change feed cost, page by page. */
+export interface FeedRun {
+  entries: number;
+  requests: number;
+  seconds: number;
+  entriesPerSecond: number;
+  /** Per request of `limit` entries: every request a distinct URL (its cursor). */
+  latencyMs: { p50: number; p99: number; max: number };
+}
+
+/** Importing a file that deletes 1 % of the large company's leaves and expenses, then one that brings them back. */
+export interface DeleteRun {
+  deletes: number;
+  deleteSeconds: number;
+  deletesPerSecond: number;
+  deletePeakRssBytes: number | null;
+  restored: number;
+  restoreSeconds: number;
+  restoredPerSecond: number;
+}
+
+const FEED_LIMIT = 1000;
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+
+/**
+ * Reads the large company's feed from the beginning at limit=1000 until has_more is false, one
+ * request at a time (as a client bootstraps), on a service of its own with the response cache
+ * off: no URL repeats, so nothing is answered from a cache.
+ */
+export async function runFeed(database: PreparedDatabase): Promise<FeedRun> {
+  const key = await createKey(database, LARGE_COMPANY_ID, 'feed');
+  const service = await startService({ ...serviceEnv(database), RESPONSE_CACHE_MB: '0' });
+  const latencies: number[] = [];
+  let entries = 0;
+  const started = performance.now();
+  try {
+    let after: string | null = null;
+    for (;;) {
+      const url = `${service.baseUrl}/changes?limit=${FEED_LIMIT}${after ? `&after=${after}` : ''}`;
+      const start = performance.now();
+      const response = await fetch(url, {
+        headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'identity' },
+      });
+      const body = await response.text();
+      latencies.push(performance.now() - start);
+      if (response.status !== 200)
+        throw new Error(`GET ${url} answered ${response.status}: ${body}`);
+      const page = JSON.parse(body) as {
+        data: unknown[];
+        meta: { next_cursor: string; has_more: boolean };
+      };
+      entries += page.data.length;
+      after = page.meta.next_cursor;
+      if (!page.meta.has_more) break;
+    }
+  } finally {
+    await service.stop();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    entries,
+    requests: latencies.length,
+    seconds,
+    entriesPerSecond: entries / seconds,
+    latencyMs: { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? 0 },
+  };
+}
+
+/** The large company's leave and expense ids that end in 00: 1 % of them. */
+async function everyHundredth(
+  database: PreparedDatabase,
+): Promise<{ leaves: number[]; expenses: number[] }> {
+  const url = database.env.DATABASE_URL as string;
+  const handle = openDatabase(
+    url.startsWith('sqlite:')
+      ? { dialect: 'sqlite', path: url.slice('sqlite:'.length) }
+      : { dialect: 'postgres', url },
+  );
+  try {
+    const ids = async (table: 'leaves' | 'expenses') =>
+      (
+        await handle.db
+          .selectFrom(table)
+          .select('id')
+          .where('company_id', '=', LARGE_COMPANY_ID)
+          .orderBy('id')
+          .execute()
+      )
+        .map((row) => Number(row.id))
+        .filter((_, i) => i % 100 === 0);
+    return { leaves: await ids('leaves'), expenses: await ids('expenses') };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The lines of `dataFile` that hold those records, to bring them back. */
+async function originalLines(dataFile: string, wanted: { leaves: number[]; expenses: number[] }) {
+  const leaves = new Set(wanted.leaves);
+  const expenses = new Set(wanted.expenses);
+  const lines: string[] = [];
+  for await (const line of createInterface({ input: createReadStream(dataFile) })) {
+    if (!line.startsWith('{"type":"leave"') && !line.startsWith('{"type":"expense"')) continue;
+    const record = JSON.parse(line) as { type: string; company_id: number; id: number };
+    if (record.company_id !== LARGE_COMPANY_ID) continue;
+    if (
+      (record.type === 'leave' && leaves.has(record.id)) ||
+      (record.type === 'expense' && expenses.has(record.id))
+    ) {
+      lines.push(line);
+    }
+  }
+  return lines;
+}
+
+/**
+ * Times `cdapi import` of a file that deletes 1 % of the large company's leaves and expenses,
+ * then of one that imports them again (so the bench database holds the data file's records
+ * again afterwards, with new change numbers).
+ */
+export async function runDeletes(dataFile: string, database: PreparedDatabase): Promise<DeleteRun> {
+  const wanted = await everyHundredth(database);
+  const stem = resolve('bench-data', `${basename(dataFile, extname(dataFile))}-${database.engine}`);
+  const restore = await originalLines(dataFile, wanted);
+  const deletes = [
+    ...wanted.leaves.map((id) => ({ resource: 'leave', id })),
+    ...wanted.expenses.map((id) => ({ resource: 'expense', id })),
+  ].map(({ resource, id }) =>
+    JSON.stringify({ type: 'delete', resource, company_id: LARGE_COMPANY_ID, id }),
+  );
+  writeFileSync(`${stem}-deletes.ndjson`, `${deletes.join('\n')}\n`);
+  writeFileSync(`${stem}-restore.ndjson`, `${restore.join('\n')}\n`);
+  const deleted = await runCliMeasured(
+    ['import', '--json', `${stem}-deletes.ndjson`],
+    database.env,
+  );
+  const restored = await runCliMeasured(
+    ['import', '--json', `${stem}-restore.ndjson`],
+    database.env,
+  );
+  return {
+    deletes: deletes.length,
+    deleteSeconds: deleted.seconds,
+    deletesPerSecond: deletes.length / deleted.seconds,
+    deletePeakRssBytes: deleted.peakRssBytes,
+    restored: restore.length,
+    restoreSeconds: restored.seconds,
+    restoredPerSecond: restore.length / restored.seconds,
+  };
+}
