@@ -19,6 +19,7 @@ import { API_PREFIX, type ApiDeps } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { databaseUnreachable } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
+import { registerErrorsPage } from './http/openapi/errors-page.ts';
 import { registerETags } from './http/plugins/etag.ts';
 import { OTHER_METHODS } from './http/plugins/read-only.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
@@ -143,7 +144,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routePrefix: '/docs',
     // The plugin always points the page at its own /docs/json (the same document as
     // openapi.json). BaseLayout drops the Swagger top bar, whose logo is an inline <style>.
-    uiConfig: { layout: 'BaseLayout', validatorUrl: null, deepLinking: true },
+    // persistAuthorization: the key pasted once with Authorize is kept in the browser's
+    // localStorage across reloads, until Logout.
+    uiConfig: {
+      layout: 'BaseLayout',
+      validatorUrl: null,
+      deepLinking: true,
+      persistAuthorization: true,
+    },
     theme: { title: 'Company Data API reference' },
     // The plugin's default policy adds upgrade-insecure-requests, which leaves the page blank
     // when it is reached over plain HTTP by any host name but localhost.
@@ -162,6 +170,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       'style-src': ["'self'"],
     },
   });
+
+  // Where every problem's `type` points: each error code explained under its own anchor.
+  registerErrorsPage(app);
 
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   // Not ready (503) without the database; ready but `degraded` while rate limits cannot be

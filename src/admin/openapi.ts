@@ -20,7 +20,12 @@ export function adminSwaggerOptions(): SwaggerOptions {
     },
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Company Data API: admin', version: '1.0.0', description: DESCRIPTION },
+      info: {
+        title: 'Company Data API: admin',
+        version: '1.0.0',
+        description: DESCRIPTION,
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
       servers: [{ url: '/', description: 'This admin listener' }],
       tags: ADMIN_TAGS,
       components: {

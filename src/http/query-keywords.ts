@@ -1,14 +1,18 @@
 import type { AnySchemaObject, ErrorObject, Plugin } from 'ajv';
 import type { DataValidateFunction } from 'ajv/dist/types/index.js';
-import { ERROR_MESSAGE_KEYWORD, PLAIN_INTEGERS_KEYWORD } from '../schemas/common.ts';
+import {
+  DOCUMENTED_AS_KEYWORD,
+  ERROR_MESSAGE_KEYWORD,
+  PLAIN_INTEGERS_KEYWORD,
+} from '../schemas/common.ts';
 import { PLAIN_DIGITS } from './params.ts';
 
 /**
  * Keywords the route schemas carry beyond JSON Schema, taught to Fastify's Ajv (its `plugins`
- * option). `x-error-message` is an annotation the 422 formatter reads. `x-plain-integers`, on a
- * query object, refuses an integer parameter whose text is anything but decimal digits: Ajv
- * coerces query strings with `+value`, which also reads `1e2`, `0x10`, `+5`, `10.0`, ` 5` and
- * `Infinity` as numbers. An untyped keyword of the object runs before `properties`, so it
+ * option). `x-error-message` is an annotation the 422 formatter reads, `x-documented-as` one
+ * the OpenAPI document generator reads. `x-plain-integers`, on a query object, refuses an
+ * integer parameter whose text is anything but decimal digits: Ajv coerces query strings with
+ * `+value`, which also reads `1e2`, `0x10`, `+5`, `10.0`, ` 5` and `Infinity` as numbers. An untyped keyword of the object runs before `properties`, so it
  * still sees the text as it was sent.
  */
 
@@ -49,6 +53,7 @@ function plainIntegersValidator(
 
 export const registerQueryKeywords: Plugin<unknown> = (ajv) => {
   ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: 'string' });
+  ajv.addKeyword({ keyword: DOCUMENTED_AS_KEYWORD, schemaType: 'object' });
   ajv.addKeyword({
     keyword: PLAIN_INTEGERS_KEYWORD,
     schemaType: 'boolean',

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { model, ref, says, Timestamp } from './common.ts';
+import { commaList, example, model, ref, says, Timestamp } from './common.ts';
 import { EmployeeSchema } from './employees.ts';
 import { ExpenseCategorySchema, ExpenseDetailSchema } from './expenses.ts';
 import { LeaveDetailSchema, LeaveTypeSchema } from './leaves.ts';
@@ -21,9 +21,7 @@ export const ChangesQuery = Type.Object({
   after: Type.Optional(
     Type.String({
       pattern: '^[A-Za-z0-9_-]{1,64}$',
-      description:
-        'A `cursor` (or `next_cursor`) from an earlier answer: only entries committed after it. Omitted: from the beginning.',
-      examples: ['MTIuNC41MDA'],
+      description: `A \`cursor\` (or \`next_cursor\`) from an earlier answer: only entries committed after it. Omitted: from the beginning.${example('NDIuMi4xMDE3')}`,
       ...says('must be a cursor from an earlier answer of this operation'),
     }),
   ),
@@ -32,16 +30,15 @@ export const ChangesQuery = Type.Object({
       minimum: 1,
       maximum: MAX_CHANGES_LIMIT,
       default: DEFAULT_CHANGES_LIMIT,
-      description: `Entries per answer, 1 to ${MAX_CHANGES_LIMIT}, in plain decimal digits.`,
-      examples: [MAX_CHANGES_LIMIT],
+      description: `Entries per answer, 1 to ${MAX_CHANGES_LIMIT}, in plain decimal digits.${example('500')}`,
       ...says(`must be an integer from 1 to ${MAX_CHANGES_LIMIT} in plain decimal digits`),
     }),
   ),
   resources: Type.Optional(
     Type.String({
       pattern: `^${resource}(,${resource})*$`,
-      description: `Only these resources, a comma-separated list of: ${FEED_RESOURCE_NAMES.join(', ')}. Default: every resource the key may read; naming one it may not is a 403.`,
-      examples: ['leave,expense'],
+      description: `Only these resources, a comma-separated list of: ${FEED_RESOURCE_NAMES.join(', ')}. Default: every resource the key may read; naming one it may not is a 403.${example('leave,expense')}`,
+      ...commaList({ type: 'string', enum: [...FEED_RESOURCE_NAMES] }),
       ...says(`must be a comma-separated list of: ${FEED_RESOURCE_NAMES.join(', ')}`),
     }),
   ),

@@ -16,7 +16,36 @@ export const MAX_IDS_PER_FILTER = 100;
 export const ERROR_MESSAGE_KEYWORD = 'x-error-message';
 /** On a query object: its integer parameters must be sent as plain decimal digits. */
 export const PLAIN_INTEGERS_KEYWORD = 'x-plain-integers';
+/**
+ * On a parameter whose text the validator reads as sent (a comma list, a path id): the schema
+ * and serialization the OpenAPI document shows instead, so a client generated from it takes an
+ * array or an integer (see `documentedParameters` in http/openapi/document.ts).
+ */
+export const DOCUMENTED_AS_KEYWORD = 'x-documented-as';
 export const says = (message: string) => ({ [ERROR_MESSAGE_KEYWORD]: message });
+
+export interface DocumentedParameter {
+  schema: Record<string, unknown>;
+  /** `form` without explode: several values as one `name=a,b`. */
+  style?: 'form';
+  explode?: boolean;
+}
+const documentedAs = (documented: DocumentedParameter) => ({
+  [DOCUMENTED_AS_KEYWORD]: documented,
+});
+/** A comma list, as OpenAPI says it: an array sent as `name=a,b`. */
+export const commaList = (items: Record<string, unknown>, maxItems?: number) =>
+  documentedAs({
+    schema: { type: 'array', items, minItems: 1, ...(maxItems ? { maxItems } : {}) },
+    style: 'form',
+    explode: false,
+  });
+
+/**
+ * Parameters carry no `examples`: the reference page would prefill "Try it out" with them and
+ * filter the first answer down to nothing. Their example is a sentence of the description.
+ */
+export const example = (value: string) => ` Example: \`${value}\`.`;
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -51,9 +80,7 @@ export const PageParam = Type.Integer({
   minimum: 1,
   maximum: MAX_PAGE,
   default: 1,
-  description:
-    'Page number, from 1, in plain decimal digits. A page past the last answers an empty `data`.',
-  examples: [2],
+  description: `Page number, from 1, in plain decimal digits. A page past the last answers an empty \`data\`.${example('2')}`,
   ...says(`must be an integer from 1 to ${MAX_PAGE} in plain decimal digits`),
 });
 
@@ -61,8 +88,7 @@ export const PerPageParam = Type.Integer({
   minimum: 1,
   maximum: MAX_PER_PAGE,
   default: DEFAULT_PER_PAGE,
-  description: `Page size, 1 to ${MAX_PER_PAGE}, in plain decimal digits.`,
-  examples: [50],
+  description: `Page size, 1 to ${MAX_PER_PAGE}, in plain decimal digits.${example('50')}`,
   ...says(`must be an integer from 1 to ${MAX_PER_PAGE} in plain decimal digits`),
 });
 
@@ -72,8 +98,8 @@ const ID = '[1-9][0-9]{0,15}';
 export const IdListParam = (what: string) =>
   Type.String({
     pattern: `^${ID}(,${ID}){0,${MAX_IDS_PER_FILTER - 1}}$`,
-    description: `Only records of this ${what}; a comma-separated list of up to ${MAX_IDS_PER_FILTER} ids for several, in plain decimal digits without spaces.`,
-    examples: ['12', '12,15'],
+    description: `Only records of this ${what}; a comma-separated list of up to ${MAX_IDS_PER_FILTER} ids for several, in plain decimal digits without spaces.${example('12,15')}`,
+    ...commaList({ type: 'integer', minimum: 1 }, MAX_IDS_PER_FILTER),
     ...says(
       `must be a positive integer id or a comma-separated list of up to ${MAX_IDS_PER_FILTER}, in plain decimal digits without spaces`,
     ),
@@ -83,8 +109,8 @@ export const StatusListParam = (values: readonly string[]) => {
   const one = `\\s*(${values.join('|')})\\s*`;
   return Type.String({
     pattern: `^${one}(,${one})*$`,
-    description: `One status or a comma-separated list: ${values.join(', ')}.`,
-    examples: [values.slice(0, 2).join(',')],
+    description: `One status or a comma-separated list: ${values.join(', ')}.${example(values.slice(0, 2).join(','))}`,
+    ...commaList({ type: 'string', enum: [...values] }),
     ...says(`must be a comma-separated list of: ${values.join(', ')}`),
   });
 };
@@ -94,8 +120,7 @@ const DateParam = (description: string) =>
   Type.String({
     format: 'date',
     pattern: '^(?!0000)',
-    description,
-    examples: ['2026-03-01'],
+    description: `${description}${example('2026-03-01')}`,
     ...says('must be a real calendar date YYYY-MM-DD'),
   });
 
@@ -116,16 +141,13 @@ export const DateRangeParams = (from: string, to: string) => ({
 export const SearchParam = (description: string) =>
   Type.String({
     maxLength: MAX_SEARCH_LENGTH,
-    description: `${description} Case- and accent-insensitive substring match; empty means no filter.`,
-    examples: ['yilmaz'],
+    description: `${description} Case- and accent-insensitive substring match; empty means no filter.${example('yilmaz')}`,
     ...says(`must be at most ${MAX_SEARCH_LENGTH} characters`),
   });
 
 export const UpdatedSinceParam = Type.String({
   format: 'date-time',
-  description:
-    'Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC.',
-  examples: ['2026-03-01T00:00:00Z'],
+  description: `Only records with \`updated_at\` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC.${example('2026-03-01T00:00:00Z')}`,
   ...says('must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z'),
 });
 
@@ -134,14 +156,23 @@ export const SortParam = <const T extends readonly string[]>(fields: T) =>
   Type.Enum([...fields, ...fields.map((f) => `-${f}`)] as string[], {
     type: 'string',
     default: 'id',
-    examples: [`-${fields[1] ?? fields[0]}`],
-    description: `Sort field, \`-\` for descending: ${fields.join(', ')}. Ties are broken by id in the same direction.`,
+    description: `Sort field, \`-\` for descending: ${fields.join(', ')}. Ties are broken by id in the same direction.${example(`-${fields[1] ?? fields[0]}`)}`,
     ...says(`must be one of ${fields.join(', ')}, each optionally prefixed with -`),
   });
 
-/** A record id in the path; anything else is answered 404, like an id that does not exist. */
+/**
+ * A record id in the path. Validated as text, so anything but plain digits (`1e2`, `+5`, `05`)
+ * is answered 404 like an id that does not exist; documented as the integer it is.
+ */
+export const PathIdParam = (description: string) =>
+  Type.String({
+    pattern: `^${ID}$`,
+    description: `${description} Any other text (a sign, a leading zero, \`1e2\`) is answered 404, like an id that does not exist.${example('42')}`,
+    ...documentedAs({ schema: { type: 'integer', minimum: 1 } }),
+  });
+
 export const IdPathParams = Type.Object({
-  id: Type.String({ pattern: `^${ID}$`, description: 'Record id.', examples: ['42'] }),
+  id: PathIdParam('Record id: a positive integer.'),
 });
 
 // ---- Response parts ---------------------------------------------------------------------
@@ -185,8 +216,9 @@ export const ProblemSchema = model(
     {
       type: Type.String({
         format: 'uri-reference',
-        description: 'Where this error is explained: the error’s entry on the reference page.',
-        examples: ['/docs#error-not_found'],
+        description:
+          'Where this error is explained: the code’s entry on the service’s errors page, a reference relative to the service’s root.',
+        examples: ['/docs/errors#not_found'],
       }),
       title: Type.String({ description: 'Short, fixed for the code.' }),
       status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status.' }),

@@ -143,13 +143,15 @@ export interface Problem {
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-/** Problem types point at the error's entry on the service's own reference page. */
-const TYPE_BASE = '/docs#error-';
+/** The service's page that explains every code, one anchor each (http/openapi/errors-page.ts). */
+export const ERRORS_PAGE_PATH = '/docs/errors';
+/** A problem's `type`: the code's entry on the errors page, relative to the service's root. */
+export const errorTypeUri = (code: ErrorCode): string => `${ERRORS_PAGE_PATH}#${code}`;
 
 export function problem(code: ErrorCode, detail: string, errors?: ProblemErrors): Problem {
   const { status, title } = ERRORS[code];
   return {
-    type: `${TYPE_BASE}${code}`,
+    type: errorTypeUri(code),
     title,
     status,
     detail,
@@ -158,11 +160,15 @@ export function problem(code: ErrorCode, detail: string, errors?: ProblemErrors)
   };
 }
 
-/** Every error code, grouped by status: `unauthenticated (401), company_inactive, … (403), …`. */
+/**
+ * Every error code, grouped by status, each a Markdown link to its entry on the errors page:
+ * `[unauthenticated](/docs/errors#unauthenticated) (401), [company_inactive](…), … (403), …`.
+ */
 export function errorCodesByStatus(): string {
   const codes = new Map<number, string[]>();
   for (const [code, { status }] of Object.entries(ERRORS)) {
-    codes.set(status, [...(codes.get(status) ?? []), code]);
+    const link = `[${code}](${errorTypeUri(code as ErrorCode)})`;
+    codes.set(status, [...(codes.get(status) ?? []), link]);
   }
   return [...codes].map(([status, names]) => `${names.join(', ')} (${status})`).join(', ');
 }

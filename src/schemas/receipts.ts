@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { RECEIPT_VARIANTS } from '../receipts/signing.ts';
+import { PathIdParam } from './common.ts';
 
 const VARIANT_DESCRIPTION =
   '`processed` (default): rotated upright, at most 2000 px, JPEG, metadata stripped. `original`: the file as imported.';
@@ -10,7 +11,6 @@ export const ReceiptQuery = Type.Object({
       type: 'string',
       default: 'processed',
       description: VARIANT_DESCRIPTION,
-      examples: ['original'],
       'x-error-message': 'must be processed or original',
     }),
   ),
@@ -26,16 +26,8 @@ export const RECEIPT_FILE_TYPES = [
 ] as const;
 
 export const ReceiptFileParams = Type.Object({
-  expenseId: Type.String({
-    pattern: '^[1-9][0-9]{0,15}$',
-    description: 'The expense the URL was signed for.',
-    examples: ['42'],
-  }),
-  variant: Type.Enum([...RECEIPT_VARIANTS], {
-    type: 'string',
-    description: VARIANT_DESCRIPTION,
-    examples: ['processed'],
-  }),
+  expenseId: PathIdParam('The expense the URL was signed for.'),
+  variant: Type.Enum([...RECEIPT_VARIANTS], { type: 'string', description: VARIANT_DESCRIPTION }),
 });
 
 // Deliberately loose: a missing, truncated or altered part is an invalid signature (403),
@@ -44,22 +36,20 @@ export const ReceiptFileQuery = Type.Object({
   company: Type.Optional(
     Type.String({
       maxLength: 32,
-      description: 'The company the URL was signed for.',
-      examples: ['1'],
+      description: 'The company the URL was signed for. Example: `1`.',
     }),
   ),
   expires: Type.Optional(
     Type.String({
       maxLength: 32,
-      description: 'Unix time, in seconds, after which the URL is refused.',
-      examples: ['1772438400'],
+      description: 'Unix time, in seconds, after which the URL is refused. Example: `1772438400`.',
     }),
   ),
   signature: Type.Optional(
     Type.String({
       maxLength: 128,
-      description: 'HMAC-SHA256 of the other parts, base64url.',
-      examples: ['1lWFAIFGFMj-G56p_W_XQO1EP-Lkbvoq1w8Q3DUSbbQ'],
+      description:
+        'HMAC-SHA256 of the other parts, base64url. Example: `1lWFAIFGFMj-G56p_W_XQO1EP-Lkbvoq1w8Q3DUSbbQ`.',
     }),
   ),
 });

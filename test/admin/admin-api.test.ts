@@ -344,7 +344,7 @@ describeEachDialect('admin API import', (dialect) => {
     assert.equal(failed.status, 422);
     const { detail, errors, ...rest } = failed.json;
     assert.deepEqual(rest, {
-      type: '/docs#error-import_failed',
+      type: '/docs/errors#import_failed',
       title: 'Import failed',
       status: 422,
       code: 'import_failed',

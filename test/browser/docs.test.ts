@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { useApi } from '../helpers/api.ts';
+import type { Locator, Page } from 'playwright-core';
+import { createDemoCompany } from '../../src/demo/demo.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { type TestApi, useApi } from '../helpers/api.ts';
 import {
   CHROMIUM,
   CHROMIUM_FOUND as found,
@@ -63,6 +65,90 @@ async function openDocs(page: Page, origin: string): Promise<void> {
   await page.waitForLoadState('networkidle');
 }
 
+/** An element's text with its white space as one space each. */
+const plainText = async (element: Locator) =>
+  ((await element.textContent()) ?? '').replace(/\s+/g, ' ').trim();
+
+/** The operation block of `path` (the API's operations are all GETs). */
+const operationBlock = (page: Page, path: string): Locator =>
+  page
+    .locator('.opblock')
+    .filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+
+/** Pastes the key into Authorize's dialog, as a person does once. */
+async function authorize(page: Page, key: string): Promise<void> {
+  await page.locator('button.authorize').first().click();
+  const dialog = page.locator('.modal-ux');
+  await dialog.locator('#auth-bearer-value').fill(key);
+  await dialog.locator('button[aria-label="Apply credentials"]').click();
+  await dialog.locator('button.btn-done').click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+interface Executed {
+  status: string;
+  /** The request URL Swagger UI shows. */
+  url: string;
+  /** The response body as shown: JSON text, or null for an image. */
+  body: string | null;
+  image: boolean;
+}
+
+/**
+ * Opens an operation, "Try it out", fills only the path id (when there is one), Execute: what a
+ * person does on first click. Clears the answer, cancels "Try it out", closes the operation.
+ */
+async function execute(page: Page, path: string, id?: number): Promise<Executed> {
+  const block = operationBlock(page, path);
+  const toggle = block.locator('.opblock-summary-control');
+  await toggle.click();
+  await block.getByRole('button', { name: 'Try it out' }).click();
+  if (id !== undefined) await block.locator('tr[data-param-name="id"] input').fill(String(id));
+  await block.getByRole('button', { name: 'Execute' }).click();
+  const response = block.locator('.live-responses-table .response').first();
+  const status = (await response.locator('.response-col_status').textContent())?.trim() ?? '';
+  const url = (await block.locator('.request-url pre').textContent())?.trim() ?? '';
+  const description = response.locator('.response-col_description');
+  const image = (await description.locator('img').count()) > 0;
+  const body = image ? null : await description.locator('pre').first().textContent();
+  // The answer cleared and out of "Try it out" again, so the next visit starts as the first
+  // did (and cannot read this answer for its own).
+  await block.getByRole('button', { name: 'Clear' }).click();
+  await block.locator('.live-responses-table').waitFor({ state: 'detached' });
+  await block.getByRole('button', { name: 'Cancel' }).click();
+  await toggle.click();
+  await block.locator('.opblock-body').waitFor({ state: 'detached' });
+  return { status, url, body, image };
+}
+
+/** A demo company (`cdapi serve --demo`'s data), its key, and an id of each record type. */
+async function seedDemo(api: TestApi) {
+  const demo = await createDemoCompany(api.handle, new FileReceiptStore(api.config.receiptsDir), {
+    employees: 20,
+  });
+  const key = await api.createKey(demo.companyId);
+  const firstId = async (list: string, where: (record: Record<string, unknown>) => boolean) => {
+    const records = (await api.get(`${list}?per_page=100`, key)).json.data as Array<
+      Record<string, unknown>
+    >;
+    const found = records.find(where);
+    assert.ok(found, `no record in ${list} to open`);
+    return found.id as number;
+  };
+  return {
+    key,
+    ids: {
+      '/employees/{id}': await firstId('/employees', () => true),
+      '/leaves/{id}': await firstId('/leaves', () => true),
+      '/expenses/{id}': await firstId('/expenses', () => true),
+      '/expenses/{id}/receipt': await firstId('/expenses', (e) => e.has_receipt === true),
+    } as Record<string, number>,
+  };
+}
+
+/** The parameters "Try it out" sends on its own: the declared defaults, never a filter. */
+const DEFAULTS_ONLY = ['page', 'per_page', 'sort', 'variant', 'limit'];
+
 /** `METHOD /path` of each operation block Swagger UI rendered, in page order. */
 async function renderedOperations(page: Page): Promise<string[]> {
   const operations: string[] = [];
@@ -75,16 +161,17 @@ async function renderedOperations(page: Page): Promise<string[]> {
 }
 
 describe('GET /docs/ (the API reference page)', () => {
-  it('renders every operation and the getting-started guide, offline and without errors', {
+  it('renders every operation and the guide offline, and works on first click with the demo key', {
     skip,
     // Opening each operation takes a few seconds on a busy machine.
-    timeout: 6 * TIMEOUT_MS,
+    timeout: 12 * TIMEOUT_MS,
   }, async (t) => {
     assert.ok(
       found,
       `REQUIRE_ALL_SUITES=1 but Chromium is not at ${CHROMIUM}: the browser suite cannot run`,
     );
     const api = await useApi(t, 'sqlite');
+    const demo = await seedDemo(api);
     const address = await api.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `${address}/`;
     const browser = await launchBrowser({
@@ -166,6 +253,80 @@ describe('GET /docs/ (the API reference page)', () => {
       assert.deepEqual(otherSeen.errors, []);
       assert.deepEqual(leavingOrigin(otherSeen.requests, otherOrigin), []);
       assert.equal(await other.locator('.opblock').count(), await page.locator('.opblock').count());
+    });
+
+    // A fresh page of its own: the answers of Execute must not disturb the checks above.
+    const tryPage = await browser.context.newPage();
+    const trySeen = watch(tryPage);
+
+    await t.test('takes the key once with Authorize and keeps it across a reload', async () => {
+      await openDocs(tryPage, origin);
+      await authorize(tryPage, demo.key);
+      await tryPage.reload({ waitUntil: 'load' });
+      await tryPage.locator('.opblock-summary-path').first().waitFor({ state: 'visible' });
+      assert.match(
+        (await tryPage.locator('button.authorize').first().getAttribute('class')) ?? '',
+        /\blocked\b/,
+      );
+      // Nothing but the key is kept: the browser holds it, the page's URL does not.
+      assert.doesNotMatch(tryPage.url(), /cdk_/);
+    });
+
+    await t.test(
+      'answers 200 with the demo data on the first Execute of every operation',
+      async () => {
+        // The ten operations and the change feed: every data operation, each on first click.
+        for (const operation of [...OPERATIONS, 'GET /changes']) {
+          const path = operation.slice('GET '.length);
+          const { status, url, body, image } = await execute(tryPage, path, demo.ids[path]);
+          assert.equal(status, '200', `${operation}: ${body}`);
+          const sent = [...new URL(url).searchParams.keys()];
+          assert.deepEqual(
+            sent.filter((name) => !DEFAULTS_ONLY.includes(name)),
+            [],
+            `${operation} prefilled ${url}`,
+          );
+          if (path === '/expenses/{id}/receipt') {
+            assert.equal(image, true, `${operation}: the redirect followed to the image`);
+            continue;
+          }
+          const json = JSON.parse(body ?? 'null');
+          // /me answers the key's company and key; every other operation its `data`.
+          const data = path === '/me' ? json.company : json.data;
+          assert.ok(
+            Array.isArray(data) ? data.length > 0 : typeof data?.id === 'number',
+            `${operation}: ${body?.slice(0, 200)}`,
+          );
+        }
+        assert.deepEqual(trySeen.errors, []);
+      },
+    );
+
+    await t.test('leads from a problem’s type to the explanation of its code', async () => {
+      const missing = await execute(tryPage, '/leaves/{id}', 999_999_999);
+      assert.equal(missing.status, '404');
+      const { type, code } = JSON.parse(missing.body ?? '{}');
+      assert.equal(code, 'not_found');
+      const target = new URL(type, tryPage.url());
+      const errors = await browser.context.newPage();
+      assert.equal((await errors.goto(target.href))?.status(), 200);
+      const entry = errors.locator(`section[id="${code}"]`);
+      assert.equal(await entry.isVisible(), true);
+      assert.equal(
+        await plainText(entry),
+        'not_found 404 Not found Answered when no such path, or no record with this id in the key’s company (or a malformed id).',
+      );
+      // The reference page's own list of codes links each to its entry.
+      const [opened] = await Promise.all([
+        browser.context.waitForEvent('page'),
+        tryPage.locator('.information-container a[href="/docs/errors#rate_limited"]').click(),
+      ]);
+      await opened.waitForLoadState('load');
+      assert.equal(new URL(opened.url()).hash, '#rate_limited');
+      assert.match(
+        await plainText(opened.locator('section:target')),
+        /^rate_limited 429 Too many requests Answered when the key’s rate limit is exhausted/,
+      );
     });
   });
 });

@@ -66,9 +66,19 @@ describeEachDialect('GET /changes', (dialect) => {
     assert.equal(again.status, 200);
     assert.deepEqual(again.json, { data: [], meta: { next_cursor: cursor, has_more: false } });
 
-    // An import that changes nothing adds nothing.
+    // An import that changes nothing adds nothing, and keeps the company's cached answers.
+    const version = async () =>
+      (
+        await api.handle.db
+          .selectFrom('companies')
+          .select(['data_version', 'change_seq'])
+          .where('id', '=', 1)
+          .executeTakeFirstOrThrow()
+      ).data_version;
+    const before = await version();
     await api.load(smallCompany(1, 0));
     assert.deepEqual((await readAll(api, key, cursor)).entries, []);
+    assert.equal(await version(), before);
   });
 
   it('follows updates, what embeds them, deletions and deactivations, in commit order', async (t) => {

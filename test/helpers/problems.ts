@@ -7,7 +7,7 @@ import type { PaginationMeta } from '../../src/db/pagination.ts';
 
 /** A problem+json body as the API sends it. */
 export const problem = (code: string, title: string, status: number, detail: string) => ({
-  type: `/docs#error-${code}`,
+  type: `/docs/errors#${code}`,
   title,
   status,
   detail,
@@ -47,7 +47,7 @@ type ParameterError = [parameter: string, message: string] | { parameter: string
 export function validationFailed(...entries: ParameterError[]) {
   const errors = entries.map((e) => (Array.isArray(e) ? { parameter: e[0], message: e[1] } : e));
   return {
-    type: '/docs#error-validation_failed',
+    type: '/docs/errors#validation_failed',
     title: 'Validation failed',
     status: 422,
     detail: `Invalid query parameter${errors.length > 1 ? 's' : ''}: ${errors.map((e) => e.parameter).join(', ')}.`,

@@ -759,7 +759,7 @@ describeEachDialect('GET /expenses/{id}/receipt', (dialect) => {
       assertProblem(
         await api.get(`/expenses/501/receipt${query}`, key),
         {
-          type: '/docs#error-receipt_not_found',
+          type: '/docs/errors#receipt_not_found',
           title: 'Receipt not found',
           status: 404,
           detail: 'This expense has no receipt image.',

@@ -399,7 +399,7 @@ describe('paths and methods', () => {
       const body = JSON.parse(response.body);
       assert.deepEqual(
         body,
-        { type: `/docs#error-${code}`, title, status, detail: body.detail, code },
+        { type: `/docs/errors#${code}`, title, status, detail: body.detail, code },
         label,
       );
       assert.equal(typeof body.detail, 'string', label);

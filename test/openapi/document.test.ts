@@ -4,6 +4,8 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { generateOpenApiDocument, renderOpenApiDocument } from '../../src/openapi.ts';
 import { useApi } from '../helpers/api.ts';
+import { NOT_FOUND } from '../helpers/problems.ts';
+import { company, employee, leave, leaveType } from '../helpers/records.ts';
 import { assertRedoclyClean } from '../helpers/redocly.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -35,7 +37,7 @@ interface Operation {
 type Json = Record<string, unknown>;
 interface Document {
   openapi: string;
-  info: { version: string; title: string };
+  info: { version: string; title: string; license?: Json };
   servers?: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
   components: {
@@ -122,9 +124,13 @@ describe('openapi.json', () => {
     assertRedoclyClean('openapi.json');
   });
 
-  it('is OpenAPI 3.1 for version 1.0.0 of the API, with a server and the bearer scheme', () => {
+  it('is OpenAPI 3.1 for version 1.0.0 of the API, with a license, a server and the bearer scheme', () => {
     assert.match(document.openapi, /^3\.1\.\d+$/);
     assert.equal(document.info.version, '1.0.0');
+    assert.deepEqual(document.info.license, {
+      name: 'Proprietary',
+      identifier: 'LicenseRef-Proprietary',
+    });
     assert.deepEqual(document.servers, [{ url: '/api/company/v1', description: 'This service' }]);
     assert.deepEqual(document.components.securitySchemes.bearer, {
       type: 'http',
@@ -132,6 +138,15 @@ describe('openapi.json', () => {
       bearerFormat: 'cdk_ API key',
       description: 'The company API key, created with `cdapi keys create`.',
     });
+  });
+
+  it('names the absolute server URL when PUBLIC_BASE_URL is set', async (t) => {
+    const publicBaseUrl = 'https://api.example.com/api/company/v1';
+    const api = await useApi(t, 'sqlite', { config: { publicBaseUrl } });
+    const res = await api.get('/openapi.json', null);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.servers, [{ url: publicBaseUrl, description: 'This service' }]);
+    assert.deepEqual({ ...res.json, servers: document.servers }, document);
   });
 
   it('describes the API operations and nothing else: no openapi.json, 405 answers, HEAD or health checks', () => {
@@ -244,7 +259,9 @@ describe('operations', () => {
       }
     }
     for (const { operation } of authenticated) {
-      const success = operation.responses['200'] ?? operation.responses['302'];
+      // The receipt operation's own answer is its 302; its 200 is the signed URL's image.
+      const own = operation.operationId === 'getExpenseReceipt' ? '302' : '200';
+      const success = operation.responses[own];
       assert.deepEqual(
         headerNames(success)
           .filter((name) => RATE_LIMIT_HEADERS.includes(name))
@@ -269,7 +286,16 @@ describe('operations', () => {
 
   it('documents the receipt redirect as a body-less 302 with Location and Cache-Control', () => {
     const { responses } = byId('getExpenseReceipt');
-    assert.deepEqual(Object.keys(responses), ['302', '401', '403', '404', '422', '429', '503']);
+    assert.deepEqual(Object.keys(responses), [
+      '200',
+      '302',
+      '401',
+      '403',
+      '404',
+      '422',
+      '429',
+      '503',
+    ]);
     assert.equal(responses['302']?.content, undefined);
     assert.deepEqual(responses['302']?.headers?.Location, {
       $ref: '#/components/headers/ReceiptLocation',
@@ -281,6 +307,14 @@ describe('operations', () => {
       type: 'string',
       enum: ['no-store'],
     });
+  });
+
+  it('documents, for clients that follow the redirect, the image they end with as the 200', () => {
+    const { responses } = byId('getExpenseReceipt');
+    assert.match(responses['200']?.description ?? '', /follows redirects/);
+    assert.match(responses['200']?.description ?? '', /The service itself answers 302/);
+    assert.deepEqual(responses['200']?.content, byId(SIGNED_FILE).responses['200']?.content);
+    assert.deepEqual(responses['200']?.headers, byId(SIGNED_FILE).responses['200']?.headers);
   });
 
   it('documents the signed file route without security: the image bytes, 304, 403 invalid_signature, 404', () => {
@@ -315,16 +349,91 @@ describe('operations', () => {
 });
 
 describe('parameters', () => {
-  it('each path and query parameter has a schema and an example', () => {
+  it('each path and query parameter has a schema, and an example in words the reference page does not prefill', () => {
     for (const { operation } of operations) {
       for (const parameter of operation.parameters ?? []) {
         const where = `${operation.operationId} ${parameter.in} ${parameter.name}`;
         assert.ok(['path', 'query'].includes(parameter.in), where);
         assert.ok(parameter.schema?.type, `${where}: schema with a type`);
-        const examples = parameter.example ?? Object.keys(parameter.examples ?? {})[0];
-        assert.notEqual(examples, undefined, `${where}: example`);
+        // Swagger UI's "Try it out" fills a parameter with its example, filtering the first
+        // answer down to nothing: examples are part of the description instead.
+        assert.equal(parameter.example, undefined, `${where}: example`);
+        assert.equal(parameter.examples, undefined, `${where}: examples`);
+        assert.equal(parameter.schema?.example, undefined, `${where}: schema example`);
+        assert.equal(parameter.schema?.examples, undefined, `${where}: schema examples`);
+        if (parameter.name !== 'variant') {
+          assert.match(parameter.description ?? '', / Example: `[^`]+`\.$/, where);
+        }
       }
     }
+  });
+
+  it('types every path id as an integer, as the records carry it', () => {
+    const ids = operations.flatMap(({ operation }) =>
+      (operation.parameters ?? [])
+        .filter((p) => p.in === 'path' && p.name !== 'variant')
+        .map((p) => [`${operation.operationId} ${p.name}`, p.schema]),
+    );
+    assert.deepEqual(ids, [
+      ['getEmployee id', { type: 'integer', minimum: 1 }],
+      ['getLeave id', { type: 'integer', minimum: 1 }],
+      ['getExpense id', { type: 'integer', minimum: 1 }],
+      ['getExpenseReceipt id', { type: 'integer', minimum: 1 }],
+      ['getReceiptFile expenseId', { type: 'integer', minimum: 1 }],
+    ]);
+    for (const [where, schema] of ids) {
+      const record = /^get(Employee|Leave|Expense)\b/.exec(String(where))?.[1];
+      if (!record) continue;
+      assert.deepEqual(
+        (document.components.schemas[record]?.properties as Json | undefined)?.id,
+        { type: 'integer' },
+        `${where}: the record's id has the path id's type ${JSON.stringify(schema)}`,
+      );
+    }
+  });
+
+  it('declares every comma list as an array sent as one `name=a,b` (style form, explode false)', () => {
+    const lists = operations.flatMap(({ operation }) =>
+      (operation.parameters ?? [])
+        .filter((p) => p.schema?.type === 'array')
+        .map((p) => ({
+          where: `${operation.operationId} ${p.name}`,
+          style: (p as { style?: string }).style,
+          explode: (p as { explode?: boolean }).explode,
+          items: p.schema?.items,
+          maxItems: p.schema?.maxItems,
+        })),
+    );
+    const form = { style: 'form', explode: false };
+    const valueList = (where: string, ...values: string[]) => ({
+      where,
+      ...form,
+      items: { type: 'string', enum: values },
+      maxItems: undefined,
+    });
+    const idList = (where: string) => ({
+      where,
+      ...form,
+      items: { type: 'integer', minimum: 1 },
+      maxItems: 100,
+    });
+    assert.deepEqual(lists, [
+      valueList('listEmployees status', 'active', 'inactive', 'terminated'),
+      valueList('listLeaves status', 'pending', 'approved', 'rejected', 'cancelled'),
+      idList('listLeaves employee_id'),
+      idList('listLeaves leave_type_id'),
+      valueList('listExpenses status', 'pending', 'approved', 'rejected', 'paid', 'cancelled'),
+      idList('listExpenses employee_id'),
+      idList('listExpenses category_id'),
+      valueList(
+        'listChanges resources',
+        'employee',
+        'leave_type',
+        'leave',
+        'expense_category',
+        'expense',
+      ),
+    ]);
   });
 
   it('declares the limits and defaults the validator enforces', () => {
@@ -355,7 +464,7 @@ describe('parameters', () => {
     ]);
     assert.equal(parameter('listEmployees', 'search')?.schema?.maxLength, 100);
     assert.equal(parameter('listLeaves', 'updated_since')?.schema?.format, 'date-time');
-    assert.equal(parameter('getLeave', 'id')?.schema?.pattern, '^[1-9][0-9]{0,15}$');
+    assert.deepEqual(parameter('getLeave', 'id')?.schema, { type: 'integer', minimum: 1 });
   });
 
   it('says where a date range is refused: from after to is a 422, in both parameters and the 422 answer', () => {
@@ -380,6 +489,41 @@ describe('parameters', () => {
         /A `from` after `to` is invalid too/,
         operation.operationId,
       );
+    }
+  });
+});
+
+describe('the service, sent what the document declares', () => {
+  it('reads an array sent as `name=a,b` (literal or encoded comma) and an integer path id', async (t) => {
+    const api = await useApi(t, 'sqlite', {
+      records: [
+        company(1),
+        employee(1, 10),
+        employee(1, 11),
+        employee(1, 12),
+        leaveType(1, 1),
+        leave(1, 100, 10, 1, { status: 'approved' }),
+        leave(1, 101, 11, 1, { status: 'pending' }),
+        leave(1, 102, 12, 1, { status: 'rejected' }),
+      ],
+    });
+    const key = await api.createKey(1);
+    const ids = async (query: string) => {
+      const res = await api.get(`/leaves?${query}`, key);
+      assert.equal(res.status, 200, `${query}: ${res.body}`);
+      return res.json.data.map((record: { id: number }) => record.id);
+    };
+    assert.deepEqual(await ids('status=approved,pending'), [100, 101]);
+    assert.deepEqual(await ids('status=approved%2Cpending'), [100, 101]);
+    assert.deepEqual(await ids('status=rejected'), [102]);
+    assert.deepEqual(await ids('employee_id=10,12'), [100, 102]);
+    assert.deepEqual(await ids('employee_id=10%2C12&status=rejected'), [102]);
+    assert.equal((await api.get('/leaves/101', key)).json.data.id, 101);
+    // The path id is still read as text: only plain digits name a record.
+    for (const id of ['1e2', '+101', '0101', '101.0']) {
+      const res = await api.get(`/leaves/${id}`, key);
+      assert.equal(res.status, 404, id);
+      assert.deepEqual(res.json, NOT_FOUND, id);
     }
   });
 });

@@ -1,5 +1,10 @@
 import type { SwaggerOptions } from '@fastify/swagger';
-import { errorCodesByStatus } from '../../schemas/problems.ts';
+import {
+  DOCUMENTED_AS_KEYWORD,
+  type DocumentedParameter,
+  ERROR_MESSAGE_KEYWORD,
+} from '../../schemas/common.ts';
+import { ERRORS_PAGE_PATH, errorCodesByStatus } from '../../schemas/problems.ts';
 import { API_PREFIX } from '../deps.ts';
 import { HEADER_COMPONENT_KEYWORD, headerComponents } from './headers.ts';
 import { TAGS } from './operation.ts';
@@ -25,8 +30,15 @@ and \`X-RateLimit-*\`; a 429 carries \`Retry-After\` in seconds.
 
 ## Errors
 Errors are RFC 9457 problem details (\`application/problem+json\`) with a machine-readable
-\`code\`: ${errorCodesByStatus()}. A validation_failed answer carries \`errors\`, naming each bad
-parameter.`;
+\`code\`: ${errorCodesByStatus()}. A problem's \`type\` links to its code on the
+[errors page](${ERRORS_PAGE_PATH}). A validation_failed answer carries \`errors\`, naming each bad
+parameter.
+
+## Try it out
+Paste the key once with **Authorize** (it is kept in this browser until you log out), then
+**Try it out** and **Execute**: filters start empty, so a list answers its first page of
+everything.
+Each parameter's description gives an example value.`;
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
@@ -60,6 +72,36 @@ function referenceHeaders(document: Json): Json {
   return document;
 }
 
+/** Every operation object of the document. */
+function operationsOf(document: Json): Json[] {
+  return Object.values((document.paths ?? {}) as Json).flatMap((item) =>
+    Object.values(item as Json).filter(isObject),
+  );
+}
+
+/**
+ * A parameter the validator reads as text (a comma list, a path id) is shown as what it means
+ * (see `DOCUMENTED_AS_KEYWORD`): an array sent as `name=a,b`, an integer. Its 422 message stays.
+ */
+function documentedParameters(document: Json): Json {
+  for (const operation of operationsOf(document)) {
+    if (!Array.isArray(operation.parameters)) continue;
+    operation.parameters = operation.parameters.map((parameter: Json) => {
+      const schema = isObject(parameter.schema) ? parameter.schema : {};
+      const documented = schema[DOCUMENTED_AS_KEYWORD] as DocumentedParameter | undefined;
+      if (!documented) return parameter;
+      const message = schema[ERROR_MESSAGE_KEYWORD];
+      return {
+        ...parameter,
+        schema: { ...documented.schema, ...(message ? { [ERROR_MESSAGE_KEYWORD]: message } : {}) },
+        ...(documented.style ? { style: documented.style } : {}),
+        ...(documented.explode === undefined ? {} : { explode: documented.explode }),
+      };
+    });
+  }
+  return document;
+}
+
 export function swaggerOptions(publicBaseUrl: string | null): SwaggerOptions {
   return {
     // Shared models keep their own names in components.schemas.
@@ -74,7 +116,7 @@ export function swaggerOptions(publicBaseUrl: string | null): SwaggerOptions {
     }),
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) throw new Error('an OpenAPI document is expected');
-      return referenceHeaders(documentObject.openapiObject as Json);
+      return documentedParameters(referenceHeaders(documentObject.openapiObject as Json));
     },
     openapi: {
       openapi: '3.1.0',
@@ -82,6 +124,9 @@ export function swaggerOptions(publicBaseUrl: string | null): SwaggerOptions {
         title: 'Company Data API',
         version: '1.0.0',
         description: GETTING_STARTED,
+        // package.json: UNLICENSED. The API is the company's own service, not open source.
+        // SPDX has no proprietary identifier; a LicenseRef- is its form for one of your own.
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: publicBaseUrl ?? API_PREFIX, description: 'This service' }],
       tags: TAGS,

@@ -207,7 +207,10 @@ export function operation<
     ['RetryAfter', ...accepted],
   );
 
-  if (200 in spec.success) {
+  // Only a JSON 200 carries an ETag (etag.ts): not the receipt operation's, which documents the
+  // image a client following its redirect ends with.
+  const ok = (spec.success as Record<number, { content?: Record<string, unknown> }>)[200];
+  if (ok?.content?.['application/json']) {
     errors[304] = noBodyResponse(
       'Not modified: the request carried `If-None-Match` with the `ETag` this answer has now.',
       ['RequestId', 'ETag', ...accepted],

@@ -25,6 +25,24 @@ import { headers, RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
 import { noBodyResponse, operation, problemResponse } from '../openapi/operation.ts';
 import { plainInteger } from '../params.ts';
 
+/** The signed URL's answer: the image bytes, in any type a served receipt can have. */
+const imageResponse = (description: string) => ({
+  description,
+  headers: headers(
+    'RequestId',
+    'CacheControlReceiptFile',
+    'ReceiptETag',
+    'ReceiptContentLength',
+    'ReceiptContentDisposition',
+  ),
+  content: Object.fromEntries(
+    RECEIPT_FILE_TYPES.map((type) => [
+      type,
+      { schema: Type.Unsafe<unknown>({ type: 'string', format: 'binary' }) },
+    ]),
+  ),
+});
+
 function fileOf(receipt: ReceiptFiles, variant: ReceiptVariant) {
   return variant === 'original'
     ? {
@@ -52,6 +70,11 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
       params: IdPathParams,
       querystring: ReceiptQuery,
       success: {
+        // The service itself answers 302; a client that follows redirects (fetch, `curl -L`,
+        // the reference page, generated clients) ends with the signed URL's 200 and the image.
+        200: imageResponse(
+          'What a client that follows redirects receives (fetch, `curl -L`, the reference page): the image from the signed URL of the 302, as `GET /receipt-files/…` answers it. The service itself answers 302.',
+        ),
         302: noBodyResponse('Redirect to a signed URL of the image (see `Location`); no body.', [
           'RequestId',
           'ReceiptLocation',
@@ -102,23 +125,9 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
         params: ReceiptFileParams,
         querystring: ReceiptFileQuery,
         response: {
-          200: {
-            description:
-              'The image. `processed` is always JPEG; `original` keeps the type it was imported with.',
-            headers: headers(
-              'RequestId',
-              'CacheControlReceiptFile',
-              'ReceiptETag',
-              'ReceiptContentLength',
-              'ReceiptContentDisposition',
-            ),
-            content: Object.fromEntries(
-              RECEIPT_FILE_TYPES.map((type) => [
-                type,
-                { schema: Type.Unsafe<unknown>({ type: 'string', format: 'binary' }) },
-              ]),
-            ),
-          },
+          200: imageResponse(
+            'The image. `processed` is always JPEG; `original` keeps the type it was imported with.',
+          ),
           304: noBodyResponse(
             'The `If-None-Match` ETag is current: use the cached image. No body.',
             ['RequestId', 'CacheControlReceiptFile', 'ReceiptETag', 'ReceiptContentDisposition'],
