@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 
@@ -39,6 +39,8 @@ export interface ServerConfig extends Config {
   readonly port: number;
   /** Prometheus metrics on a listener of their own, on `host`; null = off. */
   readonly metricsPort: number | null;
+  /** The admin API and panel on a listener of their own, on `host`; null = off. */
+  readonly admin: AdminConfig | null;
   readonly publicBaseUrl: string | null;
   readonly signingSecret: string;
   readonly signedUrlTtlSeconds: number;
@@ -57,6 +59,18 @@ export interface ServerConfig extends Config {
   readonly maxQueuedRequests: number;
   /** A request that has waited this long is answered 503. */
   readonly maxQueueWaitMs: number;
+}
+
+/** A token the admin API accepts: its SHA-256 digest (never the token) and its audit label. */
+export interface AdminToken {
+  readonly label: string;
+  readonly sha256: Buffer;
+}
+
+export interface AdminConfig {
+  readonly port: number;
+  /** `ADMIN_TOKEN`, then `ADMIN_TOKEN_PREVIOUS` while a rotation is under way. */
+  readonly tokens: readonly AdminToken[];
 }
 
 export class ConfigError extends Error {
@@ -221,6 +235,51 @@ function parseMetricsPort(raw: string | undefined, port: number): number | null 
   return metricsPort;
 }
 
+/** At least this long: 32 characters of `openssl rand -base64 32`'s 44 are 190 bits. */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+const ADMIN_TOKEN_VARIABLES = ['ADMIN_TOKEN', 'ADMIN_TOKEN_PREVIOUS'] as const;
+
+function adminToken(variable: string, raw: string, label: string): AdminToken {
+  if (raw.length < ADMIN_TOKEN_MIN_LENGTH || !/^[\x21-\x7e]+$/.test(raw)) {
+    throw new ConfigError(
+      variable,
+      `must be at least ${ADMIN_TOKEN_MIN_LENGTH} printable characters without spaces (e.g. openssl rand -base64 32)`,
+    );
+  }
+  return Object.freeze({ label, sha256: createHash('sha256').update(raw).digest() });
+}
+
+/**
+ * `ADMIN_PORT` turns the admin listener on, and then `ADMIN_TOKEN` is required. Only the
+ * tokens' digests are kept; `forgetAdminTokens` removes the tokens from the environment.
+ */
+function parseAdmin(env: NodeJS.ProcessEnv, taken: Array<[string, number | null]>) {
+  if (!env.ADMIN_PORT) return null;
+  const port = parseInteger('ADMIN_PORT', env.ADMIN_PORT, 0, 65535);
+  for (const [variable, other] of taken) {
+    if (port !== 0 && port === other) {
+      throw new ConfigError('ADMIN_PORT', `must differ from ${variable} (${other})`);
+    }
+  }
+  if (!env.ADMIN_TOKEN) {
+    throw new ConfigError('ADMIN_TOKEN', 'is required when ADMIN_PORT is set');
+  }
+  const label = env.ADMIN_TOKEN_LABEL || 'admin';
+  if (!/^[\w.@:-]{1,64}$/.test(label)) {
+    throw new ConfigError('ADMIN_TOKEN_LABEL', 'must be 1 to 64 letters, digits or . _ @ : -');
+  }
+  const tokens = [adminToken('ADMIN_TOKEN', env.ADMIN_TOKEN, label)];
+  if (env.ADMIN_TOKEN_PREVIOUS) {
+    tokens.push(adminToken('ADMIN_TOKEN_PREVIOUS', env.ADMIN_TOKEN_PREVIOUS, `${label}:previous`));
+  }
+  return Object.freeze({ port, tokens: Object.freeze(tokens) });
+}
+
+/** After start-up: the admin tokens' digests are in the config, the tokens need not stay. */
+export function forgetAdminTokens(env: NodeJS.ProcessEnv = process.env): void {
+  for (const variable of ADMIN_TOKEN_VARIABLES) delete env[variable];
+}
+
 export function loadServerConfig(
   env: NodeJS.ProcessEnv = process.env,
   overrides: ServerOverrides = {},
@@ -235,6 +294,7 @@ export function loadServerConfig(
   if (!/^[\x21-\x7e]{0,64}$/.test(redisKeyPrefix)) {
     throw new ConfigError('REDIS_KEY_PREFIX', 'must be at most 64 printable characters, no spaces');
   }
+  const metricsPort = parseMetricsPort(env.METRICS_PORT, port);
   const poolMax = parseInteger('DATABASE_POOL_MAX', env.DATABASE_POOL_MAX || '10', 1, 1000);
   return Object.freeze({
     ...base,
@@ -254,7 +314,11 @@ export function loadServerConfig(
     responseCacheMb: parseInteger('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB || '16', 0, 4096),
     host: overrides.host ?? (env.HOST || '127.0.0.1'),
     port,
-    metricsPort: parseMetricsPort(env.METRICS_PORT, port),
+    metricsPort,
+    admin: parseAdmin(env, [
+      ['PORT', port],
+      ['METRICS_PORT', metricsPort],
+    ]),
     publicBaseUrl: env.PUBLIC_BASE_URL ? parsePublicBaseUrl(env.PUBLIC_BASE_URL) : null,
     signingSecret: resolveSigningSecret(env.SIGNING_SECRET, base.database),
     signedUrlTtlSeconds: parseInteger(

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import { buildAdminApp } from './admin/admin-app.ts';
 import { buildApp } from './app.ts';
 import type { ServerConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
@@ -17,6 +18,8 @@ export interface RunningServer {
   app: FastifyInstance;
   /** The metrics listener, when METRICS_PORT is set. */
   metricsServer: Server | null;
+  /** The admin listener (admin API and panel), when ADMIN_PORT is set. */
+  adminApp: FastifyInstance | null;
   /** Stops accepting connections, lets in-flight requests finish, then closes the databases. */
   close(): Promise<void>;
 }
@@ -90,14 +93,28 @@ export async function startServer(
     logger,
     metrics,
   });
+  const adminApp = config.admin
+    ? await buildAdminApp({
+        config,
+        database: primary,
+        receipts: new FileReceiptStore(config.receiptsDir),
+        tokens: config.admin.tokens,
+        logger,
+      })
+    : null;
   let metricsServer: Server | null = null;
   try {
     await app.listen({ host: config.host, port: config.port });
     if (metrics && config.metricsPort !== null) {
       metricsServer = await listenForMetrics(metrics, config.host, config.metricsPort);
     }
+    if (adminApp && config.admin) {
+      await adminApp.listen({ host: config.host, port: config.admin.port });
+    }
   } catch (error) {
     await app.close();
+    await adminApp?.close();
+    if (metricsServer) await closeMetricsListener(metricsServer);
     await closeResources();
     throw error;
   }
@@ -105,14 +122,18 @@ export async function startServer(
   return {
     app,
     metricsServer,
+    adminApp,
     close() {
       closing ??= (async () => {
         // server.close() only closes the connections idle at that moment; one whose response
         // was already being written turns idle later and would hold the exit for the whole
         // keep-alive timeout.
-        const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
+        const reaper = setInterval(() => {
+          app.server.closeIdleConnections();
+          adminApp?.server.closeIdleConnections();
+        }, 100);
         try {
-          await app.close();
+          await Promise.all([app.close(), adminApp?.close()]);
         } finally {
           clearInterval(reaper);
         }
@@ -134,6 +155,11 @@ function localOrigin(host: string, server: Server): string {
 
 export function apiUrl(config: ServerConfig, app: FastifyInstance): string {
   return config.publicBaseUrl ?? `${localOrigin(config.host, app.server)}${API_PREFIX}`;
+}
+
+/** The reference panel's address on the admin listener. */
+export function adminUrl(config: ServerConfig, adminApp: FastifyInstance): string {
+  return `${localOrigin(config.host, adminApp.server)}/admin`;
 }
 
 export function metricsUrl(config: ServerConfig, server: Server): string {

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
-import { purgeCompany } from '../companies/purge.ts';
 import { requireReceiptsDir } from '../config.ts';
-import { listCompanies, setCompanyActive } from '../db/companies.queries.ts';
 import { FileReceiptStore } from '../receipts/fs-store.ts';
-import { CliError, parseId, print, table, withDatabase } from './context.ts';
+import {
+  changeCompanyStatus,
+  listCompanies,
+  purgeConfirmedCompany,
+} from '../services/companies.service.ts';
+import { parseId, print, table, withDatabase } from './context.ts';
 
 export function registerCompanyCommands(program: Command): void {
   const companies = program
@@ -38,8 +41,9 @@ export function registerCompanyCommands(program: Command): void {
       .argument('<id>', 'company id', parseId('company id'))
       .option('--json', 'machine-readable output')
       .action(async (id: number, options: { json?: boolean }) => {
-        const company = await withDatabase(({ handle }) => setCompanyActive(handle.db, id, active));
-        if (!company) throw new CliError(`company ${id} not found`);
+        const company = await withDatabase(({ handle }) =>
+          changeCompanyStatus(handle.db, id, active),
+        );
         print(
           options.json,
           company,
@@ -57,13 +61,12 @@ export function registerCompanyCommands(program: Command): void {
     .requiredOption('--confirm <id>', 'the same company id again: nothing can bring it back')
     .option('--json', 'machine-readable output')
     .action(async (id: number, options: { confirm: string; json?: boolean }) => {
-      if (options.confirm !== String(id)) {
-        throw new CliError(`--confirm must repeat the company id (${id}) to purge it`);
-      }
       const summary = await withDatabase(({ config, handle }) =>
-        purgeCompany(handle, new FileReceiptStore(requireReceiptsDir(config)), id),
+        purgeConfirmedCompany(handle, new FileReceiptStore(requireReceiptsDir(config)), id, {
+          field: '--confirm',
+          value: options.confirm,
+        }),
       );
-      if (!summary) throw new CliError(`company ${id} not found`);
       const { removed } = summary;
       print(options.json, summary, () =>
         [

@@ -3,9 +3,6 @@ import { type Config, loadConfig } from '../config.ts';
 import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
 import { ensureSchema } from '../db/migrate.ts';
 
-/** A failure the CLI reports as one line on stderr with a non-zero exit code. */
-export class CliError extends Error {}
-
 export interface CommandContext {
   config: Config;
   handle: DatabaseHandle;

@@ -17,6 +17,14 @@ const COMMON_VARIABLES: readonly Variable[] = [
 const SERVER_VARIABLES: readonly Variable[] = [
   ['HOST / PORT', 'listen address (default 127.0.0.1 / 8080; --host and --port win)'],
   ['METRICS_PORT', 'Prometheus metrics on http://HOST:METRICS_PORT/metrics (default: off)'],
+  [
+    'ADMIN_PORT / ADMIN_TOKEN',
+    'admin API and panel on http://HOST:ADMIN_PORT/admin (default: off) / its token (required with it)',
+  ],
+  [
+    'ADMIN_TOKEN_PREVIOUS / ADMIN_TOKEN_LABEL',
+    'also accepted while rotating (default: none) / who the audit log names (default admin)',
+  ],
   ['PUBLIC_BASE_URL', 'absolute base for URLs in bodies and redirects (default: from the request)'],
   [
     'SIGNING_SECRET',

@@ -1,11 +1,10 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
-import type { Db } from '../db/database.ts';
-import { type ImportOutcome, recordImportRun } from '../db/import-stats.queries.ts';
 import { importFile } from '../import/importer.ts';
 import type { ImportSummary } from '../import/session.ts';
 import { FileReceiptStore } from '../receipts/fs-store.ts';
 import { RECORD_TYPES } from '../resources/index.ts';
+import { countedImport } from '../services/import.service.ts';
 import { count, print, withDatabase } from './context.ts';
 import { IMPORT_HELP } from './help.ts';
 import { ImportProgressReporter } from './progress.ts';
@@ -36,12 +35,6 @@ function secondsOption(value: string): number {
   return seconds;
 }
 
-/** Every run adds to the totals that the service's metrics report (cdapi_import_*). */
-function recordRun(db: Db, outcome: ImportOutcome, started: number, records: number) {
-  const durationMs = performance.now() - started;
-  return recordImportRun(db, { outcome, durationMs, records, finishedMs: Date.now() });
-}
-
 export function registerImportCommand(program: Command): void {
   program
     .command('import')
@@ -69,26 +62,22 @@ export function registerImportCommand(program: Command): void {
               everyMs: options.progressEvery * 1000,
             })
           : null;
-        const started = performance.now();
-        let result: ImportSummary;
         try {
-          result = await importFile(handle, store, file, {
-            onProgress: progress?.update,
-            changesRetentionDays: config.changesRetentionDays,
-          });
-        } catch (error) {
-          // As far as the database allows: the import's own error is the one to report.
-          await recordRun(handle.db, 'failed', started, 0).catch(() => {});
-          throw error;
+          return await countedImport(
+            handle,
+            () =>
+              importFile(handle, store, file, {
+                onProgress: progress?.update,
+                changesRetentionDays: config.changesRetentionDays,
+              }),
+            (error) =>
+              process.stderr.write(
+                `cdapi: the import succeeded, but could not be counted for the metrics: ${error.message}\n`,
+              ),
+          );
         } finally {
           progress?.end();
         }
-        await recordRun(handle.db, 'succeeded', started, result.records).catch((error) =>
-          process.stderr.write(
-            `cdapi: the import succeeded, but could not be counted for the metrics: ${(error as Error).message}\n`,
-          ),
-        );
-        return result;
       });
       print(options.json, summary, () => summaryLine(summary));
     });

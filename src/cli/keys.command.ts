@@ -1,22 +1,25 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { findCompany } from '../db/companies.queries.ts';
-import { insertApiKey, listApiKeys, revokeApiKey } from '../db/keys.queries.ts';
-import { generateApiKey } from '../keys/api-key.ts';
-import { DEFAULT_PER_HOUR, DEFAULT_PER_MINUTE, parseScopes, SCOPES } from '../keys/scopes.ts';
-import { CliError, parseCount, parseId, print, table, withDatabase } from './context.ts';
+import {
+  DEFAULT_PER_HOUR,
+  DEFAULT_PER_MINUTE,
+  parseScopes,
+  SCOPES,
+  type Scope,
+} from '../keys/scopes.ts';
+import { KEY_NAME_MAX_LENGTH, MAX_RATE } from '../schemas/admin.ts';
+import { createKey, isValidKeyName, listKeys, revokeKey } from '../services/keys.service.ts';
+import { parseCount, parseId, print, table, withDatabase } from './context.ts';
 
 interface CreateOptions {
   company: number;
   name: string;
-  scopes: string[];
+  scopes: Scope[];
   perMinute: number;
   perHour: number;
   json?: boolean;
 }
 
-const MAX_RATE = 1_000_000_000;
-
-function scopesOption(value: string): string[] {
+function scopesOption(value: string): Scope[] {
   try {
     return parseScopes(value);
   } catch (error) {
@@ -25,8 +28,8 @@ function scopesOption(value: string): string[] {
 }
 
 function nameOption(value: string): string {
-  if (value.trim() === '' || value.length > 100) {
-    throw new InvalidArgumentError('must be 1 to 100 characters.');
+  if (!isValidKeyName(value)) {
+    throw new InvalidArgumentError(`must be 1 to ${KEY_NAME_MAX_LENGTH} characters.`);
   }
   return value;
 }
@@ -56,27 +59,21 @@ export function registerKeyCommands(program: Command): void {
     )
     .option('--json', 'print {"id","company_id","name","scopes","key"}')
     .action(async (options: CreateOptions) => {
-      const generated = generateApiKey();
-      const created = await withDatabase(async ({ handle }) => {
-        if (!(await findCompany(handle.db, options.company))) {
-          throw new CliError(`company ${options.company} not found`);
-        }
-        return insertApiKey(handle.db, {
+      const created = await withDatabase(({ handle }) =>
+        createKey(handle.db, {
           companyId: options.company,
           name: options.name,
-          prefix: generated.prefix,
-          hash: generated.hash,
           scopes: options.scopes,
           perMinute: options.perMinute,
           perHour: options.perHour,
-        });
-      });
-      const { id, company_id, name, scopes } = created;
-      print(options.json, { id, company_id, name, scopes, key: generated.key }, () =>
+        }),
+      );
+      const { id, company_id, name, scopes } = created.key;
+      print(options.json, { id, company_id, name, scopes, key: created.raw }, () =>
         [
           `Created key ${id} "${name}" for company ${company_id} (scopes: ${scopes.join(', ')}).`,
           'Store it now; it is not shown again:',
-          generated.key,
+          created.raw,
         ].join('\n'),
       );
     });
@@ -87,12 +84,7 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--company <id>', 'company id', parseId('--company'))
     .option('--json', 'machine-readable output')
     .action(async (options: { company: number; json?: boolean }) => {
-      const rows = await withDatabase(async ({ handle }) => {
-        if (!(await findCompany(handle.db, options.company))) {
-          throw new CliError(`company ${options.company} not found`);
-        }
-        return listApiKeys(handle.db, options.company);
-      });
+      const rows = await withDatabase(({ handle }) => listKeys(handle.db, options.company));
       print(options.json, rows, () =>
         table(
           [
@@ -127,8 +119,7 @@ export function registerKeyCommands(program: Command): void {
     .argument('<key-id>', 'key id from keys list', parseId('key id'))
     .option('--json', 'machine-readable output')
     .action(async (keyId: number, options: { json?: boolean }) => {
-      const key = await withDatabase(({ handle }) => revokeApiKey(handle.db, keyId));
-      if (!key) throw new CliError(`key ${keyId} not found`);
+      const key = await withDatabase(({ handle }) => revokeKey(handle.db, keyId));
       print(options.json, key, () => `Key ${keyId} "${key.name}" revoked at ${key.revoked_at}.`);
     });
 }

@@ -3,9 +3,9 @@ import { ConfigError } from '../config.ts';
 import { SchemaOutdatedError } from '../db/migrate.ts';
 import { limitHeapGrowth } from '../heap.ts';
 import { ImportError } from '../import/import-error.ts';
+import { ServiceError } from '../services/errors.ts';
 import { VERSION } from '../version.ts';
 import { registerCompanyCommands } from './companies.command.ts';
-import { CliError } from './context.ts';
 import { registerDemoCommand } from './demo.command.ts';
 import { PROGRAM_HELP } from './help.ts';
 import { registerImportCommand } from './import.command.ts';
@@ -66,7 +66,7 @@ function reason(error: unknown): string {
   if (error instanceof ConfigError) return `configuration: ${error.message}`;
   if (
     error instanceof ImportError ||
-    error instanceof CliError ||
+    error instanceof ServiceError ||
     error instanceof SchemaOutdatedError
   ) {
     return error.message;

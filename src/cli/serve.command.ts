@@ -1,9 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadServerConfig } from '../config.ts';
+import { forgetAdminTokens, loadServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { createDemoCompany, DEFAULT_DEMO_EMPLOYEES } from '../demo/demo.ts';
 import { FileReceiptStore } from '../receipts/fs-store.ts';
-import { apiUrl, metricsUrl, startServer } from '../server.ts';
+import { adminUrl, apiUrl, metricsUrl, startServer } from '../server.ts';
 import { parseCount } from './context.ts';
 import { SERVE_HELP } from './help.ts';
 
@@ -30,11 +30,13 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'listen on this address (default: HOST, else 127.0.0.1)', hostOption)
     .option(
       '--json',
-      'print the start-up line as JSON: {"url","metrics_url","demo_key"} (logs are JSON anyway)',
+      'print the start-up line as JSON: {"url","metrics_url","admin_url","demo_key"} (logs are JSON anyway)',
     )
     .addHelpText('after', SERVE_HELP)
     .action(async (options: ServeOptions) => {
       const config = loadServerConfig(undefined, { port: options.port, host: options.host });
+      // Only the admin tokens' digests stay in memory, in the configuration.
+      forgetAdminTokens();
       let demoKey: string | null = null;
       const seedDemo = async (database: DatabaseHandle) => {
         const existing = await database.db.selectFrom('companies').select('id').limit(1).execute();
@@ -49,14 +51,16 @@ export function registerServeCommand(program: Command): void {
       });
       const url = apiUrl(config, server.app);
       const metrics = server.metricsServer ? metricsUrl(config, server.metricsServer) : null;
+      const admin = server.adminApp ? adminUrl(config, server.adminApp) : null;
       // On stderr: stdout carries the JSON log, and the demo key must not end up in log files.
       if (options.json) {
         process.stderr.write(
-          `${JSON.stringify({ url, metrics_url: metrics, demo_key: demoKey })}\n`,
+          `${JSON.stringify({ url, metrics_url: metrics, admin_url: admin, demo_key: demoKey })}\n`,
         );
       } else {
         const lines = [`Company Data API listening on ${url}`];
         if (metrics) lines.push(`Prometheus metrics on ${metrics}`);
+        if (admin) lines.push(`Admin API and panel on ${admin}`);
         if (demoKey) {
           lines.push(
             'Created a demo company. Its API key (shown once, store it now):',

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { TENANT_RECORD_TYPES, type TenantRecordType } from '../resources/index.ts';
 import type { Employee } from '../schemas/employees.ts';
 import type { ExpenseCategory, ExpenseDetail } from '../schemas/expenses.ts';
 import type { LeaveDetail, LeaveType } from '../schemas/leaves.ts';
@@ -9,20 +8,21 @@ import type { ReceiptUrls } from './expenses.queries.ts';
 import { findExpenses, listActiveCategories } from './expenses.queries.ts';
 import { findLeaves, listActiveLeaveTypes } from './leaves.queries.ts';
 
-/** Records that leave their list when inactive: the feed shows them as deleted then. */
-const DEACTIVATABLE: ReadonlySet<string> = new Set(['leave_type', 'expense_category']);
-
 /**
  * The resources of the change feed, in its order (an entry's rank is its index here, and
- * `deleted_records.resource`): the record types that belong to a company.
+ * `deleted_records.resource`): the record types that belong to a company, in the order of
+ * src/resources/index.ts (a test holds them equal). `listed`: the record leaves its list when
+ * inactive, and the feed shows it as deleted then.
  */
-export const FEED_RESOURCES = TENANT_RECORD_TYPES.map((d) => ({
-  name: d.type,
-  table: d.table,
-  listed: DEACTIVATABLE.has(d.type),
-}));
+export const FEED_RESOURCES = [
+  { name: 'employee', table: 'employees', listed: false },
+  { name: 'leave_type', table: 'leave_types', listed: true },
+  { name: 'leave', table: 'leaves', listed: false },
+  { name: 'expense_category', table: 'expense_categories', listed: true },
+  { name: 'expense', table: 'expenses', listed: false },
+] as const;
 
-export type FeedResource = TenantRecordType['type'];
+export type FeedResource = (typeof FEED_RESOURCES)[number]['name'];
 
 /** A position in a company's feed: the import number, then the resource's rank, then the id. */
 export interface FeedPosition {

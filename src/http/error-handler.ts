@@ -13,7 +13,7 @@ import {
 } from './errors.ts';
 import { queryValueErrors } from './params.ts';
 
-function sendProblem(reply: FastifyReply, error: ApiError) {
+export function sendProblem(reply: FastifyReply, error: ApiError) {
   const body = error.toProblem();
   return reply.headers(error.headers).status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
@@ -41,30 +41,31 @@ function parameterErrors(request: FastifyRequest, error: FastifyError): Paramete
 }
 
 /** Every error becomes problem+json; 5xx details stay in the log, never in the body. */
-export function registerErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) return sendProblem(reply, error);
-    if (error.validation) {
-      // A malformed path id cannot name a record: the same 404 as an id that does not exist.
-      if (error.validationContext === 'params') return sendProblem(reply, recordNotFound());
-      return sendProblem(reply, validationFailed(parameterErrors(request, error)));
-    }
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable');
-      return sendProblem(reply, databaseUnavailable());
-    }
-    const status = error.statusCode ?? 500;
-    if (status === 404 || error.code === 'FST_ERR_BAD_URL') {
-      return sendProblem(reply, noSuchResource());
-    }
-    if (status >= 400 && status < 500) {
-      request.log.debug({ code: error.code, status }, 'client error');
-      const body = protocolProblem(status);
-      return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
-    }
-    request.log.error({ err: error }, 'request failed');
-    return sendProblem(reply, internalError());
-  });
+export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ApiError) return sendProblem(reply, error);
+  if (error.validation) {
+    // A malformed path id cannot name a record: the same 404 as an id that does not exist.
+    if (error.validationContext === 'params') return sendProblem(reply, recordNotFound());
+    return sendProblem(reply, validationFailed(parameterErrors(request, error)));
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    return sendProblem(reply, databaseUnavailable());
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 404 || error.code === 'FST_ERR_BAD_URL') {
+    return sendProblem(reply, noSuchResource());
+  }
+  if (status >= 400 && status < 500) {
+    request.log.debug({ code: error.code, status }, 'client error');
+    const body = protocolProblem(status);
+    return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
+  }
+  request.log.error({ err: error }, 'request failed');
+  return sendProblem(reply, internalError());
+}
 
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((_request, reply) => sendProblem(reply, noSuchResource()));
 }

@@ -4,6 +4,7 @@ import {
   type ErrorCode,
   type ParameterError,
   type Problem,
+  type ProblemErrors,
   problem,
 } from '../schemas/problems.ts';
 
@@ -14,7 +15,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
-    options: { errors?: ParameterError[]; headers?: Record<string, string> } = {},
+    options: { errors?: ProblemErrors; headers?: Record<string, string> } = {},
   ) {
     super(detail);
     this.name = 'ApiError';
@@ -22,7 +23,7 @@ export class ApiError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  readonly errors: ParameterError[] | undefined;
+  readonly errors: ProblemErrors | undefined;
 
   get status(): number {
     return ERRORS[this.code].status;

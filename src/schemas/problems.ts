@@ -90,10 +90,15 @@ export const ERRORS = {
     title: 'Validation failed',
     when: 'query parameters are invalid; `errors` names each one with its message',
   },
+  import_failed: {
+    status: 422,
+    title: 'Import failed',
+    when: 'admin API only: a line of an NDJSON import is invalid; nothing was imported, and `errors` names the line and field',
+  },
   rate_limited: {
     status: 429,
     title: 'Too many requests',
-    when: 'the key’s rate limit is exhausted in one of its windows (with `Retry-After`)',
+    when: 'the key’s rate limit is exhausted in one of its windows (with `Retry-After`); on the admin API, too many failed tokens from one address',
   },
   headers_too_large: {
     status: 431,
@@ -119,13 +124,22 @@ export interface ParameterError {
   message: string;
 }
 
+/** An import_failed entry: the line of the NDJSON body, the field and what is wrong with it. */
+export interface LineError {
+  line: number;
+  field: string;
+  message: string;
+}
+
+export type ProblemErrors = ParameterError[] | LineError[];
+
 export interface Problem {
   type: string;
   title: string;
   status: number;
   detail: string;
   code: ErrorCode;
-  errors?: ParameterError[];
+  errors?: ProblemErrors;
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -134,7 +148,7 @@ export const ERRORS_PAGE_PATH = '/docs/errors';
 /** A problem's `type`: the code's entry on the errors page, relative to the service's root. */
 export const errorTypeUri = (code: ErrorCode): string => `${ERRORS_PAGE_PATH}#${code}`;
 
-export function problem(code: ErrorCode, detail: string, errors?: ParameterError[]): Problem {
+export function problem(code: ErrorCode, detail: string, errors?: ProblemErrors): Problem {
   const { status, title } = ERRORS[code];
   return {
     type: errorTypeUri(code),

@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { createDemoCompany } from '../../src/demo/demo.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
-
-/** The Debian package's binary; CHROMIUM_PATH points elsewhere (e.g. to check the skip rule). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const REQUIRED = process.env.REQUIRE_ALL_SUITES === '1';
-const found = existsSync(CHROMIUM);
-const skip = found || REQUIRED ? false : `Chromium not found at ${CHROMIUM}: browser test skipped`;
-
-/** Every wait is bounded: a page that never renders fails the test instead of hanging it. */
-const TIMEOUT_MS = 30_000;
-/** For a person to look at after a run; test-output/ is git-ignored. */
-const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
+import {
+  CHROMIUM,
+  CHROMIUM_FOUND as found,
+  launchBrowser,
+  OUTPUT_DIR,
+  SKIP_WITHOUT_CHROMIUM as skip,
+  BROWSER_TIMEOUT_MS as TIMEOUT_MS,
+} from '../helpers/browser.ts';
 
 /** The API's ten operations (SEED-SPEC.md): the page must show each of them. */
 const OPERATIONS = [
@@ -38,35 +33,6 @@ const GETTING_STARTED = ['Authentication', 'Pagination', 'Rate limits', 'Errors'
 
 /** A name other than localhost, resolved by the browser alone to this machine. */
 const OTHER_HOST = 'docs.example';
-
-/** A headless Chromium with a throw-away profile and nothing that phones home. */
-async function launchBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), 'cdapi-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: TIMEOUT_MS,
-    viewport: { width: 1280, height: 2000 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      `--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`,
-    ],
-  });
-  context.setDefaultTimeout(TIMEOUT_MS);
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
 
 /** Records what the page logs as errors and every URL it requests. */
 function watch(page: Page): { errors: string[]; requests: string[] } {
@@ -208,7 +174,10 @@ describe('GET /docs/ (the API reference page)', () => {
     const demo = await seedDemo(api);
     const address = await api.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `${address}/`;
-    const browser = await launchBrowser();
+    const browser = await launchBrowser({
+      height: 2000,
+      args: [`--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`],
+    });
     t.after(browser.close);
 
     const page = await browser.context.newPage();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { FEED_RESOURCES } from '../../src/db/changes.queries.ts';
+import { TENANT_RECORD_TYPES } from '../../src/resources/index.ts';
 import { FEED_RESOURCE_NAMES } from '../../src/schemas/changes.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
@@ -41,9 +42,14 @@ async function readAll(api: TestApi, key: string, after?: string, limit = 100) {
 }
 
 it('the feed’s resources are the record types of a company, in the order its schema names them', () => {
+  const types = TENANT_RECORD_TYPES.map((d) => [d.type, d.table]);
   assert.deepEqual(
-    FEED_RESOURCES.map((r) => r.name),
+    FEED_RESOURCES.map((r) => [r.name, r.table]),
+    types,
+  );
+  assert.deepEqual(
     [...FEED_RESOURCE_NAMES],
+    types.map(([type]) => type),
   );
 });
 

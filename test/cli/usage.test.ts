@@ -97,9 +97,42 @@ describe('cdapi usage', () => {
     assert.deepEqual(JSON.parse(line), {
       url: `http://127.0.0.1:${port}/api/company/v1`,
       metrics_url: null,
+      admin_url: null,
       demo_key: null,
     });
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     assert.deepEqual(await health.json(), { status: 'ok' });
+  });
+
+  it('serve with ADMIN_PORT starts the admin listener beside the API, and needs ADMIN_TOKEN', async (t) => {
+    const dir = useTempDir(t);
+    const env = {
+      DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`,
+      SIGNING_SECRET: 'usage-test-signing-secret-0123456789',
+      ADMIN_PORT: String(await freePort()),
+    };
+    const refused = cdapi(['serve'], env);
+    assert.equal(refused.status, 1);
+    assert.equal(
+      refused.stderr,
+      'cdapi: configuration: ADMIN_TOKEN: is required when ADMIN_PORT is set\n',
+    );
+    const port = await freePort();
+    const token = 'usage-test-admin-token-0123456789abcdef';
+    const line = await startServe(t, ['--port', String(port), '--json'], {
+      ...env,
+      ADMIN_TOKEN: token,
+    });
+    const started = JSON.parse(line);
+    assert.equal(started.admin_url, `http://127.0.0.1:${env.ADMIN_PORT}/admin`);
+    const companies = await fetch(`${started.admin_url}/companies`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.deepEqual(await companies.json(), { data: [] });
+    const panel = await fetch(started.admin_url);
+    assert.equal(panel.status, 200);
+    assert.match(await panel.text(), /<title>Company Data API: API keys<\/title>/);
+    // The public listener knows nothing of it.
+    assert.equal((await fetch(`http://127.0.0.1:${port}/admin/companies`)).status, 404);
   });
 });

@@ -1,13 +1,47 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, loadServerConfig, requireReceiptsDir } from '../../src/config.ts';
+import {
+  ConfigError,
+  forgetAdminTokens,
+  loadConfig,
+  loadServerConfig,
+  requireReceiptsDir,
+} from '../../src/config.ts';
 
 const secret = 'x'.repeat(40);
 /** What every PostgreSQL server configuration below has besides its own settings. */
 const pg = { SIGNING_SECRET: secret, RECEIPTS_DIR: '/srv/receipts' };
+const adminToken = 't0ken-of-32-printable-characters!';
 
 describe('configuration', () => {
+  it('turns the admin listener on with ADMIN_PORT, keeping only the tokens’ digests', () => {
+    assert.equal(loadServerConfig(pg).admin, null);
+    const env: NodeJS.ProcessEnv = {
+      ...pg,
+      ADMIN_PORT: '9091',
+      ADMIN_TOKEN: adminToken,
+      ADMIN_TOKEN_PREVIOUS: `old-${adminToken}`,
+      ADMIN_TOKEN_LABEL: 'hr-platform',
+    };
+    const admin = loadServerConfig(env).admin;
+    assert.equal(admin?.port, 9091);
+    assert.deepEqual(
+      admin?.tokens.map((t) => [t.label, t.sha256.toString('hex')]),
+      [
+        ['hr-platform', createHash('sha256').update(adminToken).digest('hex')],
+        ['hr-platform:previous', createHash('sha256').update(`old-${adminToken}`).digest('hex')],
+      ],
+    );
+    assert.doesNotMatch(JSON.stringify(admin), /t0ken/);
+    forgetAdminTokens(env);
+    assert.deepEqual(
+      Object.keys(env).filter((k) => k.startsWith('ADMIN_')),
+      ['ADMIN_PORT', 'ADMIN_TOKEN_LABEL'],
+    );
+  });
+
   it('defaults to the embedded SQLite file under ./data, its receipts in ./data/receipts', () => {
     const config = loadConfig({});
     assert.equal(config.database.dialect, 'sqlite');
@@ -172,6 +206,26 @@ describe('configuration', () => {
       /^HTTP_REQUEST_TIMEOUT_MS: must be at least HTTP_HEADERS_TIMEOUT_MS \(20000\)/,
     ],
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' }, /^HTTP_KEEP_ALIVE_TIMEOUT_MS: must be between 100 and/],
+    [{ ADMIN_PORT: '9091' }, /^ADMIN_TOKEN: is required when ADMIN_PORT is set/],
+    [{ ADMIN_PORT: '8080', ADMIN_TOKEN: adminToken }, /^ADMIN_PORT: must differ from PORT/],
+    [
+      { ADMIN_PORT: '9091', METRICS_PORT: '9091', ADMIN_TOKEN: adminToken },
+      /^ADMIN_PORT: must differ from METRICS_PORT \(9091\)/,
+    ],
+    [{ ADMIN_PORT: 'x', ADMIN_TOKEN: adminToken }, /^ADMIN_PORT: must be a whole number/],
+    [{ ADMIN_TOKEN: 'short', ADMIN_PORT: '9091' }, /^ADMIN_TOKEN: must be at least 32 printable/],
+    [
+      {
+        ADMIN_TOKEN_PREVIOUS: 'has a space in it, so not a token!',
+        ADMIN_PORT: '9091',
+        ADMIN_TOKEN: adminToken,
+      },
+      /^ADMIN_TOKEN_PREVIOUS: must be at least 32 printable/,
+    ],
+    [
+      { ADMIN_TOKEN_LABEL: 'two words', ADMIN_PORT: '9091', ADMIN_TOKEN: adminToken },
+      /^ADMIN_TOKEN_LABEL: must be 1 to 64/,
+    ],
   ];
   for (const [env, message] of bad) {
     it(`stops with a message naming ${Object.keys(env)[0]}`, () => {

@@ -74,6 +74,7 @@ export function testServerConfig(
     host: '127.0.0.1',
     port: 0,
     metricsPort: null,
+    admin: null,
     publicBaseUrl: null,
     signingSecret: 'test-signing-secret-0123456789abcdef',
     signedUrlTtlSeconds: 300,

@@ -172,7 +172,15 @@ function describeErrors(validate: Validator): string {
   return shown.join('; ');
 }
 
-export function createContractChecker(document: OpenApiDocument): ContractChecker {
+/**
+ * `methods`: those whose answers are checked. The API's document describes only GET (and HEAD
+ * like it): any other method only meets the auto-routes' 405 method_not_allowed. The admin
+ * API's also describes POST.
+ */
+export function createContractChecker(
+  document: OpenApiDocument,
+  methods: readonly string[] = ['GET', 'HEAD'],
+): ContractChecker {
   const ids = new Map<string, string[]>();
   const doc = withoutIds(document, ids) as OpenApiDocument;
   // Not strict: OpenAPI's own keywords (`example`, `x-…`) are ignored. A format Ajv does not
@@ -227,8 +235,7 @@ export function createContractChecker(document: OpenApiDocument): ContractChecke
   return {
     check(response) {
       const method = response.method.toUpperCase();
-      // Other methods only meet the auto-routes' 405 method_not_allowed.
-      if (method !== 'GET' && method !== 'HEAD') return [];
+      if (!methods.includes(method)) return [];
       const url = response.path.split(/[?#]/)[0] ?? '';
       // Served outside the API (health checks, /docs): not described relative to the server.
       if (basePath && url !== basePath && !url.startsWith(`${basePath}/`)) return [];
@@ -238,7 +245,8 @@ export function createContractChecker(document: OpenApiDocument): ContractChecke
       const where = `${method} ${template.path}`;
       const pathItem = doc.paths?.[template.path] ?? {};
       // HEAD is answered like GET, unless the document describes it on its own.
-      const operationName = method === 'HEAD' && isObject(pathItem.head) ? 'head' : 'get';
+      const operationName =
+        method !== 'HEAD' ? method.toLowerCase() : isObject(pathItem.head) ? 'head' : 'get';
       const operation = pathItem[operationName];
       if (!isObject(operation)) return [`${where}: the document has no ${operationName} operation`];
 

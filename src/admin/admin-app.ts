@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { AdminToken, ServerConfig } from '../config.ts';
+import type { DatabaseHandle } from '../db/connect.ts';
+import { answerClientError, answerRouterError } from '../http/client-errors.ts';
+import { sendProblem } from '../http/error-handler.ts';
+import { noSuchResource } from '../http/errors.ts';
+import type { ReceiptStore } from '../receipts/store.ts';
+import { ADMIN_MODELS } from '../schemas/admin.ts';
+import { AdminAuth } from './auth.ts';
+import { answerAdminError } from './errors.ts';
+import { ADMIN_DOCUMENT_PATH, adminSwaggerOptions } from './openapi.ts';
+import { panelRoutes } from './panel/panel.routes.ts';
+import { companyRoutes } from './routes/companies.routes.ts';
+import { importRoutes } from './routes/import.routes.ts';
+import { keyRoutes } from './routes/keys.routes.ts';
+
+export interface AdminAppOptions {
+  config: ServerConfig;
+  /** The primary: the admin API writes. */
+  database: DatabaseHandle;
+  receipts: ReceiptStore;
+  tokens: readonly AdminToken[];
+  logger?: FastifyBaseLogger;
+}
+
+/**
+ * The admin listener (`ADMIN_PORT`) as a Fastify instance of its own: the admin API under
+ * /admin, its OpenAPI document and the reference panel. None of it is routed on the public
+ * listener, which is another instance.
+ */
+export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    ...(options.logger
+      ? { loggerInstance: options.logger.child({ listener: 'admin' }) }
+      : { logger: false }),
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: config.trustProxy,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // Bytes that are not HTTP and router errors get problem+json here too, as on the API.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerRouterError,
+    genReqId: () => randomUUID(),
+    // A field the body does not declare is refused (422), not silently dropped.
+    ajv: { customOptions: { allErrors: true, removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('cache-control', 'no-store');
+  });
+  // One line a request, as on the public listener: the route pattern, never the URL.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? '(unmatched)',
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        actor: request.adminActor || undefined,
+      },
+      'request',
+    );
+  });
+  app.setErrorHandler(answerAdminError);
+  app.setNotFoundHandler((_request, reply) => sendProblem(reply, noSuchResource()));
+  for (const model of ADMIN_MODELS) app.addSchema(model);
+  await app.register(swagger, adminSwaggerOptions());
+  app.get(ADMIN_DOCUMENT_PATH, { schema: { hide: true } }, async () => app.swagger());
+  panelRoutes(app);
+
+  // Sent with no token or a wrong one, every operation is refused before its body is read.
+  const auth = new AdminAuth(options.tokens);
+  app.decorateRequest('adminActor', '');
+  const importDir = mkdtempSync(join(tmpdir(), 'cdapi-admin-import-'));
+  app.addHook('onClose', async () => rmSync(importDir, { recursive: true, force: true }));
+  const deps = { database: options.database, receipts: options.receipts };
+  await app.register(async (operations) => {
+    operations.addHook('onRequest', async (request) => {
+      request.adminActor = auth.check(request);
+    });
+    await operations.register(companyRoutes, { deps });
+    await operations.register(keyRoutes, { deps });
+    await operations.register(importRoutes, {
+      deps: { ...deps, importDir, changesRetentionDays: config.changesRetentionDays },
+    });
+  });
+  return app;
+}

@@ -1,0 +1,77 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { answerError, sendProblem } from '../http/error-handler.ts';
+import { ApiError } from '../http/errors.ts';
+import { ImportError } from '../import/import-error.ts';
+import type { ParameterError } from '../schemas/problems.ts';
+import { ServiceError } from '../services/errors.ts';
+
+/** The problems only the admin listener answers, from the same registry as the API's. */
+
+export const adminUnauthenticated = () =>
+  new ApiError(
+    'unauthenticated',
+    'A valid admin token is required: send Authorization: Bearer <ADMIN_TOKEN>.',
+    { headers: { 'www-authenticate': 'Bearer realm="admin"' } },
+  );
+
+export const tooManyFailedLogins = (retryAfterSeconds: number) =>
+  new ApiError(
+    'rate_limited',
+    `Too many failed admin tokens from this address; retry after ${retryAfterSeconds} seconds.`,
+    { headers: { 'retry-after': String(retryAfterSeconds) } },
+  );
+
+/** The NDJSON import's first bad line, as the CLI says it: `line N: field: problem`. */
+export const importFailed = (error: ImportError) =>
+  new ApiError('import_failed', `${error.message}; nothing was imported.`, {
+    errors: [{ line: error.line, field: error.field, message: error.problem }],
+  });
+
+export const ndjsonExpected = () =>
+  new ApiError(
+    'unsupported_media_type',
+    'Send the records as the body, with Content-Type: application/x-ndjson.',
+  );
+
+/** One 422 naming every bad field of a JSON request body. */
+export const invalidBody = (errors: ParameterError[]) =>
+  new ApiError(
+    'validation_failed',
+    `Invalid request body field${errors.length > 1 ? 's' : ''}: ${errors.map((e) => e.parameter).join(', ')}.`,
+    { errors },
+  );
+
+function serviceProblem(error: ServiceError): ApiError {
+  if (error.kind === 'not_found') return new ApiError('not_found', `${error.message}.`);
+  return invalidBody([{ parameter: error.field ?? '(body)', message: error.message }]);
+}
+
+function bodyErrors(error: FastifyError): ParameterError[] {
+  const seen = new Map<string, string>();
+  for (const issue of error.validation ?? []) {
+    const params = issue.params as { missingProperty?: string; additionalProperty?: string };
+    const field =
+      issue.instancePath.replace(/^\//, '').split('/')[0] ||
+      params.missingProperty ||
+      params.additionalProperty ||
+      '(body)';
+    const message = params.additionalProperty ? 'is not a field of this body' : issue.message;
+    if (!seen.has(field)) seen.set(field, message ?? 'is invalid');
+  }
+  return [...seen].map(([parameter, message]) => ({ parameter, message }));
+}
+
+/** The admin listener's errors: its own problems first, then the API's handler. */
+export function answerAdminError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const unknown = error as unknown;
+  if (unknown instanceof ServiceError) return sendProblem(reply, serviceProblem(unknown));
+  if (unknown instanceof ImportError) return sendProblem(reply, importFailed(unknown));
+  if (error.validation && error.validationContext === 'body') {
+    return sendProblem(reply, invalidBody(bodyErrors(error)));
+  }
+  return answerError(error, request, reply);
+}

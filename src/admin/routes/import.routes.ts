@@ -1,0 +1,64 @@
+import type { Readable } from 'node:stream';
+import { importRecords } from '../../import/importer.ts';
+import { parseNdjson } from '../../import/ndjson.ts';
+import { ImportSummarySchema } from '../../schemas/admin.ts';
+import { ref } from '../../schemas/common.ts';
+import { countedImport } from '../../services/import.service.ts';
+import { audit } from '../audit.ts';
+import type { AdminDeps, AdminRoutes } from '../deps.ts';
+import { ndjsonExpected } from '../errors.ts';
+import { adminOperation, dataOf } from '../operation.ts';
+
+export const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
+
+/**
+ * `POST /admin/import`: the body is an NDJSON file, read as it arrives and fed to the same
+ * importer as `cdapi import` (one transaction, all or nothing). A body has no folder, so its
+ * receipt paths lead nowhere: `importDir` is an empty folder of the listener's own, and a
+ * record that names a receipt image fails like a missing file.
+ */
+export const importRoutes: AdminRoutes<
+  AdminDeps & { importDir: string; changesRetentionDays: number }
+> = async (app, { deps }) => {
+  // NDJSON only, handed to the route unread, as a stream; any other type is answered 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(NDJSON_TYPES, (_request, payload, done) => done(null, payload));
+  app.post(
+    '/admin/import',
+    {
+      schema: adminOperation({
+        operationId: 'importRecords',
+        summary: 'Import NDJSON records',
+        description:
+          'Imports an NDJSON body in one transaction, all or nothing, exactly as `cdapi import FILE` does (companies are created and updated this way; delete lines remove records). The body is read as it arrives. On the first bad line nothing is imported and the answer is 422 `import_failed`, naming the line and field. Receipt images cannot come by HTTP: a record naming one fails.',
+        tag: 'Companies',
+        success: [200, 'What was imported.', dataOf(ref(ImportSummarySchema))],
+        errors: [415, 422],
+        extra: {
+          consumes: NDJSON_TYPES,
+        },
+      }),
+    },
+    async (request) => {
+      const body = request.body as Readable | undefined;
+      if (!body) throw ndjsonExpected();
+      const summary = await countedImport(
+        deps.database,
+        () =>
+          importRecords(
+            deps.database,
+            deps.receipts,
+            parseNdjson(body as AsyncIterable<Buffer>),
+            deps.importDir,
+            { changesRetentionDays: deps.changesRetentionDays },
+          ),
+        (error) => request.log.warn({ err: error }, 'import not counted for the metrics'),
+      );
+      audit(request.log, request.adminActor, 'import', {
+        records: summary.records,
+        counts: summary.counts,
+      });
+      return { data: summary };
+    },
+  );
+};

@@ -1,0 +1,157 @@
+import { Type } from 'typebox';
+import { DEFAULT_PER_HOUR, DEFAULT_PER_MINUTE, SCOPES } from '../keys/scopes.ts';
+import { NullableTimestamp, Timestamp } from './common.ts';
+import { ERRORS, type ErrorCode } from './problems.ts';
+
+/**
+ * The admin API's contract (its own OpenAPI document, on the admin listener). Models carry
+ * `$id`s of their own, apart from the public API's, since the two documents never meet.
+ */
+
+/** A key's label: 1 to 100 characters, not blank. */
+export const KEY_NAME_MAX_LENGTH = 100;
+/** The highest `per_minute` or `per_hour` a key may be given. */
+export const MAX_RATE = 1_000_000_000;
+
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const Scope = Type.Enum([...SCOPES], { type: 'string' });
+
+export const AdminCompanySchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    timezone: Type.String({ examples: ['Europe/Istanbul'] }),
+    active: Type.Boolean({ description: 'An inactive company’s keys get 403 company_inactive.' }),
+  },
+  { $id: 'AdminCompany' },
+);
+
+export const AdminKeySchema = Type.Object(
+  {
+    id: Type.Integer(),
+    company_id: Type.Integer(),
+    name: Type.String(),
+    prefix: Type.String({
+      description: 'The first 12 characters of the key, to recognise it; never the key.',
+      examples: ['cdk_3fQ9xB2a'],
+    }),
+    scopes: Type.Array(Scope),
+    per_minute: Type.Integer(),
+    per_hour: Type.Integer(),
+    created_at: Timestamp,
+    last_used_at: NullableTimestamp,
+    revoked_at: NullableTimestamp,
+  },
+  { $id: 'AdminKey' },
+);
+
+export const CreatedKeySchema = Type.Object(
+  {
+    ...AdminKeySchema.properties,
+    key: Type.String({
+      description: 'The raw key: shown in this answer only, never again (only its digest is kept).',
+      examples: ['cdk_3fQ9xB2a…'],
+    }),
+  },
+  { $id: 'CreatedKey' },
+);
+
+export const NewKeySchema = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: KEY_NAME_MAX_LENGTH,
+      pattern: '\\S',
+      description: 'Label shown in /me and in key lists.',
+      examples: ['payroll'],
+    }),
+    scopes: Type.Optional(
+      Type.Array(Scope, { minItems: 1, uniqueItems: true, default: [...SCOPES] }),
+    ),
+    per_minute: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_RATE, default: DEFAULT_PER_MINUTE }),
+    ),
+    per_hour: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_RATE, default: DEFAULT_PER_HOUR }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ImportSummarySchema = Type.Object(
+  {
+    records: Type.Integer({ description: 'Lines imported (blank lines are not records).' }),
+    counts: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Records of each type.',
+      examples: [{ company: 0, employee: 2, leave: 1 }],
+    }),
+    deletes: Type.Record(Type.String(), Type.Integer(), {
+      description:
+        'Delete lines of each type (an id the company did not have counts too: replays are no-ops).',
+      examples: [{ employee: 1 }],
+    }),
+    receipts: Type.Integer({ description: 'Receipt images stored (none come by HTTP).' }),
+  },
+  { $id: 'ImportSummary' },
+);
+
+export const PurgeRequestSchema = Type.Object(
+  {
+    confirm: Type.Integer({
+      description: 'The company id again: nothing can bring a purged company back.',
+      examples: [1],
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const PurgeSummarySchema = Type.Object(
+  {
+    company: Type.Object({ id: Type.Integer(), name: Type.String() }),
+    removed: Type.Object({
+      employees: count('Employees deleted.'),
+      leave_types: count('Leave types deleted.'),
+      leaves: count('Leaves deleted, with their attachments.'),
+      expense_categories: count('Expense categories deleted.'),
+      expenses: count('Expenses deleted, with their items.'),
+      receipt_files: count('Receipt files removed from the store (no other row used them).'),
+      api_keys: count('API keys deleted: they answer 401 on every instance within 2 s.'),
+    }),
+  },
+  { $id: 'PurgeSummary' },
+);
+
+export const CompanyIdParams = Type.Object({ id: Id });
+export const KeyIdParams = Type.Object({ keyId: Id });
+
+export const AdminProblemSchema = Type.Object(
+  {
+    type: Type.String({ format: 'uri-reference' }),
+    title: Type.String(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String(),
+    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: Object.keys(ERRORS) }),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          parameter: Type.Optional(Type.String({ description: 'validation_failed: the field.' })),
+          line: Type.Optional(Type.Integer({ description: 'import_failed: the NDJSON line.' })),
+          field: Type.Optional(Type.String({ description: 'import_failed: the field.' })),
+          message: Type.String(),
+        }),
+      ),
+    ),
+  },
+  { $id: 'AdminProblem', description: 'An RFC 9457 problem detail (`application/problem+json`).' },
+);
+
+export const ADMIN_MODELS = [
+  AdminProblemSchema,
+  AdminCompanySchema,
+  AdminKeySchema,
+  CreatedKeySchema,
+  ImportSummarySchema,
+  PurgeSummarySchema,
+] as const;

@@ -1,0 +1,19 @@
+/**
+ * A request the service layer refuses, in words both front ends show as they are: the CLI
+ * as its one-line reason, the admin API as the problem's detail (404 for `not_found`, 422 for
+ * `invalid`, naming `field`).
+ */
+export class ServiceError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'invalid',
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}
+
+export const companyNotFound = (id: number) =>
+  new ServiceError('not_found', `company ${id} not found`);
+export const keyNotFound = (id: number) => new ServiceError('not_found', `key ${id} not found`);

@@ -1,0 +1,443 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ADMIN_TOKEN, PREVIOUS_ADMIN_TOKEN, useAdmin } from '../helpers/admin.ts';
+import { describeEachDialect, useTempDir } from '../helpers/databases.ts';
+import {
+  COMPANY_INACTIVE,
+  NO_SUCH_RESOURCE,
+  problem,
+  UNAUTHENTICATED,
+} from '../helpers/problems.ts';
+import { category, company, employee, expense, ndjson } from '../helpers/records.ts';
+import { assertRedoclyClean } from '../helpers/redocly.ts';
+
+const ADMIN_UNAUTHENTICATED = problem(
+  'unauthenticated',
+  'Unauthenticated',
+  401,
+  'A valid admin token is required: send Authorization: Bearer <ADMIN_TOKEN>.',
+);
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/** The key cache of the public app holds an answer for at most 1 s: poll past it. */
+async function statusWithin(read: () => Promise<number>, wanted: number, ms = 5000) {
+  const deadline = Date.now() + ms;
+  let status = await read();
+  while (status !== wanted && Date.now() < deadline) {
+    await sleep(50);
+    status = await read();
+  }
+  return status;
+}
+
+const auditLines = (lines: Array<Record<string, unknown>>) =>
+  lines.filter((line) => line.audit).map((line) => line.audit);
+
+describeEachDialect('admin API authentication', (dialect) => {
+  it('refuses a missing or wrong token with 401 before anything is read', async (t) => {
+    const { call } = await useAdmin(t, dialect, { records: [company(1)] });
+    for (const token of [null, 'wrong-token', `${ADMIN_TOKEN}x`, ADMIN_TOKEN.slice(0, -1)]) {
+      const response = await call('GET', '/admin/companies', { token });
+      assert.equal(response.status, 401, String(token));
+      assert.equal(response.headers['www-authenticate'], 'Bearer realm="admin"');
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.deepEqual(response.json, ADMIN_UNAUTHENTICATED);
+    }
+    const refused = await call('POST', '/admin/import', {
+      token: 'wrong-token',
+      body: ndjson([company(2)]),
+      contentType: 'application/x-ndjson',
+    });
+    assert.equal(refused.status, 401);
+    assert.equal((await call('GET', '/admin/companies')).json.data.length, 1, 'nothing imported');
+  });
+
+  it('accepts ADMIN_TOKEN_PREVIOUS during a rotation and names each token by its label', async (t) => {
+    const { call, logLines } = await useAdmin(t, dialect, { records: [company(1)] });
+    assert.equal((await call('POST', '/admin/companies/1/deactivate')).status, 200);
+    const previous = await call('POST', '/admin/companies/1/activate', {
+      token: PREVIOUS_ADMIN_TOKEN,
+    });
+    assert.equal(previous.status, 200);
+    assert.deepEqual(auditLines(logLines()), [
+      { actor: 'platform', action: 'company.deactivate', companyId: 1 },
+      { actor: 'platform:previous', action: 'company.activate', companyId: 1 },
+    ]);
+  });
+
+  it('answers 429 with Retry-After to an address after 10 failed tokens, the right one included', async (t) => {
+    const { call } = await useAdmin(t, dialect, { records: [company(1)] });
+    const attacker = '192.0.2.7';
+    for (let i = 0; i < 10; i += 1) {
+      const response = await call('GET', '/admin/companies', {
+        token: `guess-${i}`,
+        remoteAddress: attacker,
+      });
+      assert.equal(response.status, 401);
+    }
+    const blocked = await call('GET', '/admin/companies', { remoteAddress: attacker });
+    assert.equal(blocked.status, 429);
+    const retryAfter = Number(blocked.headers['retry-after']);
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After: ${retryAfter}`);
+    assert.deepEqual(
+      blocked.json,
+      problem(
+        'rate_limited',
+        'Too many requests',
+        429,
+        `Too many failed admin tokens from this address; retry after ${retryAfter} seconds.`,
+      ),
+    );
+    // Another address is not held back by this one's failures.
+    assert.equal(
+      (await call('GET', '/admin/companies', { remoteAddress: '192.0.2.8' })).status,
+      200,
+    );
+  });
+});
+
+describeEachDialect('admin API companies', (dialect) => {
+  it('lists companies and shows one, 404 for an unknown id', async (t) => {
+    const { call } = await useAdmin(t, dialect, {
+      records: [company(1, { name: 'Acme' }), company(2, { active: false })],
+    });
+    const list = await call('GET', '/admin/companies');
+    assert.equal(list.status, 200);
+    assert.equal(list.headers['cache-control'], 'no-store');
+    assert.deepEqual(list.json, {
+      data: [
+        { id: 1, name: 'Acme', timezone: 'Europe/Istanbul', active: true },
+        { id: 2, name: 'Company 2', timezone: 'Europe/Istanbul', active: false },
+      ],
+    });
+    assert.deepEqual((await call('GET', '/admin/companies/2')).json, { data: list.json.data[1] });
+    const missing = await call('GET', '/admin/companies/9');
+    assert.equal(missing.status, 404);
+    assert.deepEqual(missing.json, problem('not_found', 'Not found', 404, 'company 9 not found.'));
+    assert.deepEqual((await call('GET', '/admin/companies/x')).json.code, 'not_found');
+  });
+
+  it('deactivates a company, whose keys then get 403, and activates it again', async (t) => {
+    const { api, call, logLines } = await useAdmin(t, dialect, { records: [company(1)] });
+    const key = await api.createKey(1);
+    const deactivated = await call('POST', '/admin/companies/1/deactivate');
+    assert.deepEqual(deactivated.json.data.active, false);
+    const refused = await api.get('/me', key);
+    assert.equal(refused.status, 403);
+    assert.deepEqual(refused.json, COMPANY_INACTIVE);
+    assert.deepEqual((await call('POST', '/admin/companies/1/activate')).json.data.active, true);
+    assert.equal(await statusWithin(async () => (await api.get('/me', key)).status, 200), 200);
+    assert.equal((await call('POST', '/admin/companies/5/activate')).status, 404);
+    assert.deepEqual(auditLines(logLines()), [
+      { actor: 'platform', action: 'company.deactivate', companyId: 1 },
+      { actor: 'platform', action: 'company.activate', companyId: 1 },
+    ]);
+  });
+});
+
+describeEachDialect('admin API purge', (dialect) => {
+  it('purges a company once confirm repeats its id: its records and keys are gone', async (t) => {
+    const { api, call, logLines } = await useAdmin(t, dialect, {
+      records: [company(1), employee(1, 10), employee(1, 11), company(2), employee(2, 20)],
+    });
+    const key = await api.createKey(1);
+    const other = await api.createKey(2);
+
+    const unconfirmed = await call('POST', '/admin/companies/1/purge', { body: { confirm: 2 } });
+    assert.equal(unconfirmed.status, 422);
+    assert.deepEqual(unconfirmed.json.errors, [
+      { parameter: 'confirm', message: 'confirm must repeat the company id (1) to purge it' },
+    ]);
+    assert.equal((await call('POST', '/admin/companies/1/purge', { body: {} })).status, 422);
+    assert.equal((await api.get('/employees', key)).json.meta.total, 2, 'nothing was purged');
+
+    const purged = await call('POST', '/admin/companies/1/purge', { body: { confirm: 1 } });
+    assert.equal(purged.status, 200);
+    assert.deepEqual(purged.json.data, {
+      company: { id: 1, name: 'Company 1' },
+      removed: {
+        employees: 2,
+        leave_types: 0,
+        leaves: 0,
+        expense_categories: 0,
+        expenses: 0,
+        receipt_files: 0,
+        api_keys: 1,
+      },
+    });
+    assert.equal(await statusWithin(async () => (await api.get('/me', key)).status, 401), 401);
+    assert.equal((await call('GET', '/admin/companies/1')).status, 404);
+    assert.equal(
+      (await api.get('/employees', other)).json.meta.total,
+      1,
+      'the other company stays',
+    );
+    const again = await call('POST', '/admin/companies/1/purge', { body: { confirm: 1 } });
+    assert.equal(again.status, 404);
+    assert.deepEqual(auditLines(logLines()), [
+      {
+        actor: 'platform',
+        action: 'company.purge',
+        companyId: 1,
+        removed: purged.json.data.removed,
+      },
+    ]);
+  });
+});
+
+describeEachDialect('admin API keys', (dialect) => {
+  it('creates a key that works at once, answered once with the raw key, and lists it by prefix only', async (t) => {
+    const { api, call, logLines } = await useAdmin(t, dialect, { records: [company(1)] });
+    const created = await call('POST', '/admin/companies/1/keys', {
+      body: { name: 'payroll', scopes: ['leaves.read'], per_minute: 30, per_hour: 600 },
+    });
+    assert.equal(created.status, 201);
+    const { key, ...stored } = created.json.data;
+    assert.match(key, /^cdk_[0-9A-Za-z]{38}$/);
+    assert.match(stored.created_at, TIMESTAMP);
+    assert.deepEqual(stored, {
+      id: stored.id,
+      company_id: 1,
+      name: 'payroll',
+      prefix: key.slice(0, 12),
+      scopes: ['leaves.read'],
+      per_minute: 30,
+      per_hour: 600,
+      created_at: stored.created_at,
+      last_used_at: null,
+      revoked_at: null,
+    });
+    const me = await api.get('/me', key);
+    assert.equal(me.status, 200);
+    assert.deepEqual(me.json.rate_limit, { per_minute: 30, per_hour: 600 });
+    // The use is written after /me answers (fire and forget): polled until it is there.
+    let list = await call('GET', '/admin/companies/1/keys');
+    for (let i = 0; i < 40 && list.json.data[0].last_used_at === null; i += 1) {
+      await sleep(50);
+      list = await call('GET', '/admin/companies/1/keys');
+    }
+    assert.equal(list.json.data.length, 1);
+    assert.equal(list.json.data[0].prefix, key.slice(0, 12));
+    assert.match(list.json.data[0].last_used_at, TIMESTAMP);
+    assert.ok(!list.body.includes(key.slice(12)), 'the list never holds the key');
+    assert.deepEqual(auditLines(logLines()), [
+      {
+        actor: 'platform',
+        action: 'key.create',
+        companyId: 1,
+        keyId: stored.id,
+        prefix: key.slice(0, 12),
+        scopes: ['leaves.read'],
+      },
+    ]);
+  });
+
+  it('creates a key with the CLI’s defaults: both scopes, 120 a minute, 3000 an hour', async (t) => {
+    const { call } = await useAdmin(t, dialect, { records: [company(1)] });
+    const created = await call('POST', '/admin/companies/1/keys', { body: { name: 'bi' } });
+    assert.equal(created.status, 201);
+    assert.deepEqual(created.json.data.scopes, ['leaves.read', 'expenses.read']);
+    assert.equal(created.json.data.per_minute, 120);
+    assert.equal(created.json.data.per_hour, 3000);
+  });
+
+  it('refuses a bad body with 422 naming each field, an unknown company with 404', async (t) => {
+    const { call } = await useAdmin(t, dialect, { records: [company(1)] });
+    const bad = await call('POST', '/admin/companies/1/keys', {
+      body: { name: '   ', scopes: ['leaves.write'], per_minute: 0, owner: 'x' },
+    });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.json.code, 'validation_failed');
+    assert.deepEqual(bad.json.errors.map((e: { parameter: string }) => e.parameter).sort(), [
+      'name',
+      'owner',
+      'per_minute',
+      'scopes',
+    ]);
+    assert.equal(bad.json.detail, 'Invalid request body fields: owner, name, scopes, per_minute.');
+    const missing = await call('POST', '/admin/companies/1/keys', { body: {} });
+    assert.deepEqual(missing.json.errors, [
+      { parameter: 'name', message: "must have required property 'name'" },
+    ]);
+    const unknown = await call('POST', '/admin/companies/4/keys', { body: { name: 'x' } });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json.detail, 'company 4 not found.');
+    assert.equal((await call('GET', '/admin/companies/4/keys')).status, 404);
+    assert.equal((await call('GET', '/admin/companies/1/keys')).json.data.length, 0);
+  });
+
+  it('revokes a key: 401 on the API, revoked_at in the list, revoking again keeps the first time', async (t) => {
+    const { api, call, logLines } = await useAdmin(t, dialect, { records: [company(1)] });
+    const created = (await call('POST', '/admin/companies/1/keys', { body: { name: 'old' } })).json
+      .data;
+    const revoked = await call('POST', `/admin/keys/${created.id}/revoke`);
+    assert.equal(revoked.status, 200);
+    assert.match(revoked.json.data.revoked_at, TIMESTAMP);
+    assert.equal(revoked.json.data.key, undefined);
+    const refused = await api.get('/me', created.key);
+    assert.equal(refused.status, 401);
+    assert.deepEqual(refused.json, UNAUTHENTICATED);
+    const again = await call('POST', `/admin/keys/${created.id}/revoke`);
+    assert.equal(again.json.data.revoked_at, revoked.json.data.revoked_at);
+    assert.equal((await call('POST', '/admin/keys/999/revoke')).status, 404);
+    assert.deepEqual(
+      auditLines(logLines()).filter((line) => (line as { action: string }).action === 'key.revoke')
+        .length,
+      2,
+    );
+  });
+});
+
+describeEachDialect('admin API import', (dialect) => {
+  it('imports an NDJSON body in one transaction, as cdapi import does', async (t) => {
+    const { api, call, logLines } = await useAdmin(t, dialect);
+    const imported = await call('POST', '/admin/import', {
+      body: ndjson([company(3), employee(3, 30), employee(3, 31)]),
+      contentType: 'application/x-ndjson',
+    });
+    assert.equal(imported.status, 200);
+    assert.equal(imported.json.data.records, 3);
+    assert.equal(imported.json.data.counts.company, 1);
+    assert.equal(imported.json.data.counts.employee, 2);
+    assert.equal(imported.json.data.receipts, 0);
+    const key = await api.createKey(3);
+    assert.equal((await api.get('/employees', key)).json.meta.total, 2);
+    const audit = auditLines(logLines());
+    assert.deepEqual(
+      audit.map((line) => (line as { action: string }).action),
+      ['import'],
+    );
+  });
+
+  it('applies delete lines, as cdapi import does: the record leaves the API', async (t) => {
+    const { api, call } = await useAdmin(t, dialect, {
+      records: [company(3), employee(3, 30), employee(3, 31)],
+    });
+    const deleted = await call('POST', '/admin/import', {
+      body: ndjson([
+        { type: 'delete', resource: 'employee', company_id: 3, id: 31 },
+        // An id the company does not have: a no-op, so a delta can be pushed again.
+        { type: 'delete', resource: 'employee', company_id: 3, id: 99 },
+      ]),
+      contentType: 'application/x-ndjson',
+    });
+    assert.equal(deleted.status, 200, deleted.body);
+    assert.equal(deleted.json.data.deletes.employee, 2);
+    const key = await api.createKey(3);
+    assert.deepEqual(
+      (await api.get('/employees', key)).json.data.map((e: { id: number }) => e.id),
+      [30],
+    );
+    assert.equal((await api.get('/employees/31', key)).status, 404);
+  });
+
+  it('imports nothing from a body with a bad line, and names the line and field in a 422', async (t) => {
+    const { call } = await useAdmin(t, dialect);
+    const failed = await call('POST', '/admin/import', {
+      body: ndjson([company(3), employee(3, 30), employee(3, 31, { email: 7 })]),
+      contentType: 'application/x-ndjson',
+    });
+    assert.equal(failed.status, 422);
+    const { detail, errors, ...rest } = failed.json;
+    assert.deepEqual(rest, {
+      type: '/docs/errors#import_failed',
+      title: 'Import failed',
+      status: 422,
+      code: 'import_failed',
+    });
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0].line, 3);
+    assert.equal(errors[0].field, 'email');
+    assert.equal(detail, `line 3: email: ${errors[0].message}; nothing was imported.`);
+    assert.deepEqual((await call('GET', '/admin/companies')).json, { data: [] });
+  });
+
+  it('refuses a body that names a receipt image: a body has no folder to read it from', async (t) => {
+    const { call } = await useAdmin(t, dialect);
+    const failed = await call('POST', '/admin/import', {
+      body: ndjson([
+        company(3),
+        employee(3, 30),
+        category(3, 1),
+        expense(3, 500, 30, 1, { receipt: { original: 'receipts/500.jpg' } }),
+      ]),
+      contentType: 'application/x-ndjson',
+    });
+    assert.equal(failed.status, 422);
+    assert.deepEqual(failed.json.errors, [
+      { line: 4, field: 'receipt.original', message: 'file receipts/500.jpg not found' },
+    ]);
+  });
+
+  it('answers 415 to a body that is not NDJSON, and to no body', async (t) => {
+    const { call } = await useAdmin(t, dialect);
+    const json = await call('POST', '/admin/import', { body: { type: 'company' } });
+    assert.equal(json.status, 415);
+    assert.equal(json.json.code, 'unsupported_media_type');
+    const none = await call('POST', '/admin/import');
+    assert.equal(none.status, 415);
+    assert.equal(none.json.code, 'unsupported_media_type');
+  });
+});
+
+describeEachDialect('admin listener', (dialect) => {
+  it('serves its own OpenAPI document, which lists every admin operation and nothing of the API', async (t) => {
+    const { call } = await useAdmin(t, dialect);
+    const document = await call('GET', '/admin/openapi.json', { token: null });
+    assert.equal(document.status, 200);
+    const operations = Object.entries(document.json.paths as Record<string, object>).flatMap(
+      ([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    assert.deepEqual(operations.sort(), [
+      'GET /admin/companies',
+      'GET /admin/companies/{id}',
+      'GET /admin/companies/{id}/keys',
+      'POST /admin/companies/{id}/activate',
+      'POST /admin/companies/{id}/deactivate',
+      'POST /admin/companies/{id}/keys',
+      'POST /admin/companies/{id}/purge',
+      'POST /admin/import',
+      'POST /admin/keys/{keyId}/revoke',
+    ]);
+  });
+
+  it('publishes a document that passes `redocly lint` with the recommended rules', async (t) => {
+    const { call } = await useAdmin(t, dialect);
+    const file = join(useTempDir(t), 'admin-openapi.json');
+    writeFileSync(file, (await call('GET', '/admin/openapi.json', { token: null })).body);
+    assertRedoclyClean(file);
+  });
+
+  it('serves the panel without a token, under a policy that runs only its own script, and sets no cookie', async (t) => {
+    const { admin } = await useAdmin(t, dialect);
+    for (const [path, type] of [
+      ['/admin', 'text/html; charset=utf-8'],
+      ['/admin/panel.js', 'text/javascript; charset=utf-8'],
+      ['/admin/panel.css', 'text/css; charset=utf-8'],
+    ] as const) {
+      const response = await admin.inject(path);
+      assert.equal(response.statusCode, 200, path);
+      assert.equal(response.headers['content-type'], type);
+      assert.match(String(response.headers['content-security-policy']), /script-src 'self';/);
+      assert.match(String(response.headers['content-security-policy']), /frame-ancestors 'none'/);
+      assert.equal(response.headers['set-cookie'], undefined);
+    }
+    const page = (await admin.inject('/admin')).body;
+    assert.doesNotMatch(
+      page,
+      /<script>|\son[a-z]+=|https?:\/\//,
+      'no inline script, handler or remote URL',
+    );
+  });
+
+  it('answers an unknown admin path with the 404 problem', async (t) => {
+    const { call } = await useAdmin(t, dialect);
+    const response = await call('GET', '/admin/nothing');
+    assert.equal(response.status, 404);
+    assert.deepEqual(response.json, NO_SUCH_RESOURCE);
+  });
+});

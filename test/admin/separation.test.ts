@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { ADMIN_TOKEN, useAdmin } from '../helpers/admin.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
+import { NO_SUCH_RESOURCE } from '../helpers/problems.ts';
+import { company } from '../helpers/records.ts';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const API_PREFIX = '/api/company/v1';
+
+describeEachDialect('the admin API and the public listener', (dialect) => {
+  it('answers every admin path 404 on the public listener, by any method, with any credentials', async (t) => {
+    const { api, call } = await useAdmin(t, dialect, { records: [company(1)] });
+    const key = await api.createKey(1);
+    const document = (await call('GET', '/admin/openapi.json', { token: null })).json;
+    const operationPaths = Object.keys(document.paths).map((path) =>
+      path.replace(/\{[^}]+\}/g, '1'),
+    );
+    const paths = [
+      '/admin',
+      '/admin/',
+      '/admin/panel.js',
+      '/admin/panel.css',
+      '/admin/openapi.json',
+    ]
+      .concat(operationPaths)
+      .flatMap((path) => [path, `${API_PREFIX}${path}`]);
+    assert.equal(operationPaths.length, 8, operationPaths.join(', '));
+
+    const reached: string[] = [];
+    for (const path of paths) {
+      for (const method of METHODS) {
+        for (const authorization of [`Bearer ${ADMIN_TOKEN}`, `Bearer ${key}`]) {
+          const response = await api.app.inject({
+            method,
+            url: path,
+            headers: { authorization, 'content-type': 'application/x-ndjson' },
+            payload: method === 'GET' || method === 'HEAD' ? undefined : '{"type":"company"}\n',
+          });
+          const body = method === 'HEAD' ? NO_SUCH_RESOURCE : response.json();
+          if (response.statusCode !== 404 || body.detail !== NO_SUCH_RESOURCE.detail) {
+            reached.push(`${method} ${path} → ${response.statusCode}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(reached, []);
+    // And the same admin requests work on the admin listener.
+    assert.equal((await call('GET', '/admin/companies')).status, 200);
+  });
+
+  it('leaves the admin API out of the public OpenAPI document, and the public API off the admin listener', async (t) => {
+    const { api, call } = await useAdmin(t, dialect, { records: [company(1)] });
+    const key = await api.createKey(1);
+    const published = await api.get('/openapi.json');
+    assert.deepEqual(
+      Object.keys(published.json.paths).filter((path) => path.includes('admin')),
+      [],
+    );
+    for (const path of [`${API_PREFIX}/me`, `${API_PREFIX}/openapi.json`, '/docs', '/healthz']) {
+      const response = await call('GET', path, { token: key });
+      assert.equal(response.status, 404, path);
+    }
+  });
+});
