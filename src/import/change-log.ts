@@ -54,7 +54,7 @@ export class ChangeLog {
   ) {}
 
   /** The import's number for each company, taken (and the company locked) at first use. */
-  async seqsOf(companyIds: Iterable<number>): Promise<Map<number, number>> {
+  async seqsOf(companyIds: Iterable<number>): Promise<void> {
     for (const companyId of companyIds) {
       if (this.seqs.has(companyId)) continue;
       const row = await this.db
@@ -65,7 +65,6 @@ export class ChangeLog {
         .executeTakeFirstOrThrow();
       this.seqs.set(companyId, Number(row.change_seq));
     }
-    return this.seqs;
   }
 
   seqOf(companyId: number): number {
