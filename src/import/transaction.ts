@@ -3,7 +3,7 @@ import type { Db } from '../db/database.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
-import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
+import { ChangeLog, type ChangeLogOptions, chunks } from './change-log.ts';
 import { rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
 import { rowWriter } from './row-writer.ts';
 import type { Batch, DeleteBatch } from './rows.ts';
@@ -28,8 +28,6 @@ export interface ImportTransaction {
   rollback(): Promise<void>;
 }
 
-const VERSION_BUMP_CHUNK = 500;
-
 /** A transaction on `handle`'s own connection, in this thread. */
 export async function beginImport(
   handle: DatabaseHandle,
@@ -48,11 +46,11 @@ export async function beginImport(
       async commit() {
         await rebuildIndexes(trx, handle.dialect, setAside);
         const { changed, stale } = await log.finish();
-        for (let start = 0; start < stale.length; start += VERSION_BUMP_CHUNK) {
+        for (const companyIds of chunks(stale)) {
           await trx
             .updateTable('companies')
             .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-            .where('id', 'in', stale.slice(start, start + VERSION_BUMP_CHUNK))
+            .where('id', 'in', companyIds)
             .execute();
         }
         await refreshListSamples(trx, handle.dialect, changed);
