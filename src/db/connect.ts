@@ -31,8 +31,17 @@ const PG_INT8 = 20;
 const PG_DATE = 1082;
 const PG_TIMESTAMPTZ = 1184;
 
-/** `2026-02-20 08:00:00+00` (a UTC session's text form) → `2026-02-20T08:00:00Z`. */
+/** A UTC session's text form of a timestamp, fractions of a second included. */
+const UTC_TIMESTAMP = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.\d+)?\+00$/;
+
+/**
+ * `2026-02-20 08:00:00+00` (a UTC session's text form) → `2026-02-20T08:00:00Z`, whole
+ * seconds as `formatTimestamp` writes them. Rearranged as text: through a Date, the 5,000
+ * timestamps of a change-feed page of expenses took 6 ms.
+ */
 function timestampFromPostgres(text: string): string {
+  const utc = UTC_TIMESTAMP.exec(text);
+  if (utc) return `${utc[1]}T${utc[2]}Z`;
   const iso = text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
   return formatTimestamp(new Date(iso));
 }

@@ -8,6 +8,7 @@ import type {
   ExpenseDetail,
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
+import { type EmbeddedEmployee, employeesById } from './embedded-employees.ts';
 import { countSearchedExpenses } from './expense-texts.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
@@ -107,31 +108,36 @@ function filtered(
   return q;
 }
 
+/** An expense's own columns, as the API serves them. */
+const EXPENSE_COLUMNS = [
+  'x.id',
+  'x.status',
+  'x.title',
+  'x.description',
+  'x.amount_e4',
+  'x.currency',
+  'x.tax_amount_e4',
+  'x.expense_date',
+  'x.merchant_name',
+  'x.payment_method',
+  'x.approved_at',
+  'x.paid_at',
+  'x.rejected_reason',
+  'x.submitted_at',
+  'x.created_at',
+  'x.updated_at',
+  'c.id as category_id',
+  'c.name as category_name',
+  'r.expense_id as receipt_expense_id',
+] as const;
+
 function selectExpense(query: Joined) {
   return query.select([
-    'x.id',
-    'x.status',
-    'x.title',
-    'x.description',
-    'x.amount_e4',
-    'x.currency',
-    'x.tax_amount_e4',
-    'x.expense_date',
-    'x.merchant_name',
-    'x.payment_method',
-    'c.id as category_id',
-    'c.name as category_name',
+    ...EXPENSE_COLUMNS,
     'e.id as employee_id',
     'e.employee_number',
     'e.full_name',
     'e.department',
-    'r.expense_id as receipt_expense_id',
-    'x.approved_at',
-    'x.paid_at',
-    'x.rejected_reason',
-    'x.submitted_at',
-    'x.created_at',
-    'x.updated_at',
   ]);
 }
 
@@ -298,7 +304,7 @@ export async function findExpense(
 
 /**
  * The company's expenses among `ids`, each as GET /expenses/{id} serves it (for the change
- * feed): two queries, whatever the number.
+ * feed): three queries, whatever the number; the employees by key (see `employeesById`).
  */
 export async function findExpenses(
   db: Db,
@@ -307,7 +313,23 @@ export async function findExpenses(
   urls: ReceiptUrls,
 ): Promise<ExpenseDetail[]> {
   if (ids.length === 0) return [];
-  const rows = await selectExpense(joined(db, companyId)).where('x.id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('expenses as x')
+    .innerJoin('expense_categories as c', (join) =>
+      join.onRef('c.company_id', '=', 'x.company_id').onRef('c.id', '=', 'x.category_id'),
+    )
+    .leftJoin('receipts as r', (join) =>
+      join.onRef('r.company_id', '=', 'x.company_id').onRef('r.expense_id', '=', 'x.id'),
+    )
+    .where('x.company_id', '=', companyId)
+    .where('x.id', 'in', ids)
+    .select([...EXPENSE_COLUMNS, 'x.employee_id'])
+    .execute();
+  const employees = await employeesById(
+    db,
+    companyId,
+    rows.map((row) => row.employee_id),
+  );
   const items = await db
     .selectFrom('expense_items')
     .select(['expense_id', 'name', 'quantity', 'price_e4'])
@@ -322,7 +344,13 @@ export async function findExpenses(
     if (list) list.push(item);
     else itemsOf.set(Number(item.expense_id), [item]);
   }
-  return rows.map((row) => toExpenseDetail(row, itemsOf.get(row.id) ?? [], urls));
+  return rows.map((row) => {
+    const { employee_number, full_name, department } = employees.get(
+      row.employee_id,
+    ) as EmbeddedEmployee;
+    const joinedRow = { ...row, employee_number, full_name, department };
+    return toExpenseDetail(joinedRow, itemsOf.get(row.id) ?? [], urls);
+  });
 }
 
 /** The company's active expense categories, by id; only those among `ids` when given. */

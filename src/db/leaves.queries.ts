@@ -2,6 +2,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { LeaveStatus } from '../domain.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
+import { type EmbeddedEmployee, employeesById } from './embedded-employees.ts';
 import { longestLeaveDays } from './list-samples.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
@@ -126,33 +127,42 @@ const hasAttachments = (eb: ExpressionBuilder<Database & { l: Database['leaves']
     )
     .as('has_attachments');
 
+/** A leave's own columns, as the API serves them. */
+const LEAVE_COLUMNS = [
+  'l.id',
+  'l.status',
+  'l.start_date',
+  'l.end_date',
+  'l.days',
+  'l.duration_type',
+  'l.start_time',
+  'l.end_time',
+  'l.hours',
+  'l.reason',
+  'l.rejection_reason',
+  'l.approved_at',
+  'l.created_at',
+  'l.updated_at',
+] as const;
+
+const LEAVE_TYPE_COLUMNS = [
+  't.id as leave_type_id',
+  't.name as leave_type_name',
+  't.type_key',
+] as const;
+
 function selectLeave(query: Joined) {
   return query.select([
-    'l.id',
-    'l.status',
+    ...LEAVE_COLUMNS,
+    ...LEAVE_TYPE_COLUMNS,
     'e.id as employee_id',
     'e.employee_number',
     'e.full_name',
     'e.department',
-    't.id as leave_type_id',
-    't.name as leave_type_name',
-    't.type_key',
-    'l.start_date',
-    'l.end_date',
-    'l.days',
-    'l.duration_type',
-    'l.start_time',
-    'l.end_time',
-    'l.hours',
-    'l.reason',
-    'l.rejection_reason',
     's.id as substitute_id',
     's.employee_number as substitute_number',
     's.full_name as substitute_name',
     's.department as substitute_department',
-    'l.approved_at',
-    'l.created_at',
-    'l.updated_at',
   ]);
 }
 
@@ -339,11 +349,49 @@ export async function findLeave(
   return row ? toLeaveDetail(row) : null;
 }
 
-/** The company's leaves among `ids`, each as GET /leaves/{id} serves it (for the change feed). */
+/**
+ * The company's leaves among `ids`, each as GET /leaves/{id} serves it (for the change feed):
+ * the leaves with their types, then their employees by key (see `employeesById`).
+ */
 export async function findLeaves(db: Db, companyId: number, ids: number[]): Promise<LeaveDetail[]> {
   if (ids.length === 0) return [];
-  const rows = await selectLeaveDetail(db, companyId).where('l.id', 'in', ids).execute();
-  return rows.map(toLeaveDetail);
+  const rows = await db
+    .selectFrom('leaves as l')
+    .innerJoin('leave_types as t', (join) =>
+      join.onRef('t.company_id', '=', 'l.company_id').onRef('t.id', '=', 'l.leave_type_id'),
+    )
+    .where('l.company_id', '=', companyId)
+    .where('l.id', 'in', ids)
+    .select([
+      ...LEAVE_COLUMNS,
+      ...LEAVE_TYPE_COLUMNS,
+      'l.employee_id',
+      'l.substitute_employee_id',
+      'l.document_deadline',
+      'l.document_obligation_status',
+    ])
+    .select(hasAttachments)
+    .execute();
+  const employees = await employeesById(
+    db,
+    companyId,
+    rows.flatMap((row) => [row.employee_id, row.substitute_employee_id]),
+  );
+  return rows.map((row) => {
+    const employee = employees.get(row.employee_id) as EmbeddedEmployee;
+    const substitute =
+      row.substitute_employee_id === null ? undefined : employees.get(row.substitute_employee_id);
+    return toLeaveDetail({
+      ...row,
+      employee_number: employee.employee_number,
+      full_name: employee.full_name,
+      department: employee.department,
+      substitute_id: substitute?.id ?? null,
+      substitute_number: substitute?.employee_number ?? null,
+      substitute_name: substitute?.full_name ?? null,
+      substitute_department: substitute?.department ?? null,
+    });
+  });
 }
 
 /** The company's active leave types, by id; only those among `ids` when given. */
