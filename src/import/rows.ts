@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { NewReceipt } from '../db/database.ts';
-import { COMPANY, RECORD_TYPES, type RecordType } from '../resources/index.ts';
+import { COMPANY, RECORD_TYPES, type RecordType, type RecordTypeOf } from '../resources/index.ts';
 import type { ParsedRecord } from './records.ts';
 
 /**
@@ -79,14 +79,44 @@ function recordRows(
 }
 
 /**
- * What a record brings along, as one short text: its row changes when they change (and so
+ * What each record of the batch brings along (a leave's attachments, an expense's items and
+ * receipt), as one short text by record id: the record's row changes when they change, and so
  * the change feed sees a leave whose attachments, or an expense whose items or receipt, alone
- * changed). Null when it brings nothing.
+ * changed. Records that bring nothing have none. Made from the flattened rows, where each
+ * record's children follow one another, by the writer (the SQLite import's second thread).
  */
-function childrenDigest({ children, receipt }: PendingRecord): string | null {
-  const rows = Object.values(children).flat();
-  if (rows.length === 0 && !receipt) return null;
-  return hash('sha1', JSON.stringify([children, receipt?.original_sha256 ?? null]), 'base64url');
+export function childrenDigests(descriptor: RecordTypeOf, batch: Batch): Map<number, string> {
+  const parts = new Map<number, unknown[][]>();
+  const partsOf = (id: number) => {
+    let entry = parts.get(id);
+    if (!entry) {
+      entry = [...descriptor.children.map(() => []), [null]];
+      parts.set(id, entry);
+    }
+    return entry;
+  };
+  descriptor.children.forEach(({ table, parentColumn }, index) => {
+    const { columns, values } = batch[table] as TableRows;
+    const width = columns.length;
+    const parentAt = columns.indexOf(parentColumn);
+    for (let row = 0; row < values.length; row += width) {
+      const part = partsOf(values[row + parentAt] as number)[index] as unknown[];
+      for (let i = row; i < row + width; i++) part.push(values[i]);
+    }
+  });
+  if (descriptor.receipt) {
+    const receipts = batch.receipts as TableRows;
+    const hashes = columnValues<string>(receipts, 'original_sha256');
+    columnValues<number>(receipts, 'expense_id').forEach((id, i) => {
+      const entry = partsOf(id);
+      entry[entry.length - 1] = [hashes[i]];
+    });
+  }
+  const digests = new Map<number, string>();
+  for (const [id, entry] of parts) {
+    digests.set(id, hash('sha1', JSON.stringify(entry), 'base64url'));
+  }
+  return digests;
 }
 
 /** Each record's rows, and its children's with the company and the record's id in front. */
@@ -98,11 +128,11 @@ export function flatten(pending: PendingRecords): Batch {
       batch[descriptor.table] = recordRows(records);
     } else if (descriptor.children.length > 0 || descriptor.receipt) {
       // The importer sets each row's change_seq (its company's import number) when it writes.
-      batch[descriptor.table] = recordRows(
-        records,
-        (i) => [childrenDigest(records[i] as PendingRecord), 0],
-        ['children_digest', 'change_seq'],
-      );
+      // The writer sets each row's digest of its children (`childrenDigests`).
+      batch[descriptor.table] = recordRows(records, () => [null, 0], [
+        'children_digest',
+        'change_seq',
+      ]);
     } else {
       batch[descriptor.table] = recordRows(records, () => [0], ['change_seq']);
     }

@@ -14,6 +14,7 @@ import { type ChangeLog, feedRank } from './change-log.ts';
 import type { RowWriter } from './row-writer.ts';
 import {
   type Batch,
+  childrenDigests,
   columnValues,
   type DeleteBatch,
   type RecordRows,
@@ -145,20 +146,25 @@ async function deleteChildren(
 }
 
 /**
- * Gives each row its company's import number (the change feed's order) and each employee
- * without an `updated_at` of its own the import's time.
+ * Gives each row its company's import number (the change feed's order), each employee without
+ * an `updated_at` of its own the import's time, and each leave and expense the digest of what
+ * it brings along.
  */
-function stampRows(table: string, rows: TableRows, log: ChangeLog): void {
-  const { columns, values } = rows;
+function stampRows(descriptor: RecordTypeOf, batch: Batch, log: ChangeLog): void {
+  const { columns, values } = batch[descriptor.table] as TableRows;
   const width = columns.length;
   const seqAt = columns.indexOf('change_seq');
   const companyAt = columns.indexOf('company_id');
-  const updatedAt = table === 'employees' ? columns.indexOf('updated_at') : -1;
+  const idAt = columns.indexOf('id');
+  const updatedAt = descriptor.table === 'employees' ? columns.indexOf('updated_at') : -1;
+  const digestAt = columns.indexOf('children_digest');
+  const digests = digestAt < 0 ? null : childrenDigests(descriptor, batch);
   if (seqAt < 0) return;
   for (let row = 0; row < values.length; row += width) {
     values[row + seqAt] = log.seqOf(values[row + companyAt] as number);
     if (updatedAt >= 0 && values[row + updatedAt] === null)
       values[row + updatedAt] = log.importTime;
+    if (digests) values[row + digestAt] = digests.get(values[row + idAt] as number) ?? null;
   }
 }
 
@@ -230,7 +236,7 @@ export async function writeBatch(
   const replacedReceiptKeys: string[] = [];
   for (const descriptor of TENANT_TYPES) {
     const rows = batch[descriptor.table] as TableRows;
-    stampRows(descriptor.table, rows, log);
+    stampRows(descriptor, batch, log);
     const changed = await writer.write(descriptor.table, rows, 'upsert');
     const tenant = descriptor as TenantRecordType;
     const own = owners.get(descriptor) as Owned;

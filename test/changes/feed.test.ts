@@ -13,6 +13,7 @@ import {
   leave,
   leaveType,
   smallCompany,
+  writeJpeg,
 } from '../helpers/records.ts';
 
 interface Entry {
@@ -94,6 +95,81 @@ describeEachDialect('GET /changes', (dialect) => {
     await api.load(smallCompany(1, 0));
     assert.deepEqual((await readAll(api, key, cursor)).entries, []);
     assert.equal(await version(), before);
+  });
+
+  it('sees a record whose attachments, items or receipt alone changed, and not the same ones again', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await writeJpeg(api.dir, 'a.jpg');
+    await writeJpeg(api.dir, 'b.jpg', 60, 20);
+    const items = [
+      { name: 'Ride', quantity: 1, price: '10.00' },
+      { name: 'Tip', quantity: 1, price: '2.00' },
+    ];
+    const documentWith = (attachments: unknown[]) => ({
+      deadline: null,
+      obligation_status: null,
+      attachments,
+    });
+    const records = (fields: {
+      attachments?: unknown[];
+      items?: unknown[];
+      receipt?: unknown;
+      leave2?: unknown[];
+    }) => [
+      ...smallCompany(1, 0),
+      leave(1, 2, 1, 1, {
+        document: documentWith(fields.attachments ?? [{ file_name: 'note.pdf' }]),
+      }),
+      leave(1, 3, 1, 1, { document: documentWith(fields.leave2 ?? []) }),
+      expense(1, 2, 1, 1, { items: fields.items ?? items, receipt: fields.receipt ?? null }),
+    ];
+    await api.load(records({}));
+    const key = await api.createKey(1);
+    let { cursor } = await readAll(api, key);
+    const changes = async (fields: Parameters<typeof records>[0]) => {
+      await api.load(records(fields));
+      const read = await readAll(api, key, cursor);
+      cursor = read.cursor;
+      return summary(read.entries);
+    };
+    assert.deepEqual(await changes({}), []);
+    assert.deepEqual(await changes({ attachments: [{ file_name: 'other.pdf' }] }), [
+      'upsert leave 2',
+    ]);
+    assert.deepEqual(await changes({ attachments: [{ file_name: 'other.pdf' }] }), []);
+    assert.deepEqual(await changes({ attachments: [], leave2: [{ file_name: 'new.pdf' }] }), [
+      'upsert leave 2',
+      'upsert leave 3',
+    ]);
+    assert.deepEqual(await changes({ attachments: [], leave2: [{ file_name: 'new.pdf' }] }), []);
+    // The same items in another order are another record.
+    assert.deepEqual(
+      await changes({
+        attachments: [],
+        leave2: [{ file_name: 'new.pdf' }],
+        items: [...items].reverse(),
+      }),
+      ['upsert expense 2'],
+    );
+    const same = {
+      attachments: [],
+      leave2: [{ file_name: 'new.pdf' }],
+      items: [...items].reverse(),
+    };
+    assert.deepEqual(await changes({ ...same, receipt: { original: 'a.jpg' } }), [
+      'upsert expense 2',
+    ]);
+    assert.deepEqual(await changes({ ...same, receipt: { original: 'a.jpg' } }), []);
+    assert.deepEqual(await changes({ ...same, receipt: { original: 'b.jpg' } }), [
+      'upsert expense 2',
+    ]);
+    assert.deepEqual(await changes(same), ['upsert expense 2']);
+    const expense2 = (await api.get('/expenses/2', key)).json.data;
+    assert.equal(expense2.receipt, null);
+    assert.deepEqual(
+      expense2.items.map((item: { name: string }) => item.name),
+      ['Tip', 'Ride'],
+    );
   });
 
   it('follows updates, what embeds them, deletions and deactivations, in commit order', async (t) => {
