@@ -8,7 +8,7 @@ import type {
   ExpenseDetail,
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
-import { type EmbeddedEmployee, employeesById } from './embedded-employees.ts';
+import { employeesById } from './embedded-employees.ts';
 import { countSearchedExpenses } from './expense-texts.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
@@ -344,12 +344,13 @@ export async function findExpenses(
     if (list) list.push(item);
     else itemsOf.set(Number(item.expense_id), [item]);
   }
-  return rows.map((row) => {
-    const { employee_number, full_name, department } = employees.get(
-      row.employee_id,
-    ) as EmbeddedEmployee;
+  return rows.flatMap((row) => {
+    const employee = employees.get(row.employee_id);
+    // Gone since the expenses were read: only with its expenses (see `findLeaves`).
+    if (!employee) return [];
+    const { employee_number, full_name, department } = employee;
     const joinedRow = { ...row, employee_number, full_name, department };
-    return toExpenseDetail(joinedRow, itemsOf.get(row.id) ?? [], urls);
+    return [toExpenseDetail(joinedRow, itemsOf.get(row.id) ?? [], urls)];
   });
 }
 

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { LeaveStatus } from '../domain.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
-import { type EmbeddedEmployee, employeesById } from './embedded-employees.ts';
+import { employeesById } from './embedded-employees.ts';
 import { longestLeaveDays } from './list-samples.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
@@ -377,11 +377,14 @@ export async function findLeaves(db: Db, companyId: number, ids: number[]): Prom
     companyId,
     rows.flatMap((row) => [row.employee_id, row.substitute_employee_id]),
   );
-  return rows.map((row) => {
-    const employee = employees.get(row.employee_id) as EmbeddedEmployee;
+  return rows.flatMap((row) => {
+    const employee = employees.get(row.employee_id);
     const substitute =
       row.substitute_employee_id === null ? undefined : employees.get(row.substitute_employee_id);
-    return toLeaveDetail({
+    // Read after the leaves, an employee can be gone: only with its leaves, by an import that
+    // committed in between. The leave is then gone too, as far as this read goes.
+    if (!employee || (row.substitute_employee_id !== null && !substitute)) return [];
+    const detail = toLeaveDetail({
       ...row,
       employee_number: employee.employee_number,
       full_name: employee.full_name,
@@ -391,6 +394,7 @@ export async function findLeaves(db: Db, companyId: number, ids: number[]): Prom
       substitute_name: substitute?.full_name ?? null,
       substitute_department: substitute?.department ?? null,
     });
+    return [detail];
   });
 }
 
