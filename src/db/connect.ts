@@ -88,9 +88,9 @@ const hasUnansweredQuery = (client: pg.PoolClient): boolean =>
  * The page size of a new SQLite file: 16 KiB, not SQLite's 4 KiB. A large import writes every
  * page twice (to the WAL, then into the file at the checkpoint) and sorts each index it builds
  * through temporary files, one system call per page: with 4 KiB pages the bench's first load
- * made 2.5 million `pwrite`s. With 16 KiB it took 55.9–57.7 s against 61.8–69.3 s, system time
- * 14 s against 19 s (back-to-back runs on the 2-core bench machine); reads walk fewer, fuller
- * pages of the covering indexes (docs/performance.md).
+ * made 2.5 million `pwrite`s. With 16 KiB it took 53.7 s against 58.7 s in the benchmark, and
+ * used 14 s of system time against 19 s; the API's reads were as fast on either
+ * (docs/performance.md).
  */
 const SQLITE_PAGE_BYTES = 16 * 1024;
 

@@ -83,7 +83,7 @@ function recordRows(
  * receipt), as one short text by record id: the record's row changes when they change, and so
  * the change feed sees a leave whose attachments, or an expense whose items or receipt, alone
  * changed. Records that bring nothing have none. Made from the flattened rows, where each
- * record's children follow one another, by the writer (the SQLite import's second thread).
+ * record's children follow one another, by the writer (on a SQLite import's second thread).
  */
 export function childrenDigests(descriptor: RecordTypeOf, batch: Batch): Map<number, string> {
   const parts = new Map<number, unknown[][]>();
@@ -127,8 +127,8 @@ export function flatten(pending: PendingRecords): Batch {
     if (descriptor === COMPANY) {
       batch[descriptor.table] = recordRows(records);
     } else if (descriptor.children.length > 0 || descriptor.receipt) {
-      // The importer sets each row's change_seq (its company's import number) when it writes.
-      // The writer sets each row's digest of its children (`childrenDigests`).
+      // The writer sets each row's digest of its children (`childrenDigests`) and change_seq
+      // (its company's import number).
       batch[descriptor.table] = recordRows(records, () => [null, 0], [
         'children_digest',
         'change_seq',
