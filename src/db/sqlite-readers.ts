@@ -18,7 +18,7 @@ import type { Database, Db } from './database.ts';
  * Reads of a SQLite file on worker threads, so a slow query never holds the event loop (and
  * with it every other request of the instance). Each reader thread opens its own read-only
  * connection to the file; under WAL, readers see every committed transaction and never wait
- * for the writer. A query goes to the thread with the fewest queries waiting.
+ * for the writer. Queries wait in one queue for the first thread with room (`SqliteReaders`).
  *
  * The thread's code is plain JavaScript run with `eval`: a module thread started from the
  * TypeScript sources would first load tsx's compiler (about half a second per thread), and the
@@ -87,6 +87,13 @@ export interface Chain {
   count: number;
 }
 
+/**
+ * Queries a thread holds at once. One: a query never waits behind a slow one on a thread while
+ * another thread comes free first. Two (one to start on as soon as it answers, without waiting
+ * for the event loop) answered the cold mix no faster (docs/performance.md).
+ */
+const QUERIES_PER_THREAD = 1;
+
 /** A reader thread crashed or could not open the file: the request may work once it is back. */
 class ReaderUnavailableError extends Error {
   readonly code = 'SQLITE_CANTOPEN';
@@ -147,20 +154,24 @@ class ReaderThread {
   }
 
   /** Queries sent and not yet answered. */
-  get load(): number {
-    return this.pending.size;
-  }
+  /** Queries given and not yet answered (counted from the call, before the thread is ready). */
+  load = 0;
 
   async query(sql: string, parameters: readonly unknown[], chain?: Chain): Promise<unknown[]> {
-    await this.ready;
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      // An idle thread does not keep the process alive (the owner stops the threads, but a
-      // process that forgets to must still be able to exit); one with work to answer does.
-      if (this.pending.size === 0) this.worker.ref();
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, sql, parameters, chain });
-    });
+    this.load += 1;
+    try {
+      await this.ready;
+      const id = this.nextId++;
+      return await new Promise((resolve, reject) => {
+        // An idle thread does not keep the process alive (the owner stops the threads, but a
+        // process that forgets to must still be able to exit); one with work to answer does.
+        if (this.pending.size === 0) this.worker.ref();
+        this.pending.set(id, { resolve, reject });
+        this.worker.postMessage({ id, sql, parameters, chain });
+      });
+    } finally {
+      this.load -= 1;
+    }
   }
 
   async stop(): Promise<void> {
@@ -175,9 +186,25 @@ export interface ReaderOptions {
   busyTimeoutMs: number;
 }
 
-/** The reader threads of one SQLite file; a thread that stops is replaced. */
+/** A query waiting for a reader thread. */
+interface Waiting {
+  sql: string;
+  parameters: readonly unknown[];
+  chain: Chain | undefined;
+  resolve(rows: unknown[]): void;
+  reject(error: Error): void;
+}
+
+/**
+ * The reader threads of one SQLite file; a thread that stops is replaced.
+ *
+ * Queries wait in one queue, and a thread takes the next when it has answered its own. Sent to
+ * a thread as they came, a quick look-up could wait behind a slow page on one thread while the
+ * other thread was idle.
+ */
 export class SqliteReaders {
   private threads: ReaderThread[] = [];
+  private readonly waiting: Waiting[] = [];
   private stopped = false;
 
   constructor(private readonly options: ReaderOptions) {
@@ -196,15 +223,40 @@ export class SqliteReaders {
     await Promise.all(this.threads.map((thread) => thread.ready));
   }
 
-  /** Runs a query on the least busy thread. */
+  /** Runs a query on the first thread to be free. */
   query(sql: string, parameters: readonly unknown[], chain?: Chain): Promise<unknown[]> {
-    let chosen = this.threads[0] as ReaderThread;
-    for (const thread of this.threads) if (thread.load < chosen.load) chosen = thread;
-    return chosen.query(sql, parameters, chain);
+    if (this.stopped) {
+      return Promise.reject(new ReaderUnavailableError('the SQLite reader threads are stopped'));
+    }
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ sql, parameters, chain, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Hands waiting queries to the threads that have room, least busy first. */
+  private dispatch(): void {
+    while (this.waiting.length > 0) {
+      let chosen: ReaderThread | null = null;
+      for (const thread of this.threads) {
+        if (thread.load < QUERIES_PER_THREAD && (!chosen || thread.load < chosen.load)) {
+          chosen = thread;
+        }
+      }
+      if (!chosen) return;
+      const { sql, parameters, chain, resolve, reject } = this.waiting.shift() as Waiting;
+      chosen
+        .query(sql, parameters, chain)
+        .then(resolve, reject)
+        .finally(() => this.dispatch());
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const { reject } of this.waiting.splice(0)) {
+      reject(new ReaderUnavailableError('the SQLite reader threads are stopped'));
+    }
     await Promise.all(this.threads.map((thread) => thread.stop()));
   }
 }

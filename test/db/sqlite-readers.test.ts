@@ -55,6 +55,24 @@ describe('SQLite reader threads', () => {
     assert.deepEqual(rows, [{ id: 3 }, { id: 6 }, { id: 9 }]);
   });
 
+  it('answer quick queries on the free thread while a slow one holds the other', async (t) => {
+    const { readers } = await useReaders(t);
+    const finished: string[] = [];
+    const slow = readers
+      .query(
+        'with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000000) select count(*) as n from n',
+        [],
+      )
+      .then(() => finished.push('slow'));
+    const quick = Array.from({ length: 6 }, (_, i) =>
+      readers
+        .query('select v from t where id = ?', [i + 1])
+        .then((rows) => finished.push(String((rows[0] as { v: string }).v))),
+    );
+    await Promise.all([slow, ...quick]);
+    assert.deepEqual(finished, ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'slow']);
+  });
+
   it('replace a thread that stops; its queries fail as an unavailable database', async (t) => {
     const { readers } = await useReaders(t);
     const threads = () => (readers as unknown as { threads: Array<{ worker: Worker }> }).threads;
