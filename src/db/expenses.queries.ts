@@ -51,12 +51,10 @@ export interface ReceiptUrls {
   receiptUrl(expenseId: number, variant?: 'processed' | 'original'): string;
 }
 
-function joined(db: Db, companyId: number) {
+/** The company's expenses with their categories and receipts. */
+function categorized(db: Db, companyId: number) {
   return db
     .selectFrom('expenses as x')
-    .innerJoin('employees as e', (join) =>
-      join.onRef('e.company_id', '=', 'x.company_id').onRef('e.id', '=', 'x.employee_id'),
-    )
     .innerJoin('expense_categories as c', (join) =>
       join.onRef('c.company_id', '=', 'x.company_id').onRef('c.id', '=', 'x.category_id'),
     )
@@ -64,6 +62,13 @@ function joined(db: Db, companyId: number) {
       join.onRef('r.company_id', '=', 'x.company_id').onRef('r.expense_id', '=', 'x.id'),
     )
     .where('x.company_id', '=', companyId);
+}
+
+/** The company's expenses with their categories, receipts and employees. */
+function joined(db: Db, companyId: number) {
+  return categorized(db, companyId).innerJoin('employees as e', (join) =>
+    join.onRef('e.company_id', '=', 'x.company_id').onRef('e.id', '=', 'x.employee_id'),
+  );
 }
 
 type Joined = ReturnType<typeof joined>;
@@ -313,15 +318,7 @@ export async function findExpenses(
   urls: ReceiptUrls,
 ): Promise<ExpenseDetail[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('expenses as x')
-    .innerJoin('expense_categories as c', (join) =>
-      join.onRef('c.company_id', '=', 'x.company_id').onRef('c.id', '=', 'x.category_id'),
-    )
-    .leftJoin('receipts as r', (join) =>
-      join.onRef('r.company_id', '=', 'x.company_id').onRef('r.expense_id', '=', 'x.id'),
-    )
-    .where('x.company_id', '=', companyId)
+  const rows = await categorized(db, companyId)
     .where('x.id', 'in', ids)
     .select([...EXPENSE_COLUMNS, 'x.employee_id'])
     .execute();

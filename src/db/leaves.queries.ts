@@ -35,21 +35,27 @@ export interface LeaveFilters {
 type SortField = (typeof LEAVE_SORT_FIELDS)[number];
 
 /** Leaves with the employee, leave type and substitute they embed, all of the same company. */
-function joined(db: Db, companyId: number) {
+/** The company's leaves with their types. */
+function typed(db: Db, companyId: number) {
   return db
     .selectFrom('leaves as l')
-    .innerJoin('employees as e', (join) =>
-      join.onRef('e.company_id', '=', 'l.company_id').onRef('e.id', '=', 'l.employee_id'),
-    )
     .innerJoin('leave_types as t', (join) =>
       join.onRef('t.company_id', '=', 'l.company_id').onRef('t.id', '=', 'l.leave_type_id'),
+    )
+    .where('l.company_id', '=', companyId);
+}
+
+/** The company's leaves with their types, employees and substitutes. */
+function joined(db: Db, companyId: number) {
+  return typed(db, companyId)
+    .innerJoin('employees as e', (join) =>
+      join.onRef('e.company_id', '=', 'l.company_id').onRef('e.id', '=', 'l.employee_id'),
     )
     .leftJoin('employees as s', (join) =>
       join
         .onRef('s.company_id', '=', 'l.company_id')
         .onRef('s.id', '=', 'l.substitute_employee_id'),
-    )
-    .where('l.company_id', '=', companyId);
+    );
 }
 
 type Joined = ReturnType<typeof joined>;
@@ -355,12 +361,7 @@ export async function findLeave(
  */
 export async function findLeaves(db: Db, companyId: number, ids: number[]): Promise<LeaveDetail[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('leaves as l')
-    .innerJoin('leave_types as t', (join) =>
-      join.onRef('t.company_id', '=', 'l.company_id').onRef('t.id', '=', 'l.leave_type_id'),
-    )
-    .where('l.company_id', '=', companyId)
+  const rows = await typed(db, companyId)
     .where('l.id', 'in', ids)
     .select([
       ...LEAVE_COLUMNS,

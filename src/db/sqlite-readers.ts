@@ -87,13 +87,6 @@ export interface Chain {
   count: number;
 }
 
-/**
- * Queries a thread holds at once. One: a query never waits behind a slow one on a thread while
- * another thread comes free first. Two (one to start on as soon as it answers, without waiting
- * for the event loop) answered the cold mix no faster (docs/performance.md).
- */
-const QUERIES_PER_THREAD = 1;
-
 /** A reader thread crashed or could not open the file: the request may work once it is back. */
 class ReaderUnavailableError extends Error {
   readonly code = 'SQLITE_CANTOPEN';
@@ -153,7 +146,6 @@ class ReaderThread {
     this.ready.catch(() => {});
   }
 
-  /** Queries sent and not yet answered. */
   /** Queries given and not yet answered (counted from the call, before the thread is ready). */
   load = 0;
 
@@ -234,18 +226,17 @@ export class SqliteReaders {
     });
   }
 
-  /** Hands waiting queries to the threads that have room, least busy first. */
+  /**
+   * Hands waiting queries to idle threads, one each. A thread holding a second query, to start
+   * on without waiting for the event loop, answered the cold mix no faster (docs/performance.md)
+   * and let that query wait behind a slow one while another thread came free first.
+   */
   private dispatch(): void {
     while (this.waiting.length > 0) {
-      let chosen: ReaderThread | null = null;
-      for (const thread of this.threads) {
-        if (thread.load < QUERIES_PER_THREAD && (!chosen || thread.load < chosen.load)) {
-          chosen = thread;
-        }
-      }
-      if (!chosen) return;
+      const idle = this.threads.find((thread) => thread.load === 0);
+      if (!idle) return;
       const { sql, parameters, chain, resolve, reject } = this.waiting.shift() as Waiting;
-      chosen
+      idle
         .query(sql, parameters, chain)
         .then(resolve, reject)
         .finally(() => this.dispatch());
