@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { chunks } from './chunks.ts';
 import type { Dialect } from './connect.ts';
 import type { Db } from './database.ts';
 import { indexedBy } from './index-hints.ts';
@@ -132,9 +133,6 @@ async function sampleColumn(
   return samples;
 }
 
-/** Company ids are sent in chunks of this many (PostgreSQL and SQLite both cap parameters). */
-const CHUNK = 500;
-
 /**
  * Makes the samples of the companies' long lists again (and drops those of lists that became
  * short), for the data version each company has now. Runs in the import's transaction, after
@@ -146,8 +144,7 @@ export async function refreshListSamples(
   companyIds: readonly number[],
 ): Promise<void> {
   const db = trx as unknown as AnyDb;
-  for (let start = 0; start < companyIds.length; start += CHUNK) {
-    const chunk = companyIds.slice(start, start + CHUNK);
+  for (const chunk of chunks(companyIds)) {
     for (const table of ['list_samples', 'list_sample_sets'] as const) {
       await trx.deleteFrom(table).where('company_id', 'in', chunk).execute();
     }

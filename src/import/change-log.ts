@@ -1,19 +1,8 @@
 import { sql } from 'kysely';
+import { chunks } from '../db/chunks.ts';
 import type { Db } from '../db/database.ts';
 import { DEPENDENTS, type RecordType, TENANT_RECORD_TYPES } from '../resources/index.ts';
 import { formatTimestamp } from '../time.ts';
-
-/** Ids per statement where a list of them is bound. */
-const CHUNK = 500;
-
-/** `items` in lists of at most CHUNK, for statements that bind each list. */
-export const chunks = <T>(items: readonly T[]): T[][] => {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += CHUNK) {
-    out.push(items.slice(start, start + CHUNK));
-  }
-  return out;
-};
 
 /** A record type's number in the change feed's order (and in `deleted_records.resource`). */
 export const feedRank = (type: RecordType): number =>

@@ -1,9 +1,10 @@
+import { chunks } from '../db/chunks.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
-import { ChangeLog, type ChangeLogOptions, chunks } from './change-log.ts';
+import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
 import { rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
 import { rowWriter } from './row-writer.ts';
 import type { Batch, DeleteBatch } from './rows.ts';
