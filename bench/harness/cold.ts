@@ -187,6 +187,7 @@ export function formatCold(engine: string, run: ColdRun): string {
           statusCodes: phase.statusCodes,
           timeouts: phase.timeouts,
           errors: phase.errors,
+          slowest: phase.slowest,
         },
         phase.durationSeconds,
       ),
@@ -198,6 +199,10 @@ export function formatCold(engine: string, run: ColdRun): string {
           `${phase.requestsPerSecond.toFixed(0)} req/s, service peak RSS ${megabytes(phase.servicePeakRssBytes)}` +
           (phase.repeated > 0 ? `, ${phase.repeated} requests repeated (the mix ran out)` : ''),
         table(['class', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'not 200'], rows),
+        'slowest (every class keeps its own in the JSON):',
+        ...phase.slowest.map(
+          (request) => `  ${ms(request.ms)} ms ${request.status} ${request.path}`,
+        ),
       ].join('\n'),
     );
   }

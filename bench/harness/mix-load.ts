@@ -24,7 +24,17 @@ export interface ClassFigures {
   statusCodes: Record<string, number>;
   timeouts: number;
   errors: number;
+  /** The SLOWEST_KEPT slowest requests, slowest first (where to look when a p99 is high). */
+  slowest: SlowRequest[];
 }
+
+export interface SlowRequest {
+  path: string;
+  status: number;
+  ms: number;
+}
+
+const SLOWEST_KEPT = 5;
 
 export interface MixResult {
   connections: number;
@@ -37,6 +47,7 @@ export interface MixResult {
   statusCodes: Record<string, number>;
   timeouts: number;
   errors: number;
+  slowest: SlowRequest[];
   byClass: Partial<Record<MixClass, ClassFigures>>;
   /** `/me` on its own connection while the mix ran; null when no probe was asked for. */
   probe: ClassFigures | null;
@@ -103,12 +114,19 @@ export class Tally {
   readonly statusCodes: Record<string, number> = {};
   timeouts = 0;
   errors = 0;
+  readonly slowest: SlowRequest[] = [];
 
-  record({ status, ms }: Outcome): void {
+  record({ status, ms }: Outcome, path: string): void {
     this.histogram.record(Math.max(1, Math.round(ms * 1000)));
     if (status === -1) this.timeouts++;
     else if (status === 0) this.errors++;
     else this.statusCodes[status] = (this.statusCodes[status] ?? 0) + 1;
+    const last = this.slowest.at(-1);
+    if (this.slowest.length < SLOWEST_KEPT || (last !== undefined && ms > last.ms)) {
+      this.slowest.push({ path, status, ms: Math.round(ms * 10) / 10 });
+      this.slowest.sort((a, b) => b.ms - a.ms);
+      this.slowest.length = Math.min(this.slowest.length, SLOWEST_KEPT);
+    }
   }
 
   figures(): ClassFigures {
@@ -118,6 +136,7 @@ export class Tally {
       statusCodes: this.statusCodes,
       timeouts: this.timeouts,
       errors: this.errors,
+      slowest: this.slowest,
     };
   }
 }
@@ -135,7 +154,7 @@ export function startProbe(baseUrl: URL, key: string, timeoutMs: number) {
   const done = (async () => {
     while (running) {
       const started = performance.now();
-      tally.record(await send(agent, baseUrl, '/me', authHeaders(key, false), timeoutMs));
+      tally.record(await send(agent, baseUrl, '/me', authHeaders(key, false), timeoutMs), '/me');
       const left = PROBE_INTERVAL_MS - (performance.now() - started);
       if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
     }
@@ -177,13 +196,13 @@ export async function runMix(
         authHeaders(key, item.gzip),
         settings.timeoutMs,
       );
-      overall.record(outcome);
+      overall.record(outcome, item.path);
       let tally = byClass.get(item.class);
       if (tally === undefined) {
         tally = new Tally();
         byClass.set(item.class, tally);
       }
-      tally.record(outcome);
+      tally.record(outcome, item.path);
     }
   };
   await Promise.all(Array.from({ length: settings.connections }, connection));
@@ -201,6 +220,7 @@ export async function runMix(
     statusCodes: figures.statusCodes,
     timeouts: figures.timeouts,
     errors: figures.errors,
+    slowest: figures.slowest,
     byClass: Object.fromEntries([...byClass].map(([name, tally]) => [name, tally.figures()])),
     probe: probeFigures,
   };

@@ -3,6 +3,7 @@ import { cachedCount } from './derived-cache.ts';
 import { indexedBy } from './index-hints.ts';
 import { type AnyQuery, gatheredPage, sampledPage, walkedPage } from './list-pages.ts';
 import {
+  type ColumnSamples,
   columnSamples,
   keptGroups,
   type ListSamples,
@@ -251,6 +252,10 @@ export async function listPage<Row extends { id: number }>(
   } else if (lists.selective && !lists.filtersBoundSortColumn && total <= GATHER_LIMIT) {
     ids = await gatheredPage(source.db, filtered, order, page);
   } else {
+    const sortSamples =
+      lists.boundable && !lists.filtersBoundSortColumn
+        ? await sortColumnSamples(source, companyId, list, version, samples, sortColumn)
+        : null;
     const bounds = lists.filtersBoundSortColumn
       ? await seekBounds(
           source,
@@ -260,7 +265,7 @@ export async function listPage<Row extends { id: number }>(
           order,
         )
       : lists.boundable
-        ? await sortBounds(source, companyId, version, filtered, order)
+        ? await sortBounds(source, companyId, version, { filtered, walked }, order, sortSamples)
         : null;
     ids = await walkedPage(source, companyId, walked, order, page, total, bounds);
   }
@@ -297,32 +302,84 @@ function seekBounds(
 }
 
 /**
- * The lowest and highest sort value of the filtered rows, read through the filters' own
- * index (cached per data version). A walk in the sort order starts at them and reads none of
- * the rows before the first match (or after the last, walking back): a year of leaves sorted
- * by `updated_at` otherwise walked past every leave updated in the years before it.
+ * How many of the sort column's samples from either end a walk is probed for its first match
+ * before the matches are gathered to bound it (see `sortBounds`).
+ */
+const PROBED_SAMPLES = 5;
+
+/** The list's samples of the sort column, when the company's list has them. */
+async function sortColumnSamples(
+  source: ListSource,
+  companyId: number,
+  list: SampledListName,
+  version: number,
+  loaded: ListSamples | null,
+  column: string,
+): Promise<ColumnSamples | null> {
+  const samples = loaded ?? (await samplesOf(source, companyId, list, version));
+  return samples ? columnSamples(source.db, samples, companyId, list, column) : null;
+}
+
+/**
+ * The lowest and highest sort value of the filtered rows (cached per data version). A walk in
+ * the sort order starts at them and reads none of the rows before the first match (or after
+ * the last, walking back): a year of leaves sorted by `updated_at` otherwise walked past every
+ * leave updated in the years before it.
+ *
+ * Where the sort column has samples, each end is first probed: the walk itself, in the sort
+ * order, over the rows up to the PROBED_SAMPLES-th sample from that end (a few thousand index
+ * entries). Where the matches are spread along the sort order (a window sorted by id in data
+ * whose ids follow the dates) both probes find a match at once; only where the matches bunch
+ * up are they gathered, through the filters' own index, which costs a read of every match
+ * (24 ms on average, up to 71 ms, for the windows and `updated_since` of the cold mix).
  */
 function sortBounds(
   source: ListSource,
   companyId: number,
   version: number,
-  filtered: AnyQuery,
+  queries: { filtered: AnyQuery; walked: AnyQuery },
   order: ListOrder,
+  column: ColumnSamples | null,
 ): Promise<SortBounds | null> {
-  // Gathered first, in a materialized common table expression: asked for min() and max()
-  // directly, PostgreSQL reads them from the sort column's own index, walking the very rows
-  // that bounding the walk is to avoid (815,694 of them for a year of leaves by created_at).
-  const query = (source.db as unknown as Kysely<Record<string, never>>)
+  // Gathered, in a materialized common table expression: asked for min() and max() directly,
+  // PostgreSQL reads them from the sort column's own index, walking the very rows that
+  // bounding the walk is to avoid (815,694 of them for a year of leaves by created_at).
+  const gathered = (source.db as unknown as Kysely<Record<string, never>>)
     .with(
       (cte) => cte('matched').materialized(),
-      () => filtered.clearSelect().select(sql.ref(order.column).as('value')) as never,
+      () => queries.filtered.clearSelect().select(sql.ref(order.column).as('value')) as never,
     )
     .selectFrom('matched' as never)
     .select([sql`min(value)`.as('min'), sql`max(value)`.as('max')]);
-  return source.bounds.value(companyId, version, query, async () => {
-    const row = (await query.executeTakeFirst()) as SortBounds | undefined;
+  return source.bounds.value(companyId, version, gathered, async () => {
+    const probed = column ? await probedBounds(queries.walked, order, column) : null;
+    if (probed) return probed;
+    const row = (await gathered.executeTakeFirst()) as SortBounds | undefined;
     return row && row.min !== null && row.max !== null ? row : null;
   });
+}
+
+/** Both ends of the matches found by a short walk from each end of the sort order, or null. */
+async function probedBounds(
+  walked: AnyQuery,
+  order: ListOrder,
+  column: ColumnSamples,
+): Promise<SortBounds | null> {
+  const last = column.values.length - 1;
+  if (last + 1 < 2 * PROBED_SAMPLES) return null;
+  const end = (direction: 'asc' | 'desc', limit: unknown) =>
+    walked
+      .clearSelect()
+      .select(sql.ref(order.column).as('value'))
+      .where(sql.ref(order.column), direction === 'asc' ? '<=' : '>=', limit)
+      .orderBy(sql.ref(order.column), direction)
+      .limit(1)
+      .executeTakeFirst() as Promise<{ value: unknown } | undefined>;
+  const [low, high] = await Promise.all([
+    end('asc', column.values[PROBED_SAMPLES - 1]),
+    end('desc', column.values[last - (PROBED_SAMPLES - 1)]),
+  ]);
+  return low && high ? { min: low.value, max: high.value } : null;
 }
 
 /** The joined rows of a page's ids, in the ids' order. */

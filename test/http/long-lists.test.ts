@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { SAMPLED_MIN_ROWS } from '../../src/db/list-samples.ts';
+import { SAMPLE_INTERVAL, SAMPLED_MIN_ROWS } from '../../src/db/list-samples.ts';
 import { GATHER_LIMIT } from '../../src/db/pagination.ts';
 import { mulberry32, pick } from '../../src/demo/random.ts';
 import { fold } from '../../src/fold.ts';
@@ -299,6 +299,47 @@ describeEachDialect('long lists', (dialect) => {
       current,
       (r) => r.status === 'cancelled',
       ['id', 'updated_at'],
+    );
+  });
+});
+
+describeEachDialect('long lists walked from the bounds of their matches', (dialect) => {
+  it('give the rows of the whole list sorted, whether the bounds were probed or gathered', async (t) => {
+    // Leaves created the day before they start: a window's matches bunch up at one end of
+    // the created_at order, where a short walk from the other end finds none of them and the
+    // matches are gathered for their bounds; in id order (ids not following the dates) the
+    // walk from either end meets a match at once.
+    const count = SAMPLED_MIN_ROWS + 7_000;
+    const rng = mulberry32(20261125);
+    const rows: Row[] = [];
+    for (let i = 0; i < count; i++) {
+      const start = START + Math.floor(rng() * 700) * DAY;
+      rows.push(
+        leave(1, i + 1, 1001, 11, {
+          start_date: date(start),
+          end_date: date(start + Math.floor(rng() * 5) * DAY),
+          created_at: stamp(start - DAY + Math.floor(rng() * 86_400) * 1000),
+          updated_at: stamp(start),
+        }) as Row,
+      );
+    }
+    const api = await useApi(t, dialect, {
+      records: [company(1), employee(1, 1001), leaveType(1, 11), ...rows],
+    });
+    const key = await api.createKey(1);
+    const from = date(START + 150 * DAY);
+    const kept = await checkList(
+      api,
+      key,
+      `/leaves?from=${from}`,
+      rows,
+      (r) => (r.end_date as string) >= from,
+      ['created_at', 'id'],
+    );
+    assert.ok(kept > GATHER_LIMIT, 'walked, not gathered');
+    assert.ok(
+      count - kept > 5 * SAMPLE_INTERVAL,
+      'the first samples in created_at order match none',
     );
   });
 });
