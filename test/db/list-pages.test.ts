@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { DerivedCache } from '../../src/db/derived-cache.ts';
+import { ANCHOR_INTERVAL, walkedPage } from '../../src/db/list-pages.ts';
+import type { AnchorRun, ListOrder, ListSource, SortBounds } from '../../src/db/list-source.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { company, employee, leave, leaveType, writeNdjson } from '../helpers/records.ts';
+
+// Long enough that the pages below lie in the first half of the matches (walked from the start).
+const COUNT = 9 * ANCHOR_INTERVAL + 500;
+
+describeEachDialect('a walked page', (dialect) => {
+  it('is gathered instead when the walk would pass more index entries, not once its anchors are made', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const records: unknown[] = [company(1), employee(1, 1), leaveType(1, 1)];
+    for (let id = 1; id <= COUNT; id++) {
+      records.push(leave(1, id, 1, 1, { status: id % 3 === 0 ? 'pending' : 'approved' }));
+    }
+    await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
+    const source: ListSource = {
+      db: handle.db,
+      version: async () => 1,
+      derived: new DerivedCache<number>(),
+      anchors: new DerivedCache<AnchorRun>(),
+      samples: new DerivedCache(),
+      bounds: new DerivedCache<SortBounds | null>(),
+    };
+    const matching = handle.db
+      .selectFrom('leaves as l')
+      .select('l.id')
+      .where('l.company_id', '=', 1)
+      .where('l.status', '=', 'approved');
+    const approved = Array.from({ length: COUNT }, (_, i) => i + 1).filter((id) => id % 3 !== 0);
+    const order: ListOrder = { column: 'l.id', id: 'l.id', direction: 'asc' };
+    const noBounds = async () => null;
+    const gathered = [-1];
+    const gathering = (entriesPerMatch: number) => ({
+      entriesPerMatch,
+      page: async () => gathered,
+    });
+    const read = (page: number, entriesPerMatch: number) =>
+      walkedPage(
+        source,
+        1,
+        matching,
+        order,
+        { page, perPage: 100 },
+        approved.length,
+        noBounds,
+        gathering(entriesPerMatch),
+      );
+    const expected = (page: number) => approved.slice((page - 1) * 100, page * 100);
+
+    // Page 15 lies 1,400 matches in, past one anchor not made yet.
+    assert.deepEqual(await read(15, 1_000), gathered, 'a walk of 1.4 million entries: gathered');
+    assert.deepEqual(await read(15, 1), expected(15), 'a walk of 1,400 entries: walked');
+    // That walk made the first anchor: page 11 starts at it, and is walked however sparse.
+    assert.deepEqual(await read(11, 1_000), expected(11));
+    // Page 13 is 200 matches past it: a walk of 200,000 entries is still gathered.
+    assert.deepEqual(await read(13, 1_000), gathered);
+  });
+});
