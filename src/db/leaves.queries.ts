@@ -93,15 +93,27 @@ function filtered(
   // filter's bound on the same column: SQLite takes the first bound it finds.
   const date = (column: 'l.start_date' | 'l.end_date' | 'l.updated_at') =>
     column === walkedBy ? keptFromSqliteIndexChoice(db, column) : sql.ref(column);
+  // The bounds a window implies (see windowBounds) let a date index read it as a range. A walk
+  // in another column's order keeps them out: PostgreSQL, seeing a narrow range on each date
+  // (which it counts as independent, as they are not), took a year of leaves for a few
+  // thousand and read each link of a chain of anchors in id order through the end_date index,
+  // sorting the year's 55,000 rows each time (20–28 ms a link, 36 links for one page), where
+  // walking the id index takes 4 ms a link.
+  const implied = (column: 'l.start_date' | 'l.end_date') =>
+    walkedBy === undefined || walkedBy === column;
   let q = db.selectFrom('leaves as l').where('l.company_id', '=', companyId);
-  if (bounds.earliestStart) q = q.where(date('l.start_date'), '>=', bounds.earliestStart);
+  if (bounds.earliestStart && implied('l.start_date')) {
+    q = q.where(date('l.start_date'), '>=', bounds.earliestStart);
+  }
   if (filters.status) q = q.where('l.status', 'in', filters.status);
   if (filters.employeeIds) q = q.where('l.employee_id', 'in', filters.employeeIds);
   if (filters.leaveTypeIds) q = q.where('l.leave_type_id', 'in', filters.leaveTypeIds);
   // A leave matches a date range when its period intersects it (PRODUCT.md §6).
   if (filters.from) q = q.where(date('l.end_date'), '>=', filters.from);
   if (filters.to) q = q.where(date('l.start_date'), '<=', filters.to);
-  if (bounds.latestEnd) q = q.where(date('l.end_date'), '<=', bounds.latestEnd);
+  if (bounds.latestEnd && implied('l.end_date')) {
+    q = q.where(date('l.end_date'), '<=', bounds.latestEnd);
+  }
   if (filters.updatedSince) q = q.where(date('l.updated_at'), '>=', filters.updatedSince);
   const { search } = filters;
   if (bounds.searchedEmployeeIds) {
