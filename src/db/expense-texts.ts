@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { ExpenseStatus } from '../domain.ts';
+import { fold } from '../fold.ts';
 import type { Db } from './database.ts';
-import { containsFolded } from './search.ts';
+import { containsFolded, TRIGRAM } from './search.ts';
 
 /**
  * The distinct searched texts (folded title and merchant) of each company's expenses, per
@@ -65,4 +66,40 @@ export async function countSearchedExpenses(
   if (filters.categoryIds) query = query.where('t.category_id', 'in', filters.categoryIds);
   const row = await query.executeTakeFirst();
   return Number(row?.total ?? 0);
+}
+
+/** Up to this many distinct texts stand for a short search in a list query. */
+export const SEARCHED_TEXTS = 32;
+
+/**
+ * The company's distinct folded titles and merchants that contain a search of one or two
+ * letters, which the trigram indexes cannot find; null when the search is long enough for them,
+ * or when more than SEARCHED_TEXTS texts, or one shorter than a trigram, contain it. Every
+ * expense that contains the search carries one of these texts, and every expense that contains
+ * one of them contains the search: the rows that contain any of them, which the trigram
+ * indexes find, are the search's rows. `/expenses?search=af` was a test of a million rows
+ * (300–470 ms under the cold mix); its two texts find its 8,602 rows through the index.
+ */
+export async function searchedTexts(
+  db: Db,
+  companyId: number,
+  search: string,
+): Promise<string[] | null> {
+  if ([...fold(search)].length >= TRIGRAM || search.includes('\u0000')) return null;
+  const column = (name: 'title_folded' | 'merchant_folded') =>
+    db
+      .selectFrom('expense_texts as t')
+      .select(`t.${name} as text`)
+      .distinct()
+      .where('t.company_id', '=', companyId)
+      .where(containsFolded(`t.${name}`, search));
+  const rows = await column('title_folded')
+    .union(column('merchant_folded'))
+    .limit(SEARCHED_TEXTS + 1)
+    .execute();
+  const texts = rows.map((row) => row.text);
+  if (texts.length > SEARCHED_TEXTS || texts.some((text) => [...text].length < TRIGRAM)) {
+    return null;
+  }
+  return texts;
 }

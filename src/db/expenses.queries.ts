@@ -9,7 +9,7 @@ import type {
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
 import { employeesById } from './embedded-employees.ts';
-import { countSearchedExpenses } from './expense-texts.ts';
+import { countSearchedExpenses, searchedTexts } from './expense-texts.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
   keyOf,
@@ -23,6 +23,7 @@ import { planOnce } from './plan-once.ts';
 import {
   containsSearch,
   keptFromSqliteIndexChoice,
+  matchesAnyText,
   matchesSearch,
   type SearchedTable,
 } from './search.ts';
@@ -89,6 +90,7 @@ function filtered(
   companyId: number,
   filters: ExpenseFilters,
   walk?: { by: string; searched: 'by index' | 'row by row' },
+  texts?: readonly string[] | null,
 ) {
   // The walk in `walk.by`'s order enters its index at its own start (an anchor), not at a
   // filter's bound on the same column: SQLite takes the first bound it finds.
@@ -105,9 +107,11 @@ function filtered(
   const { search } = filters;
   if (search) {
     q = q.where(
-      searched === 'by index'
-        ? matchesSearch(db, EXPENSE_SEARCH, search)
-        : containsSearch(EXPENSE_SEARCH, search),
+      searched === 'row by row'
+        ? containsSearch(EXPENSE_SEARCH, search)
+        : texts
+          ? matchesAnyText(db, EXPENSE_SEARCH, texts)
+          : matchesSearch(db, EXPENSE_SEARCH, search),
     );
   }
   return q;
@@ -206,9 +210,10 @@ export async function listExpenses(
   urls: ReceiptUrls,
 ): Promise<Page<Expense>> {
   const window = Boolean(filters.from || filters.to);
+  const texts = filters.search ? await searchedTexts(source.db, companyId, filters.search) : null;
   const lists: ListQueries = {
     list: 'expenses',
-    matching: filtered(source.db, companyId, filters),
+    matching: filtered(source.db, companyId, filters, undefined, texts),
     walking: filtered(source.db, companyId, filters, {
       by: SORT_COLUMNS[sort.field],
       searched: 'row by row',

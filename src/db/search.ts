@@ -36,7 +36,7 @@ export interface SearchedTable {
 }
 
 /** The shortest text the trigram index can find; shorter ones are looked for row by row. */
-const TRIGRAM = 3;
+export const TRIGRAM = 3;
 
 /**
  * Rows whose folded columns contain the search text, as `containsFolded` on either column
@@ -55,6 +55,27 @@ export function matchesSearch(
     return sql<SqlBool>`${sql.ref(searched.id)} in (select rowid from ${index} where ${index} match ${phrase})`;
   }
   return containsSearch(searched, search);
+}
+
+/**
+ * Rows whose folded columns contain any of `texts` (each at least a trigram long), through the
+ * trigram indexes: SQLite's FTS5 table with the texts as phrases of one query, PostgreSQL's
+ * trigram indexes with a LIKE a text and column. No texts: no rows.
+ */
+export function matchesAnyText(
+  db: Db,
+  searched: SearchedTable,
+  texts: readonly string[],
+): Expression<SqlBool> {
+  if (texts.length === 0) return sql<SqlBool>`1 = 0`;
+  if (isPostgres(db)) {
+    const [a, b] = searched.columns;
+    const tests = texts.flatMap((text) => [containsFolded(a, text), containsFolded(b, text)]);
+    return sql<SqlBool>`(${sql.join(tests, sql` or `)})`;
+  }
+  const index = sql.table(`${searched.table}_search`);
+  const phrases = texts.map((text) => `"${text.replaceAll('"', '""')}"`).join(' OR ');
+  return sql<SqlBool>`${sql.ref(searched.id)} in (select rowid from ${index} where ${index} match ${phrases})`;
 }
 
 /**
