@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { ExpenseStatus } from '../domain.ts';
-import { fold } from '../fold.ts';
 import type { Db } from './database.ts';
-import { containsFolded, TRIGRAM } from './search.ts';
+import { containsFolded, searchedByIndex, TRIGRAM } from './search.ts';
 
 /**
  * The distinct searched texts (folded title and merchant) of each company's expenses, per
@@ -85,7 +84,7 @@ export async function searchedTexts(
   companyId: number,
   search: string,
 ): Promise<string[] | null> {
-  if ([...fold(search)].length >= TRIGRAM || search.includes('\u0000')) return null;
+  if (searchedByIndex(search)) return null;
   const column = (name: 'title_folded' | 'merchant_folded') =>
     db
       .selectFrom('expense_texts as t')

@@ -26,6 +26,7 @@ import {
   matchesAnyText,
   matchesSearch,
   type SearchedTable,
+  searchedByIndex,
 } from './search.ts';
 
 export interface ExpenseFilters {
@@ -250,6 +251,11 @@ export async function listExpenses(
       { from: 'expense_date', to: 'expense_date' },
     ),
     counted: searchedTotal(source, companyId, filters),
+    search: filters.search
+      ? texts || searchedByIndex(filters.search)
+        ? 'indexed'
+        : 'scanned'
+      : undefined,
   };
   const order: ListOrder = {
     column: SORT_COLUMNS[sort.field],

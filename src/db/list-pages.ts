@@ -1,6 +1,6 @@
 import { type CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from './database.ts';
-import { type ColumnSamples, rankAt, sampleBefore } from './list-samples.ts';
+import { type ColumnSamples, rankAt, sampleBefore, sampleBelow } from './list-samples.ts';
 import type {
   Anchor,
   AnchorRun,
@@ -53,17 +53,41 @@ function after(query: AnyQuery, order: ListOrder, anchor: Anchor): AnyQuery {
 
 const idsOf = (rows: unknown[]) => rows.map((row) => Number((row as { id: number }).id));
 
-/** The ids of `limit` rows of the list in `order`, after `anchor` (if any) and `skip` more. */
+/**
+ * The ids of `limit` rows of the list in `order`, after `anchor` (if any) and `skip` more;
+ * with `stop`, only among the rows whose sort value does not pass it.
+ */
 async function idsAfter(
   matching: AnyQuery,
   order: ListOrder,
   anchor: Anchor | null,
   skip: number,
   limit: number,
+  stop?: unknown,
 ): Promise<number[]> {
   let query = ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), order);
   if (anchor) query = after(query, order, anchor);
+  if (stop !== undefined) {
+    query = query.where(sql.ref(order.column), order.direction === 'asc' ? '<=' : '>=', stop);
+  }
   return idsOf(await query.limit(limit).offset(skip).execute());
+}
+
+/** How many samples of the sort column a walk that tests each row goes before it gathers. */
+const TESTED_SAMPLES = 10;
+
+/**
+ * The sort value TESTED_SAMPLES samples past `start` in `order` (from the list's start when
+ * null), or undefined when the list ends before it.
+ */
+function stopAfter(column: ColumnSamples, order: ListOrder, start: Anchor | null): unknown {
+  const value = start === null ? null : order.column === order.id ? start.id : start.value;
+  if (order.direction === 'asc') {
+    const j = value === null ? -1 : sampleBelow(column, value, true);
+    return column.values[j + TESTED_SAMPLES];
+  }
+  const j = value === null ? column.values.length : sampleBelow(column, value, false) + 1;
+  return j - TESTED_SAMPLES >= 0 ? column.values[j - TESTED_SAMPLES] : undefined;
 }
 
 /**
@@ -191,16 +215,20 @@ async function anchorsUpTo(
 }
 
 /**
- * How many index entries gathering one match costs, in entries passed by a walk: on SQLite,
- * a quarter of leaves (30,603 matches) gathered and sorted by id took 16–18 ms, a walk in id
- * order past 400,000 entries to the middle of that quarter 27–32 ms.
+ * A page's other way to be read, for `walkedPage` to take when it costs less. Costs are in
+ * index entries passed by a walk that reads the index alone.
  */
-const GATHER_COST = 7;
-
-/** A page's other way to be read, for `walkedPage` to take when it costs less. */
 export interface Gathering {
-  /** Index entries a walk passes per match (the whole list's rows over the matches). */
-  entriesPerMatch: number;
+  /** What a walk costs per match it passes (the whole list's rows over the matches, say). */
+  walkCost: number;
+  /** What gathering costs per match. */
+  gatherCost: number;
+  /**
+   * For a walk that tests each row (a look-up of the table an index entry): the list's samples
+   * of the sort column, to stop the walk after TESTED_SAMPLES of them and gather instead, as
+   * where the matches bunch up far along the sort order no cost estimate sees it.
+   */
+  tested?: ColumnSamples;
   /** The page's ids, gathered through the filters' own index and sorted. */
   page(): Promise<number[]>;
 }
@@ -247,8 +275,8 @@ export async function walkedPage(
   if (gathering && !run?.complete) {
     // The matches still to pass: to the missing anchors, then to the page.
     const made = Math.min(run?.anchors.length ?? 0, anchorsBefore);
-    const walked = (position - made * ANCHOR_INTERVAL) * gathering.entriesPerMatch;
-    if (walked > total * GATHER_COST) return gathering.page();
+    const walked = (position - made * ANCHOR_INTERVAL) * gathering.walkCost;
+    if (walked > total * gathering.gatherCost) return gathering.page();
   }
   const bounds = await boundsOf();
   const origin = bounds ? originOf(walkOrder, bounds) : null;
@@ -260,7 +288,10 @@ export async function walkedPage(
     anchor = anchors[used - 1] ?? null;
     if (anchor) skip = position - used * ANCHOR_INTERVAL;
   }
-  const ids = await idsAfter(matching, walkOrder, anchor ?? origin, skip, limit);
+  const start = anchor ?? origin;
+  const stop = gathering?.tested ? stopAfter(gathering.tested, walkOrder, start) : undefined;
+  const ids = await idsAfter(matching, walkOrder, start, skip, limit, stop);
+  if (stop !== undefined && ids.length < limit) return (gathering as Gathering).page();
   return fromEnd ? ids.reverse() : ids;
 }
 

@@ -1,7 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import { cachedCount } from './derived-cache.ts';
 import { indexedBy } from './index-hints.ts';
-import { type AnyQuery, gatheredPage, sampledPage, walkedPage } from './list-pages.ts';
+import {
+  type AnyQuery,
+  type Gathering,
+  gatheredPage,
+  sampledPage,
+  walkedPage,
+} from './list-pages.ts';
 import {
   type ColumnSamples,
   columnSamples,
@@ -74,6 +80,18 @@ export interface SampledFilter {
   terms: SampledTerm[];
 }
 
+/**
+ * What reading a list costs, in index entries passed by a walk that reads the index alone
+ * (SQLite, the bench data): gathering a match through the filters' own index and sorting it
+ * costs 7 (a quarter of leaves, 30,603 matches, gathered and sorted by id in 16–18 ms; a walk
+ * in id order past 400,000 entries to the middle of it, 27–32 ms); a walk that tests each
+ * row's texts costs 64 an entry (a table look-up: 4.8 µs against 0.075); gathering a search's
+ * matches through the trigram index costs 25 a match (43,916 in 83 ms).
+ */
+const GATHER_COST = 7;
+const TESTED_ROW_COST = 64;
+const SEARCH_GATHER_COST = 25;
+
 /** A filtered list and what `listPage` weighs to read its pages. */
 export interface ListQueries {
   list: SampledListName;
@@ -97,6 +115,12 @@ export interface ListQueries {
    * matches (a date window or `updated_since`, whose matches bunch up in correlated columns).
    */
   boundable: boolean;
+  /**
+   * A search whose walk tests each row's texts (a table look-up an index entry): `indexed`
+   * when its matches can also be gathered through the trigram index, `scanned` when gathering
+   * them tests every row too (one or two letters that too many texts contain).
+   */
+  search?: 'indexed' | 'scanned';
   /** The filters as the list's samples see them, when they can count them. */
   sampled?: SampledFilter;
   /** The total counted another way than the samples or a count of the rows (cached by it). */
@@ -272,11 +296,20 @@ export async function listPage<Row extends { id: number }>(
             )
           : null;
     // A selective filter with more matches than are always gathered is still gathered where
-    // a walk would pass more index entries (a quarter's matches are 1 in 40 of the list).
-    const gathering =
-      samples && lists.selective && !lists.filtersBoundSortColumn
+    // a walk would cost more (a quarter's matches are 1 in 40 of the list).
+    const listSamples =
+      samples ?? (lists.selective ? await samplesOf(source, companyId, list, version) : null);
+    const testsRows = lists.search === 'indexed';
+    const gathering: Gathering | undefined =
+      listSamples && lists.selective && !lists.filtersBoundSortColumn && lists.search !== 'scanned'
         ? {
-            entriesPerMatch: samples.totals.reduce((sum, rows) => sum + rows, 0) / total,
+            walkCost:
+              (listSamples.totals.reduce((sum, rows) => sum + rows, 0) / total) *
+              (testsRows ? TESTED_ROW_COST : 1),
+            gatherCost: testsRows ? SEARCH_GATHER_COST : GATHER_COST,
+            tested: testsRows
+              ? await columnSamples(source.db, listSamples, companyId, list, sortColumn)
+              : undefined,
             page: () => gatheredPage(source.db, filtered, order, page),
           }
         : undefined;

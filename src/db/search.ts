@@ -48,14 +48,17 @@ export function matchesSearch(
   searched: SearchedTable,
   search: string,
 ): Expression<SqlBool> {
-  const folded = fold(search);
-  if (!isPostgres(db) && !search.includes('\u0000') && [...folded].length >= TRIGRAM) {
+  if (!isPostgres(db) && searchedByIndex(search)) {
     const index = sql.table(`${searched.table}_search`);
-    const phrase = `"${folded.replaceAll('"', '""')}"`;
+    const phrase = `"${fold(search).replaceAll('"', '""')}"`;
     return sql<SqlBool>`${sql.ref(searched.id)} in (select rowid from ${index} where ${index} match ${phrase})`;
   }
   return containsSearch(searched, search);
 }
+
+/** Whether the trigram indexes find a search's rows (it is a trigram long, and holds no NUL). */
+export const searchedByIndex = (search: string): boolean =>
+  !search.includes('\u0000') && [...fold(search)].length >= TRIGRAM;
 
 /**
  * Rows whose folded columns contain any of `texts` (each at least a trigram long), through the

@@ -38,11 +38,13 @@ describeEachDialect('a walked page', (dialect) => {
     const order: ListOrder = { column: 'l.id', id: 'l.id', direction: 'asc' };
     const noBounds = async () => null;
     const gathered = [-1];
-    const gathering = (entriesPerMatch: number) => ({
-      entriesPerMatch,
+    // Gathering costs 7 index entries a match; a walk passes `walkCost` a match.
+    const gathering = (walkCost: number) => ({
+      walkCost,
+      gatherCost: 7,
       page: async () => gathered,
     });
-    const read = (page: number, entriesPerMatch: number) =>
+    const read = (page: number, walkCost: number) =>
       walkedPage(
         source,
         1,
@@ -51,7 +53,7 @@ describeEachDialect('a walked page', (dialect) => {
         { page, perPage: 100 },
         approved.length,
         noBounds,
-        gathering(entriesPerMatch),
+        gathering(walkCost),
       );
     const expected = (page: number) => approved.slice((page - 1) * 100, page * 100);
 
@@ -62,5 +64,53 @@ describeEachDialect('a walked page', (dialect) => {
     assert.deepEqual(await read(11, 1_000), expected(11));
     // Page 13 is 200 matches past it: a walk of 200,000 entries is still gathered.
     assert.deepEqual(await read(13, 1_000), gathered);
+  });
+
+  it('that tests each row stops after a few samples and is gathered instead', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    // The last 300 leaves are pending: far along the id order from its start.
+    const records: unknown[] = [company(1), employee(1, 1), leaveType(1, 1)];
+    for (let id = 1; id <= COUNT; id++) {
+      records.push(leave(1, id, 1, 1, { status: id > COUNT - 300 ? 'pending' : 'approved' }));
+    }
+    await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
+    const source: ListSource = {
+      db: handle.db,
+      version: async () => 1,
+      derived: new DerivedCache<number>(),
+      anchors: new DerivedCache<AnchorRun>(),
+      samples: new DerivedCache(),
+      bounds: new DerivedCache<SortBounds | null>(),
+    };
+    // Samples of the id order every 100 rows: a walk goes at most 10 of them (1,000 rows).
+    const values = Array.from({ length: Math.floor(COUNT / 100) }, (_, i) => (i + 1) * 100);
+    const tested = { values, ids: values, counts: new Int32Array(0) };
+    const gathered = [-1];
+    const read = (status: 'pending' | 'approved', direction: 'asc' | 'desc', total: number) =>
+      walkedPage(
+        source,
+        1,
+        handle.db
+          .selectFrom('leaves as l')
+          .select('l.id')
+          .where('l.company_id', '=', 1)
+          .where('l.status', '=', status),
+        { column: 'l.id', id: 'l.id', direction },
+        { page: 1, perPage: 100 },
+        total,
+        async () => null,
+        { walkCost: 1, gatherCost: 7, tested, page: async () => gathered },
+      );
+    const ids = (from: number, to: number, step: 1 | -1) =>
+      Array.from({ length: Math.abs(to - from) + 1 }, (_, i) => from + i * step);
+
+    assert.deepEqual(await read('pending', 'asc', 300), gathered, 'none in the first 1,000 rows');
+    assert.deepEqual(
+      await read('pending', 'desc', 300),
+      ids(COUNT, COUNT - 99, -1),
+      'all in the last',
+    );
+    assert.deepEqual(await read('approved', 'asc', COUNT - 300), ids(1, 100, 1));
   });
 });
