@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import { DerivedCache } from '../../src/db/derived-cache.ts';
 import { ANCHOR_INTERVAL, walkedPage } from '../../src/db/list-pages.ts';
 import type { AnchorRun, ListOrder, ListSource, SortBounds } from '../../src/db/list-source.ts';
@@ -13,13 +13,12 @@ import { company, employee, leave, leaveType, writeNdjson } from '../helpers/rec
 const COUNT = 9 * ANCHOR_INTERVAL + 500;
 
 describeEachDialect('a walked page', (dialect) => {
-  it('is gathered instead when the walk would pass more index entries, not once its anchors are made', async (t) => {
+  /** COUNT leaves of company 1, ids 1…COUNT, and a list source over them. */
+  async function leaves(t: TestContext, status: (id: number) => 'pending' | 'approved') {
     const { handle } = await useDatabase(t, dialect);
     const dir = useTempDir(t);
     const records: unknown[] = [company(1), employee(1, 1), leaveType(1, 1)];
-    for (let id = 1; id <= COUNT; id++) {
-      records.push(leave(1, id, 1, 1, { status: id % 3 === 0 ? 'pending' : 'approved' }));
-    }
+    for (let id = 1; id <= COUNT; id++) records.push(leave(1, id, 1, 1, { status: status(id) }));
     await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
     const source: ListSource = {
       db: handle.db,
@@ -29,6 +28,11 @@ describeEachDialect('a walked page', (dialect) => {
       samples: new DerivedCache(),
       bounds: new DerivedCache<SortBounds | null>(),
     };
+    return { handle, source };
+  }
+
+  it('is gathered instead when the walk would pass more index entries, not once its anchors are made', async (t) => {
+    const { handle, source } = await leaves(t, (id) => (id % 3 === 0 ? 'pending' : 'approved'));
     const matching = handle.db
       .selectFrom('leaves as l')
       .select('l.id')
@@ -67,22 +71,8 @@ describeEachDialect('a walked page', (dialect) => {
   });
 
   it('that tests each row stops after a few samples and is gathered instead', async (t) => {
-    const { handle } = await useDatabase(t, dialect);
-    const dir = useTempDir(t);
     // The last 300 leaves are pending: far along the id order from its start.
-    const records: unknown[] = [company(1), employee(1, 1), leaveType(1, 1)];
-    for (let id = 1; id <= COUNT; id++) {
-      records.push(leave(1, id, 1, 1, { status: id > COUNT - 300 ? 'pending' : 'approved' }));
-    }
-    await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
-    const source: ListSource = {
-      db: handle.db,
-      version: async () => 1,
-      derived: new DerivedCache<number>(),
-      anchors: new DerivedCache<AnchorRun>(),
-      samples: new DerivedCache(),
-      bounds: new DerivedCache<SortBounds | null>(),
-    };
+    const { handle, source } = await leaves(t, (id) => (id > COUNT - 300 ? 'pending' : 'approved'));
     // Samples of the id order every 100 rows: a walk goes at most 10 of them (1,000 rows).
     const values = Array.from({ length: Math.floor(COUNT / 100) }, (_, i) => (i + 1) * 100);
     const tested = { values, ids: values, counts: new Int32Array(0) };
