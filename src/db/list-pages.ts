@@ -1,4 +1,4 @@
-import { type CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from './database.ts';
 import { type ColumnSamples, rankAt, sampleBefore, sampleBelow } from './list-samples.ts';
 import type {
@@ -9,6 +9,7 @@ import type {
   PageRequest,
   SortBounds,
 } from './list-source.ts';
+import { isPostgres } from './search.ts';
 import type { Chain } from './sqlite-readers.ts';
 
 /**
@@ -148,9 +149,37 @@ async function chainedAnchors(
   const query = { ...next, parameters } as CompiledQuery;
   const rows = source.chain
     ? await source.chain(query, chain)
-    : await chainHere(source.db, query, chain);
+    : isPostgres(source.db)
+      ? await chainInOneStatement(source.db, query, chain)
+      : await chainHere(source.db, query, chain);
   for (const row of rows as Anchor[]) anchors.push({ value: row.value, id: Number(row.id) });
   return anchors;
+}
+
+/**
+ * `Chain` run by PostgreSQL in one statement: a recursive query whose every step is the link
+ * with the previous step's row in the places the chain names. One query a link cost a round
+ * trip and a plan each (~3 ms a link under load, 138 links for page 1,379 of a list: 0.5–0.7 s).
+ */
+async function chainInOneStatement(db: Db, query: CompiledQuery, chain: Chain): Promise<unknown[]> {
+  const [valuePosition, idPosition] = chain.positions as [number, number];
+  const placeholder = (position: number) => new RegExp(`\\$${position + 1}(?!\\d)`, 'g');
+  // The columns are named as the link selects them: `value`, then `id`.
+  const step = query.sql
+    .replace(placeholder(idPosition), 'chain.id')
+    .replace(placeholder(valuePosition), 'chain.value');
+  const count = `$${query.parameters.length + 1}`;
+  const recursive = `with recursive chain (n, value, id) as (
+    select 1, first.value, first.id from (${query.sql}) as first
+    union all
+    select chain.n + 1, next.value, next.id
+    from chain cross join lateral (${step}) as next
+    where chain.n < ${count}
+  ) select value, id from chain order by n`;
+  const result = await db.executeQuery(
+    CompiledQuery.raw(recursive, [...query.parameters, chain.count]),
+  );
+  return result.rows;
 }
 
 /** `Chain` run as one query a link, for databases without a chain of their own. */
