@@ -65,13 +65,26 @@ export async function listEmployees(
 ): Promise<Page<Employee>> {
   const base = filtered(source.db, companyId, filters);
   const column = SORT_COLUMNS[sort.field];
-  let query = base.select(COLUMNS).orderBy(column, sort.direction);
-  if (column !== 'id') query = query.orderBy('id', sort.direction);
-  const [rows, total] = await Promise.all([
-    query.limit(page.perPage).offset(offsetOf(page)).execute(),
+  // The page's ids first, from the sort column's index, then their rows: an offset over the
+  // rows themselves read every skipped employee's row (30–100 ms deep in a roster of 20,000 on
+  // PostgreSQL, where the ids alone are read from the index).
+  let ordered = base.select('id').orderBy(column, sort.direction);
+  if (column !== 'id') ordered = ordered.orderBy('id', sort.direction);
+  const [pageIds, total] = await Promise.all([
+    ordered.limit(page.perPage).offset(offsetOf(page)).execute(),
     cachedCount(source.derived, companyId, await source.version(), base),
   ]);
-  return pageOf(rows.map(toEmployee), total, page);
+  const rows = await findEmployees(
+    source.db,
+    companyId,
+    pageIds.map((row) => row.id),
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return pageOf(
+    pageIds.flatMap((row) => byId.get(row.id) ?? []),
+    total,
+    page,
+  );
 }
 
 /** The company's employees among `ids`, as the API serves each (for the change feed). */
