@@ -3,7 +3,7 @@ import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
 import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
 import type { ListSource, PageRequest, SortOrder } from './list-source.ts';
-import { offsetOf, type Page, pageOf } from './pagination.ts';
+import { offsetOf, type Page, pageOf, rowsOf } from './pagination.ts';
 import { planOnce } from './plan-once.ts';
 import { matchesSearch, type SearchedTable } from './search.ts';
 
@@ -74,17 +74,11 @@ export async function listEmployees(
     ordered.limit(page.perPage).offset(offsetOf(page)).execute(),
     cachedCount(source.derived, companyId, await source.version(), base),
   ]);
-  const rows = await findEmployees(
-    source.db,
-    companyId,
+  const rows = await rowsOf(
     pageIds.map((row) => row.id),
+    (ids) => findEmployees(source.db, companyId, ids),
   );
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return pageOf(
-    pageIds.flatMap((row) => byId.get(row.id) ?? []),
-    total,
-    page,
-  );
+  return pageOf(rows, total, page);
 }
 
 /** The company's employees among `ids`, as the API serves each (for the change feed). */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { ExpenseStatus } from '../domain.ts';
+import { chunks } from './chunks.ts';
 import type { Db } from './database.ts';
 import { containsFolded, searchedByIndex, TRIGRAM } from './search.ts';
 
@@ -13,8 +14,7 @@ import { containsFolded, searchedByIndex, TRIGRAM } from './search.ts';
  * no slower to read than they are.
  */
 export async function refreshExpenseTexts(trx: Db, companyIds: readonly number[]): Promise<void> {
-  for (let start = 0; start < companyIds.length; start += 500) {
-    const chunk = companyIds.slice(start, start + 500);
+  for (const chunk of chunks(companyIds)) {
     await trx.deleteFrom('expense_texts').where('company_id', 'in', chunk).execute();
     await trx
       .insertInto('expense_texts')

@@ -34,7 +34,6 @@ export interface LeaveFilters {
 
 type SortField = (typeof LEAVE_SORT_FIELDS)[number];
 
-/** Leaves with the employee, leave type and substitute they embed, all of the same company. */
 /** The company's leaves with their types. */
 function typed(db: Db, companyId: number) {
   return db

@@ -410,7 +410,7 @@ async function probedBounds(
 }
 
 /** The joined rows of a page's ids, in the ids' order. */
-async function rowsOf<Row extends { id: number }>(
+export async function rowsOf<Row extends { id: number }>(
   ids: number[],
   fetch: (ids: number[]) => Promise<Row[]>,
 ): Promise<Row[]> {

@@ -49,9 +49,7 @@ export function matchesSearch(
   search: string,
 ): Expression<SqlBool> {
   if (!isPostgres(db) && searchedByIndex(search)) {
-    const index = sql.table(`${searched.table}_search`);
-    const phrase = `"${fold(search).replaceAll('"', '""')}"`;
-    return sql<SqlBool>`${sql.ref(searched.id)} in (select rowid from ${index} where ${index} match ${phrase})`;
+    return matchesAnyText(db, searched, [fold(search)]);
   }
   return containsSearch(searched, search);
 }
