@@ -351,17 +351,39 @@ export async function sampledPage(
 }
 
 /**
- * The ids of one page gathered first: the sort values and ids of every matching row in a
+ * The ids of one page gathered first: the sort values and ids of every matching row, read
+ * through the filters' own index, then sorted. The page is taken from the nearer end (reversed
+ * order from the last row when it lies in the second half), as a sort that keeps only the
+ * rows up to the page holds fewer. On SQLite, whose `INDEXED BY` names the filters' index
+ * (`indexed`), the rows are sorted as they are read; elsewhere they are gathered first into a
  * materialized common table expression, which neither database merges into the query that
- * reads it, so the filters choose the index it is read through, not the sort order; then
- * sorted.
+ * reads it, so the filters choose the index it is read through, not the sort order (PostgreSQL
+ * otherwise walks the sort column's index; SQLite's trigram subquery of a search has no hint).
  */
 export async function gatheredPage(
   db: Db,
   matching: AnyQuery,
   order: ListOrder,
   page: PageRequest,
+  total: number,
+  indexed: boolean,
 ): Promise<number[]> {
+  const { fromEnd, limit, position } = nearerEnd(page, total);
+  const sortOrder = fromEnd ? reversed(order) : order;
+  const ids = idsOf(
+    await (indexed && !isPostgres(db)
+      ? ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), sortOrder)
+      : materialized(db, matching, sortOrder)
+    )
+      .limit(limit)
+      .offset(position)
+      .execute(),
+  );
+  return fromEnd ? ids.reverse() : ids;
+}
+
+/** The matching rows' sort values and ids in a materialized CTE, read in `order`. */
+function materialized(db: Db, matching: AnyQuery, order: ListOrder): AnyQuery {
   const sortsById = order.column === order.id;
   const columns = sortsById
     ? [sql.ref(order.id).as('id')]
@@ -373,14 +395,9 @@ export async function gatheredPage(
     )
     .selectFrom('matched' as never)
     .select(sql.ref('matched.id').as('id'));
-  const gathered: ListOrder = {
+  return ordered(query as AnyQuery, {
     column: sortsById ? 'matched.id' : 'matched.sort_value',
     id: 'matched.id',
     direction: order.direction,
-  };
-  const rows = await ordered(query as AnyQuery, gathered)
-    .limit(page.perPage)
-    .offset(offsetOf(page))
-    .execute();
-  return idsOf(rows);
+  });
 }

@@ -254,6 +254,7 @@ export async function listPage<Row extends { id: number }>(
   const version = await source.version();
   const sqlite = !isPostgres(source.db);
   const samples = sampled ? await samplesOf(source, companyId, list, version) : null;
+  const indexed = lists.filterIndex !== null;
   const filtered = lists.filterIndex ? indexedBy(matching, lists.filterIndex, sqlite) : matching;
   const total =
     samples && sampled
@@ -274,7 +275,7 @@ export async function listPage<Row extends { id: number }>(
       kept,
     });
   } else if (lists.selective && !lists.filtersBoundSortColumn && total <= GATHER_LIMIT) {
-    ids = await gatheredPage(source.db, filtered, order, page);
+    ids = await gatheredPage(source.db, filtered, order, page, total, indexed);
   } else {
     // The list's samples, when the company's list has them (loaded above for sampled filters).
     const listSamples =
@@ -304,7 +305,7 @@ export async function listPage<Row extends { id: number }>(
               (testsRows ? TESTED_ROW_COST : 1),
             gatherCost: testsRows ? SEARCH_GATHER_COST : GATHER_COST,
             tested: testsRows ? ((await sortSamples()) ?? undefined) : undefined,
-            page: () => gatheredPage(source.db, filtered, order, page),
+            page: () => gatheredPage(source.db, filtered, order, page, total, indexed),
           }
         : undefined;
     ids = await walkedPage(source, companyId, walked, order, page, total, boundsOf, gathering);
@@ -368,16 +369,24 @@ function sortBounds(
   order: ListOrder,
   column: ColumnSamples | null,
 ): Promise<SortBounds | null> {
-  // Gathered, in a materialized common table expression: asked for min() and max() directly,
-  // PostgreSQL reads them from the sort column's own index, walking the very rows that
-  // bounding the walk is to avoid (815,694 of them for a year of leaves by created_at).
-  const gathered = (source.db as unknown as Kysely<Record<string, never>>)
-    .with(
-      (cte) => cte('matched').materialized(),
-      () => queries.filtered.clearSelect().select(sql.ref(order.column).as('value')) as never,
-    )
-    .selectFrom('matched' as never)
-    .select([sql`min(value)`.as('min'), sql`max(value)`.as('max')]);
+  // Asked for min() and max() directly, PostgreSQL reads them from the sort column's own
+  // index, walking the very rows that bounding the walk is to avoid (815,694 of them for a
+  // year of leaves by created_at): there the matches are gathered first, in a materialized
+  // common table expression. SQLite reads them through the filters' index its hint names, and
+  // writing them to a table first took twice as long as reading them (37 ms against 17 for
+  // the 117,139 expenses of 13 months).
+  const value = sql.ref(order.column);
+  const gathered = isPostgres(source.db)
+    ? (source.db as unknown as Kysely<Record<string, never>>)
+        .with(
+          (cte) => cte('matched').materialized(),
+          () => queries.filtered.clearSelect().select(value.as('value')) as never,
+        )
+        .selectFrom('matched' as never)
+        .select([sql`min(value)`.as('min'), sql`max(value)`.as('max')])
+    : queries.filtered
+        .clearSelect()
+        .select([sql`min(${value})`.as('min'), sql`max(${value})`.as('max')]);
   return source.bounds.value(companyId, version, gathered, async () => {
     const probed = column ? await probedBounds(queries.walked, order, column) : null;
     if (probed) return probed;
