@@ -54,6 +54,10 @@ function after(query: AnyQuery, order: ListOrder, anchor: Anchor): AnyQuery {
 
 const idsOf = (rows: unknown[]) => rows.map((row) => Number((row as { id: number }).id));
 
+/** The ids of the matching rows, in `order`. */
+const orderedIds = (matching: AnyQuery, order: ListOrder): AnyQuery =>
+  ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), order);
+
 /**
  * The ids of `limit` rows of the list in `order`, after `anchor` (if any) and `skip` more;
  * with `stop`, only among the rows whose sort value does not pass it.
@@ -66,7 +70,7 @@ async function idsAfter(
   limit: number,
   stop?: unknown,
 ): Promise<number[]> {
-  let query = ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), order);
+  let query = orderedIds(matching, order);
   if (anchor) query = after(query, order, anchor);
   if (stop !== undefined) {
     query = query.where(sql.ref(order.column), order.direction === 'asc' ? '<=' : '>=', stop);
@@ -208,7 +212,7 @@ async function anchorRun(
   matching: AnyQuery,
   order: ListOrder,
 ): Promise<AnchorRun> {
-  const key = ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), order);
+  const key = orderedIds(matching, order);
   return source.anchors.value(companyId, await source.version(), key, async () => ({
     anchors: [],
     complete: false,
@@ -354,11 +358,12 @@ export async function sampledPage(
  * The ids of one page gathered first: the sort values and ids of every matching row, read
  * through the filters' own index, then sorted. The page is taken from the nearer end (reversed
  * order from the last row when it lies in the second half), as a sort that keeps only the
- * rows up to the page holds fewer. On SQLite, whose `INDEXED BY` names the filters' index
- * (`indexed`), the rows are sorted as they are read; elsewhere they are gathered first into a
- * materialized common table expression, which neither database merges into the query that
- * reads it, so the filters choose the index it is read through, not the sort order (PostgreSQL
- * otherwise walks the sort column's index; SQLite's trigram subquery of a search has no hint).
+ * rows up to the page holds fewer. When `matching` is `hinted` (SQLite, with an `INDEXED BY`
+ * that names the filters' index), the rows are sorted as they are read; else they are first
+ * gathered into a materialized common table expression, which neither database merges into
+ * the query that reads it, so the filters choose the index it is read through, not the sort
+ * order (PostgreSQL otherwise walks the sort column's index; SQLite's trigram subquery of a
+ * search has no hint).
  */
 export async function gatheredPage(
   db: Db,
@@ -366,15 +371,12 @@ export async function gatheredPage(
   order: ListOrder,
   page: PageRequest,
   total: number,
-  indexed: boolean,
+  hinted: boolean,
 ): Promise<number[]> {
   const { fromEnd, limit, position } = nearerEnd(page, total);
   const sortOrder = fromEnd ? reversed(order) : order;
   const ids = idsOf(
-    await (indexed && !isPostgres(db)
-      ? ordered(matching.clearSelect().select(sql.ref(order.id).as('id')), sortOrder)
-      : materialized(db, matching, sortOrder)
-    )
+    await (hinted ? orderedIds(matching, sortOrder) : materialized(db, matching, sortOrder))
       .limit(limit)
       .offset(position)
       .execute(),
