@@ -1,4 +1,10 @@
-import { CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import {
+  type AliasedExpression,
+  CompiledQuery,
+  type Kysely,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely';
 import type { Db } from './database.ts';
 import { type ColumnSamples, rankAt, sampleBefore, sampleBelow } from './list-samples.ts';
 import type {
@@ -384,20 +390,31 @@ export async function gatheredPage(
   return fromEnd ? ids.reverse() : ids;
 }
 
+/**
+ * A query from `matched`: the `columns` of the matching rows, gathered first in a materialized
+ * common table expression (see `gatheredPage` for why).
+ */
+export function fromMatched(
+  db: Db,
+  matching: AnyQuery,
+  columns: ReadonlyArray<AliasedExpression<unknown, string>>,
+): AnyQuery {
+  return (db as unknown as Kysely<Record<string, never>>)
+    .with(
+      (cte) => cte('matched').materialized(),
+      () => matching.clearSelect().select(columns) as never,
+    )
+    .selectFrom('matched' as never) as AnyQuery;
+}
+
 /** The matching rows' sort values and ids in a materialized CTE, read in `order`. */
 function materialized(db: Db, matching: AnyQuery, order: ListOrder): AnyQuery {
   const sortsById = order.column === order.id;
   const columns = sortsById
     ? [sql.ref(order.id).as('id')]
     : [sql.ref(order.column).as('sort_value'), sql.ref(order.id).as('id')];
-  const query = (db as unknown as Kysely<Record<string, never>>)
-    .with(
-      (cte) => cte('matched').materialized(),
-      () => matching.clearSelect().select(columns) as never,
-    )
-    .selectFrom('matched' as never)
-    .select(sql.ref('matched.id').as('id'));
-  return ordered(query as AnyQuery, {
+  const query = fromMatched(db, matching, columns).select(sql.ref('matched.id').as('id'));
+  return ordered(query, {
     column: sortsById ? 'matched.id' : 'matched.sort_value',
     id: 'matched.id',
     direction: order.direction,

@@ -1,8 +1,9 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { cachedCount } from './derived-cache.ts';
 import { indexedBy } from './index-hints.ts';
 import {
   type AnyQuery,
+  fromMatched,
   type Gathering,
   gatheredPage,
   sampledPage,
@@ -385,13 +386,10 @@ function sortBounds(
   // against 17 for the 117,139 expenses of 13 months).
   const value = sql.ref(order.column);
   const gathered = !queries.hinted
-    ? (source.db as unknown as Kysely<Record<string, never>>)
-        .with(
-          (cte) => cte('matched').materialized(),
-          () => queries.filtered.clearSelect().select(value.as('value')) as never,
-        )
-        .selectFrom('matched' as never)
-        .select([sql`min(value)`.as('min'), sql`max(value)`.as('max')])
+    ? fromMatched(source.db, queries.filtered, [value.as('value')]).select([
+        sql`min(value)`.as('min'),
+        sql`max(value)`.as('max'),
+      ])
     : queries.filtered
         .clearSelect()
         .select([sql`min(${value})`.as('min'), sql`max(${value})`.as('max')]);
