@@ -67,24 +67,28 @@ export async function countSearchedExpenses(
   return Number(row?.total ?? 0);
 }
 
-/** Up to this many distinct texts stand for a short search in a list query. */
+/** Up to this many distinct texts stand for a search in a list query. */
 export const SEARCHED_TEXTS = 32;
 
 /**
- * The company's distinct folded titles and merchants that contain a search of one or two
- * letters, which the trigram indexes cannot find; null when the search is long enough for them,
- * or when more than SEARCHED_TEXTS texts, or one shorter than a trigram, contain it. Every
- * expense that contains the search carries one of these texts, and every expense that contains
- * one of them contains the search: the rows that contain any of them, which the trigram
- * indexes find, are the search's rows. `/expenses?search=af` was a test of a million rows
- * (300–470 ms under the cold mix); its two texts find its 8,602 rows through the index.
+ * The company's distinct folded titles and merchants that contain a search, or null when more
+ * than SEARCHED_TEXTS do. Every expense that contains the search carries one of these texts
+ * (as its title or its merchant), and every expense that carries one contains the search: the
+ * rows holding any of them are the search's rows. They are found by equality in the texts' own
+ * indexes (see `carryingTexts`), or, for a search of one or two letters, which the trigram
+ * indexes cannot find, through the trigram indexes by texts a trigram long (see
+ * `trigramTexts`): `/expenses?search=af` was a test of a million rows (300–470 ms under the
+ * cold mix); its two texts find its 8,602 rows through the index.
+ *
+ * Read from `expense_texts` for every search: a few hundred rows for the bench company, as
+ * many as its expenses where every text differs (and then a common search has more than
+ * SEARCHED_TEXTS texts, found after reading a few).
  */
 export async function searchedTexts(
   db: Db,
   companyId: number,
   search: string,
 ): Promise<string[] | null> {
-  if (searchedByIndex(search)) return null;
   const column = (name: 'title_folded' | 'merchant_folded') =>
     db
       .selectFrom('expense_texts as t')
@@ -97,8 +101,14 @@ export async function searchedTexts(
     .limit(SEARCHED_TEXTS + 1)
     .execute();
   const texts = rows.map((row) => row.text);
-  if (texts.length > SEARCHED_TEXTS || texts.some((text) => [...text].length < TRIGRAM)) {
-    return null;
-  }
-  return texts;
+  return texts.length > SEARCHED_TEXTS ? null : texts;
+}
+
+/**
+ * A short search's texts as the trigram indexes find them (`matchesAnyText`): null for a
+ * search long enough for the indexes itself, or when a text is shorter than a trigram.
+ */
+export function trigramTexts(search: string, texts: readonly string[] | null): string[] | null {
+  if (searchedByIndex(search) || texts === null) return null;
+  return texts.some((text) => [...text].length < TRIGRAM) ? null : [...texts];
 }

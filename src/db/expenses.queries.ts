@@ -9,7 +9,8 @@ import type {
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
 import { employeesById } from './embedded-employees.ts';
-import { countSearchedExpenses, searchedTexts } from './expense-texts.ts';
+import { countSearchedExpenses, searchedTexts, trigramTexts } from './expense-texts.ts';
+import { indexedBy } from './index-hints.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
   keyOf,
@@ -22,6 +23,7 @@ import {
 import { planOnce } from './plan-once.ts';
 import {
   containsSearch,
+  isPostgres,
   keptFromSqliteIndexChoice,
   matchesAnyText,
   matchesSearch,
@@ -91,7 +93,7 @@ function filtered(
   companyId: number,
   filters: ExpenseFilters,
   walk?: { by: string; searched: 'by index' | 'row by row' },
-  texts?: readonly string[] | null,
+  trigramTexts?: readonly string[] | null,
 ) {
   // The walk in `walk.by`'s order enters its index at its own start (an anchor), not at a
   // filter's bound on the same column: SQLite takes the first bound it finds.
@@ -110,12 +112,41 @@ function filtered(
     q = q.where(
       searched === 'row by row'
         ? containsSearch(EXPENSE_SEARCH, search)
-        : texts
-          ? matchesAnyText(db, EXPENSE_SEARCH, texts)
+        : trigramTexts
+          ? matchesAnyText(db, EXPENSE_SEARCH, trigramTexts)
           : matchesSearch(db, EXPENSE_SEARCH, search),
     );
   }
   return q;
+}
+
+/**
+ * The company's expenses of the statuses and categories that carry one of a search's texts
+ * (see `searchedTexts`), read from the texts' own indexes alone (migration 0009): those whose
+ * title is one, then those whose merchant is one and whose title is not. Every sort column is
+ * selected, under the alias the list queries name (`x`).
+ */
+function carryingTexts(
+  db: Db,
+  companyId: number,
+  filters: Pick<ExpenseFilters, 'status' | 'categoryIds'>,
+  texts: readonly string[],
+) {
+  const sqlite = !isPostgres(db);
+  const branch = (index: string) => {
+    let q = db
+      .selectFrom('expenses as x')
+      .select(Object.values(SORT_COLUMNS))
+      .where('x.company_id', '=', companyId);
+    if (filters.status) q = q.where('x.status', 'in', filters.status);
+    if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
+    return indexedBy(q, index, sqlite);
+  };
+  const titled = branch('expenses_title_folded_list').where('x.title_folded', 'in', texts);
+  const merchants = branch('expenses_merchant_folded_list')
+    .where('x.merchant_folded', 'in', texts)
+    .where('x.title_folded', 'not in', texts);
+  return db.selectFrom(titled.unionAll(merchants).as('x'));
 }
 
 /** An expense's own columns, as the API serves them. */
@@ -211,10 +242,19 @@ export async function listExpenses(
   urls: ReceiptUrls,
 ): Promise<Page<Expense>> {
   const window = Boolean(filters.from || filters.to);
-  const texts = filters.search ? await searchedTexts(source.db, companyId, filters.search) : null;
+  const { search } = filters;
+  const texts = search ? await searchedTexts(source.db, companyId, search) : null;
+  // A search with no filter of its own index is read by its texts' (see `carryingTexts`); one
+  // that no text contains matches nothing, as its count says before a page is read.
+  const byTexts =
+    texts !== null && texts.length > 0 && !filters.employeeIds && !window && !filters.updatedSince;
+  const shortTexts = search ? trigramTexts(search, texts) : null;
   const lists: ListQueries = {
     list: 'expenses',
-    matching: filtered(source.db, companyId, filters, undefined, texts),
+    matching:
+      byTexts && texts
+        ? carryingTexts(source.db, companyId, filters, texts)
+        : filtered(source.db, companyId, filters, undefined, shortTexts),
     walking: filtered(source.db, companyId, filters, {
       by: SORT_COLUMNS[sort.field],
       searched: 'row by row',
@@ -225,7 +265,7 @@ export async function listExpenses(
         ? 'expenses_expense_date_list'
         : filters.updatedSince
           ? 'expenses_updated_at_list'
-          : filters.search
+          : search
             ? null
             : 'expenses_id_list',
     // A search of any length: one or two letters are not in the trigram index, but few matches
@@ -251,10 +291,12 @@ export async function listExpenses(
       { from: 'expense_date', to: 'expense_date' },
     ),
     counted: searchedTotal(source, companyId, filters),
-    search: filters.search
-      ? texts || searchedByIndex(filters.search)
-        ? 'indexed'
-        : 'scanned'
+    search: search
+      ? byTexts
+        ? 'texts'
+        : shortTexts || searchedByIndex(search)
+          ? 'indexed'
+          : 'scanned'
       : undefined,
   };
   const order: ListOrder = {

@@ -84,21 +84,23 @@ async function idsAfter(
   return idsOf(await query.limit(limit).offset(skip).execute());
 }
 
-/** How many samples of the sort column a walk that tests each row goes before it gathers. */
-const TESTED_SAMPLES = 10;
-
 /**
- * The sort value TESTED_SAMPLES samples past `start` in `order` (from the list's start when
- * null), or undefined when the list ends before it.
+ * The sort value `samples` samples past `start` in `order` (from the list's start when null),
+ * or undefined when the list ends before it.
  */
-function stopAfter(column: ColumnSamples, order: ListOrder, start: Anchor | null): unknown {
+function stopAfter(
+  column: ColumnSamples,
+  samples: number,
+  order: ListOrder,
+  start: Anchor | null,
+): unknown {
   const value = start === null ? null : order.column === order.id ? start.id : start.value;
   if (order.direction === 'asc') {
     const j = value === null ? -1 : sampleBelow(column, value, true);
-    return column.values[j + TESTED_SAMPLES];
+    return column.values[j + samples];
   }
   const j = value === null ? column.values.length : sampleBelow(column, value, false) + 1;
-  return j - TESTED_SAMPLES >= 0 ? column.values[j - TESTED_SAMPLES] : undefined;
+  return j - samples >= 0 ? column.values[j - samples] : undefined;
 }
 
 /**
@@ -264,10 +266,10 @@ export interface Gathering {
   gatherCost: number;
   /**
    * For a walk that tests each row (a look-up of the table an index entry): the list's samples
-   * of the sort column, to stop the walk after TESTED_SAMPLES of them and gather instead, as
-   * where the matches bunch up far along the sort order no cost estimate sees it.
+   * of the sort column, to stop the walk after `samples` of them and gather instead, as where
+   * the matches bunch up far along the sort order no cost estimate sees it.
    */
-  tested?: ColumnSamples;
+  tested?: { column: ColumnSamples; samples: number };
   /** The page's ids, gathered through the filters' own index and sorted. */
   page(): Promise<number[]>;
 }
@@ -328,7 +330,8 @@ export async function walkedPage(
     if (anchor) skip = position - used * ANCHOR_INTERVAL;
   }
   const start = anchor ?? origin;
-  const stop = gathering?.tested ? stopAfter(gathering.tested, walkOrder, start) : undefined;
+  const tested = gathering?.tested;
+  const stop = tested ? stopAfter(tested.column, tested.samples, walkOrder, start) : undefined;
   const ids = await idsAfter(matching, walkOrder, start, skip, limit, stop);
   if (stop !== undefined && ids.length < limit) return (gathering as Gathering).page();
   return fromEnd ? ids.reverse() : ids;
@@ -364,12 +367,12 @@ export async function sampledPage(
  * The ids of one page gathered first: the sort values and ids of every matching row, read
  * through the filters' own index, then sorted. The page is taken from the nearer end (reversed
  * order from the last row when it lies in the second half), as a sort that keeps only the
- * rows up to the page holds fewer. When `matching` is `hinted` (SQLite, with an `INDEXED BY`
- * that names the filters' index), the rows are sorted as they are read; else they are first
- * gathered into a materialized common table expression, which neither database merges into
- * the query that reads it, so the filters choose the index it is read through, not the sort
- * order (PostgreSQL otherwise walks the sort column's index; SQLite's trigram subquery of a
- * search has no hint).
+ * rows up to the page holds fewer. When `matching` is `hinted` (SQLite, whose `INDEXED BY`
+ * names the filters' index or a search's texts' indexes), the rows are sorted as they are
+ * read; else they are first gathered into a materialized common table expression, which
+ * neither database merges into the query that reads it, so the filters choose the index it is
+ * read through, not the sort order (PostgreSQL otherwise walks the sort column's index;
+ * SQLite's trigram subquery of a search has no hint).
  */
 export async function gatheredPage(
   db: Db,

@@ -9,6 +9,7 @@ import * as m0005 from './migrations/0005_covering_list_indexes.ts';
 import * as m0006 from './migrations/0006_list_summaries.ts';
 import * as m0007 from './migrations/0007_import_stats.ts';
 import * as m0008 from './migrations/0008_change_feed.ts';
+import * as m0009 from './migrations/0009_expense_text_indexes.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
 // from dist/ after a build.
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006_list_summaries': m0006,
   '0007_import_stats': m0007,
   '0008_change_feed': m0008,
+  '0009_expense_text_indexes': m0009,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -17,6 +17,7 @@ import {
   loadListSamples,
   orderIndex,
   rankAt,
+  SAMPLE_INTERVAL,
   SAMPLED_LISTS,
   type SampledListName,
   sampleBelow,
@@ -87,11 +88,26 @@ export interface SampledFilter {
  * costs 7 (a quarter of leaves, 30,603 matches, gathered and sorted by id in 16–18 ms; a walk
  * in id order past 400,000 entries to the middle of it, 27–32 ms); a walk that tests each
  * row's texts costs 64 an entry (a table look-up: 4.8 µs against 0.075); gathering a search's
- * matches through the trigram index costs 25 a match (43,916 in 83 ms).
+ * matches through the trigram index costs 25 a match (43,916 in 83 ms), through its texts'
+ * own indexes no more than through a filter's (104,740 in 25 ms).
  */
 const GATHER_COST = 7;
 const TESTED_ROW_COST = 64;
 const SEARCH_GATHER_COST = 25;
+
+/**
+ * How many samples of the sort column a walk that tests each row goes at most before it
+ * gathers, and no further than half of what gathering costs: where gathering is cheap (a
+ * search's texts' own indexes), a walk that meets the matches bunched far along the sort order
+ * adds little to it (`/expenses?search=hava&sort=-amount`: a walk of ten samples, 25 ms, before
+ * a gathering of 25 ms).
+ */
+const TESTED_SAMPLES = 10;
+
+function testedSamples(total: number, gatherCost: number): number {
+  const budget = (total * gatherCost) / 2 / (TESTED_ROW_COST * SAMPLE_INTERVAL);
+  return Math.max(1, Math.min(TESTED_SAMPLES, Math.floor(budget)));
+}
 
 /** A filtered list and what `listPage` weighs to read its pages. */
 export interface ListQueries {
@@ -101,7 +117,8 @@ export interface ListQueries {
   walking?: AnyQuery;
   /**
    * The index that reads the filtered rows best on SQLite (a filter's own index), or null to
-   * leave the choice to the planner (a search, read through its trigram table).
+   * leave the choice to the planner (a search, read through its trigram table) or to `matching`
+   * (a search by its texts, which names the indexes it reads).
    */
   filterIndex: string | null;
   /**
@@ -117,11 +134,12 @@ export interface ListQueries {
    */
   boundable: boolean;
   /**
-   * A search whose walk tests each row's texts (a table look-up an index entry): `indexed`
-   * when its matches can also be gathered through the trigram index, `scanned` when gathering
-   * them tests every row too (one or two letters that too many texts contain).
+   * A search whose walk tests each row's texts (a table look-up an index entry): `texts` when
+   * its matches are gathered from its texts' own indexes (`matching` names them), `indexed`
+   * through the trigram index, `scanned` when gathering them tests every row too (one or two
+   * letters that too many texts contain).
    */
-  search?: 'indexed' | 'scanned';
+  search?: 'texts' | 'indexed' | 'scanned';
   /** The filters as the list's samples see them, when they can count them. */
   sampled?: SampledFilter;
   /** The total counted another way than the samples or a count of the rows (cached by it). */
@@ -255,8 +273,9 @@ export async function listPage<Row extends { id: number }>(
   const version = await source.version();
   const sqlite = !isPostgres(source.db);
   const samples = sampled ? await samplesOf(source, companyId, list, version) : null;
-  // SQLite reads `filtered` through the filters' own index, which its hint names.
-  const hinted = sqlite && lists.filterIndex !== null;
+  // SQLite reads `filtered` through the indexes its hints name: the filters' own, or a search's
+  // texts' (named by `matching` itself).
+  const hinted = sqlite && (lists.filterIndex !== null || lists.search === 'texts');
   const filtered = lists.filterIndex ? indexedBy(matching, lists.filterIndex, sqlite) : matching;
   const total =
     samples && sampled
@@ -305,15 +324,21 @@ export async function listPage<Row extends { id: number }>(
           : null;
     // A selective filter with more matches than are always gathered is still gathered where
     // a walk would cost more (a quarter's matches are 1 in 40 of the list).
-    const testsRows = lists.search === 'indexed';
+    const testsRows = lists.search !== undefined;
+    const gatherCost = lists.search === 'indexed' ? SEARCH_GATHER_COST : GATHER_COST;
+    const gathers =
+      listSamples && lists.selective && !lists.filtersBoundSortColumn && lists.search !== 'scanned';
+    const testedColumn = gathers && testsRows ? await sortSamples() : null;
     const gathering: Gathering | undefined =
-      listSamples && lists.selective && !lists.filtersBoundSortColumn && lists.search !== 'scanned'
+      listSamples && gathers
         ? {
             walkCost:
               (listSamples.totals.reduce((sum, rows) => sum + rows, 0) / total) *
               (testsRows ? TESTED_ROW_COST : 1),
-            gatherCost: testsRows ? SEARCH_GATHER_COST : GATHER_COST,
-            tested: testsRows ? ((await sortSamples()) ?? undefined) : undefined,
+            gatherCost,
+            tested: testedColumn
+              ? { column: testedColumn, samples: testedSamples(total, gatherCost) }
+              : undefined,
             page: () => gatheredPage(source.db, filtered, order, page, total, hinted),
           }
         : undefined;

@@ -75,7 +75,10 @@ describeEachDialect('a walked page', (dialect) => {
     const { handle, source } = await leaves(t, (id) => (id > COUNT - 300 ? 'pending' : 'approved'));
     // Samples of the id order every 100 rows: a walk goes at most 10 of them (1,000 rows).
     const values = Array.from({ length: Math.floor(COUNT / 100) }, (_, i) => (i + 1) * 100);
-    const tested = { values, ids: values, counts: new Int32Array(0) };
+    const tested = {
+      column: { values, ids: values, counts: new Int32Array(0) },
+      samples: 10,
+    };
     const gathered = [-1];
     const read = (status: 'pending' | 'approved', direction: 'asc' | 'desc', total: number) =>
       walkedPage(

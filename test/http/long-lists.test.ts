@@ -286,6 +286,23 @@ describeEachDialect('long lists', (dialect) => {
       (r) => searched('taxi')(r) && r.status === 'paid',
       ['expense_date'],
     );
+    // Read by their texts (with statuses and categories), or with a filter of its own index.
+    await checkList(
+      api,
+      key,
+      '/expenses?search=otel&category_id=11,13',
+      expenses,
+      (r) => searched('otel')(r) && [11, 13].includes(r.category_id as number),
+      ['created_at', 'updated_at'],
+    );
+    await checkList(
+      api,
+      key,
+      '/expenses?search=cab&employee_id=1003,1017',
+      expenses,
+      (r) => searched('cab')(r) && [1003, 1017].includes(r.employee_id as number),
+      ['amount'],
+    );
 
     // An import that changes statuses makes the samples again for the new data version.
     const changed = leaves.slice(0, 3000).map((r) => ({ ...r, status: 'cancelled' }));

@@ -7,9 +7,11 @@ import { describeEachDialect } from '../helpers/databases.ts';
 import { category, company, employee, expense } from '../helpers/records.ts';
 
 /**
- * Searches of one or two letters, which the trigram indexes cannot take, are looked up through
- * the company's distinct texts that contain them (src/db/expense-texts.ts) when those are few
- * and long enough, else tested row by row: both must find what testing every row finds.
+ * Searches are looked up through the company's distinct texts that contain them
+ * (src/db/expense-texts.ts) when those are few: by equality in the texts' own indexes, or, with
+ * a filter of its own index, through the trigram indexes for one or two letters whose texts are
+ * long enough; else through the trigram indexes, or tested row by row. Every way must find what
+ * testing every row finds.
  */
 const TITLES = [
   'Say "cheese" please',
@@ -21,7 +23,7 @@ const TITLES = [
 ];
 const MERCHANTS = ['Yellow Cab', 'O"Brien & Co', 'Çiya Sofrası', 'IKEA'];
 
-describeEachDialect('short searches', (dialect) => {
+describeEachDialect('searches by their texts', (dialect) => {
   it('find the expenses whose title or merchant contains the text, through its texts or not', async (t) => {
     const expenses = Array.from({ length: 400 }, (_, i) =>
       expense(1, i + 1, 1, 1, {
@@ -50,7 +52,11 @@ describeEachDialect('short searches', (dialect) => {
       ],
     });
     const key = await api.createKey(1);
-    for (const search of ['"', 'e"', 'ç', 'ri', 'b', 'Ab', 'c', 'zz', 'ı', '&']) {
+    const searches = ['"', 'e"', 'ç', 'ri', 'b', 'Ab', 'c', 'zz', 'ı', '&', 'Trip', 'rip 3'];
+    // Texts that the search's texts hold as titles and as merchants, on the same rows or not.
+    searches.push('lient', 'yellow', '"brien &', 'a', 'ab', 'NOTHING');
+    const filters = ['', '&employee_id=1', '&from=2020-01-01'];
+    for (const [i, search] of searches.entries()) {
       const expected = expenses
         .filter(
           (e) =>
@@ -59,9 +65,10 @@ describeEachDialect('short searches', (dialect) => {
         )
         .map((e) => e.id);
       const found: number[] = [];
+      const filter = filters[i % filters.length];
       for (let page = 1; ; page++) {
         const res = await api.get(
-          `/expenses?search=${encodeURIComponent(search)}&per_page=100&page=${page}`,
+          `/expenses?search=${encodeURIComponent(search)}${filter}&per_page=100&page=${page}`,
           key,
         );
         assert.equal(res.status, 200, res.body);
