@@ -369,10 +369,9 @@ export async function sampledPage(
  * order from the last row when it lies in the second half), as a sort that keeps only the
  * rows up to the page holds fewer. When `matching` is `hinted` (SQLite, whose `INDEXED BY`
  * names the filters' index or a search's texts' indexes), the rows are sorted as they are
- * read; else they are first gathered into a materialized common table expression, which
- * neither database merges into the query that reads it, so the filters choose the index it is
- * read through, not the sort order (PostgreSQL otherwise walks the sort column's index;
- * SQLite's trigram subquery of a search has no hint).
+ * read; else they are first gathered in a fenced subquery (see `fromMatched`), so the filters
+ * choose the index they are read through, not the sort order (PostgreSQL otherwise walks the
+ * sort column's index; SQLite's trigram subquery of a search has no hint).
  */
 export async function gatheredPage(
   db: Db,
@@ -385,7 +384,7 @@ export async function gatheredPage(
   const { fromEnd, limit, position } = nearerEnd(page, total);
   const sortOrder = fromEnd ? reversed(order) : order;
   const ids = idsOf(
-    await (hinted ? orderedIds(matching, sortOrder) : materialized(db, matching, sortOrder))
+    await (hinted ? orderedIds(matching, sortOrder) : fenced(db, matching, sortOrder))
       .limit(limit)
       .offset(position)
       .execute(),
@@ -394,24 +393,28 @@ export async function gatheredPage(
 }
 
 /**
- * A query from `matched`: the `columns` of the matching rows, gathered first in a materialized
- * common table expression (see `gatheredPage` for why).
+ * A query from `matched`: the `columns` of the matching rows, in a subquery with an `OFFSET 0`,
+ * which neither database merges into the query that reads it (PostgreSQL's planner and
+ * SQLite's flattener both leave a subquery with an offset whole), so the subquery is planned
+ * for its filters alone, and its rows reach the query that sorts or sums them as they are read.
+ * A materialized common table expression did the same by writing them to a table first, which
+ * cost PostgreSQL 59 ms against 42 for a year of expenses (107,525 rows) sorted by amount.
  */
 export function fromMatched(
   db: Db,
   matching: AnyQuery,
   columns: ReadonlyArray<AliasedExpression<unknown, string>>,
 ): AnyQuery {
-  return (db as unknown as Kysely<Record<string, never>>)
-    .with(
-      (cte) => cte('matched').materialized(),
-      () => matching.clearSelect().select(columns) as never,
-    )
-    .selectFrom('matched' as never) as AnyQuery;
+  const rows = matching.clearSelect().select(columns);
+  // SQLite takes an offset only after a limit; -1 is none. PostgreSQL takes no negative limit.
+  const fence = isPostgres(db) ? rows.offset(0) : rows.limit(-1).offset(0);
+  return (db as unknown as Kysely<Record<string, never>>).selectFrom(
+    fence.as('matched') as never,
+  ) as AnyQuery;
 }
 
-/** The matching rows' sort values and ids in a materialized CTE, read in `order`. */
-function materialized(db: Db, matching: AnyQuery, order: ListOrder): AnyQuery {
+/** The matching rows' sort values and ids from `fromMatched`, read in `order`. */
+function fenced(db: Db, matching: AnyQuery, order: ListOrder): AnyQuery {
   const sortsById = order.column === order.id;
   const columns = sortsById
     ? [sql.ref(order.id).as('id')]
