@@ -52,7 +52,9 @@ describeEachDialect('searches by their texts', (dialect) => {
       ],
     });
     const key = await api.createKey(1);
-    const searches = ['"', 'e"', 'ç', 'ri', 'b', 'Ab', 'c', 'zz', 'ı', '&', 'Trip', 'rip 3'];
+    // With no filter (every third): "Trip", which more texts contain than are looked up, is
+    // gathered through the trigram index in a fenced subquery.
+    const searches = ['"', 'e"', 'ç', 'ri', 'b', 'Ab', 'c', 'zz', 'ı', 'Trip', '&', 'rip 3'];
     // Texts that the search's texts hold as titles and as merchants, on the same rows or not.
     searches.push('lient', 'yellow', '"brien &', 'a', 'ab', 'NOTHING');
     const filters = ['', '&employee_id=1', '&from=2020-01-01'];
