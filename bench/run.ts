@@ -63,7 +63,7 @@ async function benchEngine(engine: Engine, dataFile: string, options: BenchOptio
   }
   const mix =
     options.parts.includes('cold') || peerAsked
-      ? await prepareMix(database, options.cold)
+      ? await prepareMix(database, options.cold, options.data)
       : undefined;
   const cold =
     mix && options.parts.includes('cold') ? await runCold(database, options.cold, mix) : undefined;

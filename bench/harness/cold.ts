@@ -1,8 +1,17 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { table } from '../../src/cli/context.ts';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
-import { readCatalog } from '../soak/catalog.ts';
-import { firstRequests, MIX_CLASSES, type MixRequest, makeColdMix } from './cold-mix.ts';
+import { type CompanyData, readCatalog } from '../soak/catalog.ts';
+import {
+  firstRequests,
+  MIX_CLASSES,
+  type MixClass,
+  type MixRequest,
+  makeColdMix,
+} from './cold-mix.ts';
 import type { PreparedDatabase } from './database.ts';
 import {
   type ClassFigures,
@@ -19,6 +28,8 @@ import { createKey, serviceEnv } from './service.ts';
 export interface ColdSettings {
   requests: number;
   seed: number;
+  /** The mix's classes whose requests are sent (the others are drawn, then left out). */
+  classes: readonly MixClass[];
   durationSeconds: number;
   connections: readonly number[];
   /** Response cache on (the default size) and off (`RESPONSE_CACHE_MB=0`), in this order. */
@@ -58,27 +69,61 @@ export interface PreparedMix {
 export async function prepareMix(
   database: PreparedDatabase,
   settings: ColdSettings,
+  dataFile: string,
 ): Promise<PreparedMix> {
   const url = database.env.DATABASE_URL as string;
   const companies = await readCatalog(url, SMALL_COMPANIES + 1, settings.seed);
   const large = companies.find((company) => company.id === LARGE_COMPANY_ID);
   if (large === undefined) throw new Error(`company ${LARGE_COMPANY_ID} is missing`);
   const small = companies.filter((company) => company !== large);
-  const handle = openDatabase(parseDatabaseUrl(url));
-  let mix: MixRequest[];
-  try {
-    const started = performance.now();
-    mix = await makeColdMix(handle.db, large, small, settings.requests, settings.seed);
-    progress(
-      `cold mix of ${mix.length} requests made in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-    );
-  } finally {
-    await handle.close();
+  const whole = await wholeMix(database, settings, dataFile, large, small);
+  const mix = whole.filter((request) => settings.classes.includes(request.class));
+  if (mix.length < whole.length) {
+    progress(`sending the ${mix.length} requests of ${settings.classes.join(', ')}`);
   }
   const keys = new Map<number, string>();
   for (const { id } of companies) keys.set(id, await createKey(database, id, 'bench-mix'));
   const probeKey = await createKey(database, LARGE_COMPANY_ID, 'bench-probe');
   return { mix, keys, probeKey, smallCompanies: small.length };
+}
+
+/**
+ * The whole mix of `settings`, drawn from the database, or read from the file it was kept in
+ * when it was drawn from the same data file (path, size, time) with the same seed, size and
+ * drawing code: drawing it counts hundreds of filters' matches (minutes on PostgreSQL).
+ */
+async function wholeMix(
+  database: PreparedDatabase,
+  settings: ColdSettings,
+  dataFile: string,
+  large: CompanyData,
+  small: CompanyData[],
+): Promise<MixRequest[]> {
+  const data = statSync(dataFile);
+  const drawing = readFileSync(new URL('./cold-mix.ts', import.meta.url));
+  const key = createHash('sha256')
+    .update(JSON.stringify([resolve(dataFile), data.size, data.mtimeMs]))
+    .update(JSON.stringify([database.engine, settings.seed, settings.requests]))
+    .update(drawing)
+    .digest('hex')
+    .slice(0, 16);
+  const kept = join(dirname(dataFile), `mix-${database.engine}-${key}.json`);
+  if (existsSync(kept)) {
+    progress(`cold mix of ${settings.requests} requests read from ${kept}`);
+    return JSON.parse(readFileSync(kept, 'utf8')) as MixRequest[];
+  }
+  const handle = openDatabase(parseDatabaseUrl(database.env.DATABASE_URL as string));
+  try {
+    const started = performance.now();
+    const mix = await makeColdMix(handle.db, large, small, settings.requests, settings.seed);
+    progress(
+      `cold mix of ${mix.length} requests made in ${((performance.now() - started) / 1000).toFixed(1)} s, kept in ${kept}`,
+    );
+    writeFileSync(kept, JSON.stringify(mix));
+    return mix;
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { ColdSettings } from './cold.ts';
+import { MIX_CLASSES } from './cold-mix.ts';
 import { SCENARIO_NAMES, type ScenarioName } from './scenarios.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -49,6 +50,9 @@ export const USAGE = `usage: npm run bench -- [options]
                        peer part runs at each too
   --mix-cache L        comma list of on/off: response cache per phase (default on,off)
   --mix-seed N         seed of the cold mix (default 20261124)
+  --mix-classes L      comma list of classes: send only the mix's requests of these (the same
+                       URLs as in the whole mix, for A/B runs of a few classes; default all):
+                       ${MIX_CLASSES.join(', ')}
   --first-requests N   heavy requests sent one at a time after a restart (default 30)
   --scenarios a,b      run only these fixed scenarios (env BENCH_SCENARIOS; default all):
                        ${SCENARIO_NAMES.join(', ')}
@@ -126,6 +130,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     cold: {
       requests: positiveInteger('--mix-requests', values['mix-requests'] ?? '20000'),
       seed: positiveInteger('--mix-seed', values['mix-seed'] ?? '20261124'),
+      classes: parseList(
+        values['mix-classes'] ?? MIX_CLASSES.join(','),
+        MIX_CLASSES,
+        '--mix-classes',
+      ),
       durationSeconds: positiveInteger('--mix-duration', values['mix-duration'] ?? '30'),
       connections: (values['mix-connections'] ?? '8,32')
         .split(',')
@@ -160,6 +169,7 @@ const BENCH_FLAGS = {
   'mix-connections': { type: 'string' },
   'mix-cache': { type: 'string' },
   'mix-seed': { type: 'string' },
+  'mix-classes': { type: 'string' },
   'first-requests': { type: 'string' },
 } as const satisfies FlagSpecs;
 
