@@ -1,4 +1,5 @@
 import type { Db } from './database.ts';
+import { oneOfIds, planOnce } from './plan-once.ts';
 
 /** An employee as leaves and expenses embed it. */
 export interface EmbeddedEmployee {
@@ -21,11 +22,12 @@ export async function employeesById(
 ): Promise<Map<number, EmbeddedEmployee>> {
   const wanted = [...new Set(ids)].filter((id): id is number => id !== null);
   if (wanted.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('employees')
-    .select(['id', 'employee_number', 'full_name', 'department'])
-    .where('company_id', '=', companyId)
-    .where('id', 'in', wanted)
-    .execute();
+  const rows = await planOnce(
+    db
+      .selectFrom('employees')
+      .select(['id', 'employee_number', 'full_name', 'department'])
+      .where('company_id', '=', companyId)
+      .where(oneOfIds(db, 'id', wanted)),
+  ).execute();
   return new Map(rows.map((row) => [row.id, row]));
 }

@@ -4,7 +4,7 @@ import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
 import type { ListSource, PageRequest, SortOrder } from './list-source.ts';
 import { offsetOf, type Page, pageOf, rowsOf } from './pagination.ts';
-import { planOnce } from './plan-once.ts';
+import { oneOfIds, planOnce } from './plan-once.ts';
 import { matchesSearch, type SearchedTable } from './search.ts';
 
 export interface EmployeeFilters {
@@ -84,12 +84,13 @@ export async function listEmployees(
 /** The company's employees among `ids`, as the API serves each (for the change feed). */
 export async function findEmployees(db: Db, companyId: number, ids: number[]): Promise<Employee[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('employees')
-    .select(COLUMNS)
-    .where('company_id', '=', companyId)
-    .where('id', 'in', ids)
-    .execute();
+  const rows = await planOnce(
+    db
+      .selectFrom('employees')
+      .select(COLUMNS)
+      .where('company_id', '=', companyId)
+      .where(oneOfIds(db, 'id', ids)),
+  ).execute();
   return rows.map(toEmployee);
 }
 

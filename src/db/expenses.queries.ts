@@ -20,7 +20,7 @@ import {
   pageOf,
   sampledFilterOf,
 } from './pagination.ts';
-import { planOnce } from './plan-once.ts';
+import { oneOfIds, planOnce } from './plan-once.ts';
 import {
   containsSearch,
   isPostgres,
@@ -305,7 +305,9 @@ export async function listExpenses(
     direction: sort.direction,
   };
   const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>
-    selectExpense(joined(source.db, companyId)).where('x.id', 'in', ids).execute(),
+    planOnce(
+      selectExpense(joined(source.db, companyId)).where(oneOfIds(source.db, 'x.id', ids)),
+    ).execute(),
   );
   return pageOf(
     rows.map((row) => toExpense(row, urls)),
@@ -371,23 +373,25 @@ export async function findExpenses(
   urls: ReceiptUrls,
 ): Promise<ExpenseDetail[]> {
   if (ids.length === 0) return [];
-  const rows = await categorized(db, companyId)
-    .where('x.id', 'in', ids)
-    .select([...EXPENSE_COLUMNS, 'x.employee_id'])
-    .execute();
+  const rows = await planOnce(
+    categorized(db, companyId)
+      .where(oneOfIds(db, 'x.id', ids))
+      .select([...EXPENSE_COLUMNS, 'x.employee_id']),
+  ).execute();
   const employees = await employeesById(
     db,
     companyId,
     rows.map((row) => row.employee_id),
   );
-  const items = await db
-    .selectFrom('expense_items')
-    .select(['expense_id', 'name', 'quantity', 'price_e4'])
-    .where('company_id', '=', companyId)
-    .where('expense_id', 'in', ids)
-    .orderBy('expense_id')
-    .orderBy('position')
-    .execute();
+  const items = await planOnce(
+    db
+      .selectFrom('expense_items')
+      .select(['expense_id', 'name', 'quantity', 'price_e4'])
+      .where('company_id', '=', companyId)
+      .where(oneOfIds(db, 'expense_id', ids))
+      .orderBy('expense_id')
+      .orderBy('position'),
+  ).execute();
   const itemsOf = new Map<number, ItemRow[]>();
   for (const item of items) {
     const list = itemsOf.get(Number(item.expense_id));
@@ -416,8 +420,8 @@ export async function listActiveCategories(
     .select(['id', 'name', 'description', 'requires_receipt', 'max_amount_e4'])
     .where('company_id', '=', companyId)
     .where('active', '=', 1);
-  if (ids) query = query.where('id', 'in', ids);
-  const rows = await query.orderBy('id').execute();
+  if (ids) query = query.where(oneOfIds(db, 'id', ids));
+  const rows = await planOnce(query.orderBy('id')).execute();
   return rows.map((row) => ({
     id: row.id,
     name: row.name,

@@ -14,7 +14,7 @@ import {
   sampledFilterOf,
   samplesOf,
 } from './pagination.ts';
-import { planOnce } from './plan-once.ts';
+import { oneOfIds, planOnce } from './plan-once.ts';
 import {
   isPostgres,
   keptFromSqliteIndexChoice,
@@ -332,7 +332,9 @@ export async function listLeaves(
   };
   const order: ListOrder = { column: `l.${sort.field}`, id: 'l.id', direction: sort.direction };
   const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>
-    selectLeave(joined(source.db, companyId)).where('l.id', 'in', ids).execute(),
+    planOnce(
+      selectLeave(joined(source.db, companyId)).where(oneOfIds(source.db, 'l.id', ids)),
+    ).execute(),
   );
   return pageOf(rows.map(toLeave), total, page);
 }
@@ -372,18 +374,19 @@ export async function findLeave(
  */
 export async function findLeaves(db: Db, companyId: number, ids: number[]): Promise<LeaveDetail[]> {
   if (ids.length === 0) return [];
-  const rows = await typed(db, companyId)
-    .where('l.id', 'in', ids)
-    .select([
-      ...LEAVE_COLUMNS,
-      ...LEAVE_TYPE_COLUMNS,
-      'l.employee_id',
-      'l.substitute_employee_id',
-      'l.document_deadline',
-      'l.document_obligation_status',
-    ])
-    .select(hasAttachments)
-    .execute();
+  const rows = await planOnce(
+    typed(db, companyId)
+      .where(oneOfIds(db, 'l.id', ids))
+      .select([
+        ...LEAVE_COLUMNS,
+        ...LEAVE_TYPE_COLUMNS,
+        'l.employee_id',
+        'l.substitute_employee_id',
+        'l.document_deadline',
+        'l.document_obligation_status',
+      ])
+      .select(hasAttachments),
+  ).execute();
   const employees = await employeesById(
     db,
     companyId,
@@ -431,8 +434,8 @@ export async function listActiveLeaveTypes(
     ])
     .where('company_id', '=', companyId)
     .where('active', '=', 1);
-  if (ids) query = query.where('id', 'in', ids);
-  const rows = await query.orderBy('id').execute();
+  if (ids) query = query.where(oneOfIds(db, 'id', ids));
+  const rows = await planOnce(query.orderBy('id')).execute();
   return rows.map((row) => ({
     ...row,
     requires_document: Boolean(row.requires_document),

@@ -1,11 +1,20 @@
 import { createHash } from 'node:crypto';
-import { type Expression, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
+import {
+  type Expression,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import type pg from 'pg';
+import type { Db } from './database.ts';
+import { isPostgres } from './search.ts';
 
 const MARK = '/* plan once */';
 
 /**
- * Marks a query whose best plan does not depend on its parameters (a look-up by primary key):
+ * Marks a query whose best plan does not depend on its parameters (a look-up by primary key,
+ * or of the rows among a list of ids given with `oneOfIds`):
  * PostgreSQL then parses and plans it once per connection instead of on every call. For the
  * joined look-up of one expense, planning costs six times what running it does. Only queries
  * whose text never changes may carry the mark (each becomes a statement kept on every pooled
@@ -64,4 +73,17 @@ function planningOnceClient(client: pg.PoolClient): PostgresPoolClient {
     query: query as unknown as PostgresPoolClient['query'],
     release: () => client.release(),
   };
+}
+
+/**
+ * `column` is one of `ids`. PostgreSQL gets one array parameter (`= any($n)`), so the query's
+ * text is the same for any number of ids and a query marked with `planOnce` is planned once per
+ * connection; an `in` list would be a new text, parsed and planned again, for every count of
+ * ids (planning the joined rows of a 25-row page cost 0.8–2.6 ms against 1–1.7 to run it).
+ * SQLite, which has no arrays, gets the `in` list.
+ */
+export function oneOfIds(db: Db, column: string, ids: readonly number[]): Expression<SqlBool> {
+  return isPostgres(db)
+    ? sql<SqlBool>`${sql.ref(column)} = any(${[...ids]})`
+    : sql<SqlBool>`${sql.ref(column)} in (${sql.join([...ids])})`;
 }
