@@ -50,15 +50,22 @@ export class DerivedCache<T> {
   }
 }
 
-/** The number of rows a filtered select of the company's rows matches, cached. */
+/**
+ * The number of rows a filtered select of the company's rows matches, cached. When it is not
+ * cached, `alongside` may tell it first (a page read with its total, see `countedPage`); when
+ * that gives null, the rows are counted.
+ */
 export function cachedCount<DB, TB extends keyof DB, O>(
   cache: DerivedCache<number>,
   companyId: number,
   version: number,
   query: SelectQueryBuilder<DB, TB, O>,
+  alongside?: () => Promise<number | null>,
 ): Promise<number> {
   const counting = query.clearSelect().select((eb) => eb.fn.countAll<number>().as('total'));
   return cache.value(companyId, version, counting, async () => {
+    const told = alongside ? await alongside() : null;
+    if (told !== null) return told;
     const row = (await counting.executeTakeFirstOrThrow()) as { total: number | string };
     return Number(row.total);
   });

@@ -272,6 +272,7 @@ export async function listExpenses(
     // are still gathered in one pass over the company's rows, where a walk in another order
     // looks each row up (a rare two-letter text walked the whole company, 1.5 s).
     selective: Boolean(filters.employeeIds || filters.search || window || filters.updatedSince),
+    fewMatches: Boolean(filters.employeeIds),
     boundable: !filters.employeeIds && Boolean(window || filters.updatedSince),
     filtersBoundSortColumn: {
       id: false,

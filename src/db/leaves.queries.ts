@@ -310,6 +310,7 @@ export async function listLeaves(
             ? null
             : 'leaves_id_list',
     selective: Boolean(names || filters.search || window || filters.updatedSince),
+    fewMatches: Boolean(filters.employeeIds),
     boundable: !names && Boolean(window || filters.updatedSince),
     filtersBoundSortColumn: {
       id: false,

@@ -393,6 +393,30 @@ export async function gatheredPage(
 }
 
 /**
+ * A page of the list and the number of its matches, read together: the page's ids in `order`
+ * with a count over every match (a window function), so a list whose total is not yet known
+ * costs one query instead of a count and then a page. The count makes the database read and
+ * sort every match, so this is for lists whose matches are few (an employee's own records).
+ * Null when the page has no rows (it lies past the end, or nothing matches): the count alone
+ * then tells the total.
+ */
+export async function countedPage(
+  db: Db,
+  matching: AnyQuery,
+  order: ListOrder,
+  page: PageRequest,
+  hinted: boolean,
+): Promise<{ ids: number[]; total: number } | null> {
+  const rows = await (hinted ? orderedIds(matching, order) : fenced(db, matching, order))
+    .select(sql<number | string>`count(*) over ()`.as('total'))
+    .limit(page.perPage)
+    .offset(offsetOf(page))
+    .execute();
+  if (rows.length === 0) return null;
+  return { ids: idsOf(rows), total: Number((rows[0] as { total: number | string }).total) };
+}
+
+/**
  * A query from `matched`: the `columns` of the matching rows, in a subquery with an `OFFSET 0`,
  * which neither database merges into the query that reads it (PostgreSQL's planner and
  * SQLite's flattener both leave a subquery with an offset whole), so the subquery is planned

@@ -3,6 +3,7 @@ import { cachedCount } from './derived-cache.ts';
 import { indexedBy } from './index-hints.ts';
 import {
   type AnyQuery,
+  countedPage,
   fromMatched,
   type Gathering,
   gatheredPage,
@@ -134,6 +135,12 @@ export interface ListQueries {
    * date window, `updated_since`), so that few enough matches are gathered and sorted.
    */
   selective: boolean;
+  /**
+   * Whether the filters name the employees whose rows are listed, so their matches are few (an
+   * employee's own records): a page whose total is not cached yet is read with its total in
+   * one query (see `countedPage`).
+   */
+  fewMatches?: boolean;
   /** Whether a filter limits the sort column to a range (`from` for a date sort, say). */
   filtersBoundSortColumn: boolean;
   /**
@@ -285,13 +292,27 @@ export async function listPage<Row extends { id: number }>(
   // texts' (named by `matching` itself).
   const hinted = sqlite && (lists.filterIndex !== null || lists.search === 'texts');
   const filtered = lists.filterIndex ? indexedBy(matching, lists.filterIndex, sqlite) : matching;
+  // The page read with the total, when the total was not cached (see `fewMatches`).
+  let countedIds: number[] | undefined;
+  const withPage = async () => {
+    const counted = await countedPage(source.db, filtered, order, page, hinted);
+    countedIds = counted?.ids;
+    return counted?.total ?? null;
+  };
   const total =
     samples && sampled
       ? await sampledTotal(source, companyId, list, samples, sampled, version)
       : lists.counted
         ? await lists.counted(version)
-        : await cachedCount(source.derived, companyId, version, filtered);
+        : await cachedCount(
+            source.derived,
+            companyId,
+            version,
+            filtered,
+            lists.fewMatches ? withPage : undefined,
+          );
   if (offsetOf(page) >= total) return { rows: [], total };
+  if (countedIds) return { rows: await rowsOf(countedIds, rowsOfIds), total };
   const sortColumn = order.column.slice(order.column.indexOf('.') + 1);
   const walked = indexedBy(lists.walking ?? matching, orderIndex(list, sortColumn), sqlite);
   let ids: number[];

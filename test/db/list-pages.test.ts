@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import { DerivedCache } from '../../src/db/derived-cache.ts';
-import { ANCHOR_INTERVAL, walkedPage } from '../../src/db/list-pages.ts';
+import { ANCHOR_INTERVAL, countedPage, walkedPage } from '../../src/db/list-pages.ts';
 import type { AnchorRun, ListOrder, ListSource, SortBounds } from '../../src/db/list-source.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
@@ -105,5 +105,69 @@ describeEachDialect('a walked page', (dialect) => {
       'all in the last',
     );
     assert.deepEqual(await read('approved', 'asc', COUNT - 300), ids(1, 100, 1));
+  });
+});
+
+describeEachDialect('a counted page', (dialect) => {
+  it('is the page of the whole list sorted, with the number of matches, in either order and through either read', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    // 3 employees' leaves, interleaved; start dates repeat, so ties are broken by id.
+    const records: unknown[] = [company(1), employee(1, 1), employee(1, 2), employee(1, 3)];
+    records.push(leaveType(1, 1));
+    const rows: { id: number; employee: number; start: string }[] = [];
+    for (let id = 1; id <= 300; id++) {
+      const start = `2026-01-${String(1 + (id % 17)).padStart(2, '0')}`;
+      rows.push({ id, employee: 1 + (id % 3), start });
+      records.push(leave(1, id, 1 + (id % 3), 1, { start_date: start, end_date: start, days: 1 }));
+    }
+    await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
+    const matching = handle.db
+      .selectFrom('leaves as l')
+      .select('l.id')
+      .where('l.company_id', '=', 1)
+      .where('l.employee_id', 'in', [1, 3]);
+    const kept = rows.filter((row) => row.employee !== 2);
+    for (const column of ['l.id', 'l.start_date'] as const) {
+      for (const direction of ['asc', 'desc'] as const) {
+        const sign = direction === 'asc' ? 1 : -1;
+        const expected = kept
+          .toSorted((a, b) =>
+            column === 'l.id' || a.start === b.start
+              ? sign * (a.id - b.id)
+              : sign * a.start.localeCompare(b.start),
+          )
+          .map((row) => row.id);
+        const order: ListOrder = { column, id: 'l.id', direction };
+        for (const hinted of [true, false]) {
+          for (const [page, perPage] of [
+            [1, 25],
+            [3, 25],
+            [2, 150],
+            [8, 27],
+          ] as const) {
+            const what = `${column} ${direction}, page ${page} of ${perPage}, hinted ${hinted}`;
+            const counted = await countedPage(
+              handle.db,
+              matching,
+              order,
+              { page, perPage },
+              hinted,
+            );
+            const offset = (page - 1) * perPage;
+            assert.deepEqual(
+              counted,
+              { ids: expected.slice(offset, offset + perPage), total: kept.length },
+              what,
+            );
+          }
+          const past = { page: 9, perPage: 25 };
+          assert.equal(await countedPage(handle.db, matching, order, past, hinted), null);
+        }
+      }
+    }
+    const none = matching.where('l.status', '=', 'pending');
+    const order: ListOrder = { column: 'l.id', id: 'l.id', direction: 'asc' };
+    assert.equal(await countedPage(handle.db, none, order, { page: 1, perPage: 25 }, false), null);
   });
 });
