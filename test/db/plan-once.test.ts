@@ -5,6 +5,7 @@ import { type PostgresPoolClient, sql } from 'kysely';
 import pg from 'pg';
 import { companyDataVersion } from '../../src/db/companies.queries.ts';
 import { openDatabase } from '../../src/db/connect.ts';
+import { findEmployees } from '../../src/db/employees.queries.ts';
 import { findExpense } from '../../src/db/expenses.queries.ts';
 import { planningOncePool } from '../../src/db/plan-once.ts';
 import { importFile } from '../../src/import/importer.ts';
@@ -57,6 +58,35 @@ describeEachDialect('look-ups by primary key', (dialect) => {
       assert.match(row.statement, /\/\* plan once \*\/$/);
       assert.ok(row.generic_plans > 0, row.statement);
     }
+  });
+});
+
+describeEachDialect('look-ups among ids', (dialect) => {
+  it('are one statement planned once for any number of ids, and keep to the company', async (t) => {
+    const { target, handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const store = new FileReceiptStore(join(dir, 'store'));
+    await importFile(
+      handle,
+      store,
+      writeNdjson(dir, [...smallCompany(1, 0), ...smallCompany(2, 10)]),
+    );
+    const one = openDatabase(target, { max: 1 });
+    t.after(() => one.close());
+    const idsOf = (rows: { id: number }[]) => rows.map((row) => row.id);
+    for (let i = 0; i < 7; i++) {
+      // Id 11 is company 2's: asked for by company 1, it is not found.
+      assert.deepEqual(idsOf(await findEmployees(one.db, 1, [1])), [1]);
+      assert.deepEqual(idsOf(await findEmployees(one.db, 1, [1, 11])), [1]);
+      assert.deepEqual(idsOf(await findEmployees(one.db, 2, [1, 11, 12, 13])), [11]);
+    }
+    if (dialect !== 'postgres') return;
+
+    const { rows } = await sql<{ statement: string; generic_plans: number }>`
+      select statement, generic_plans from pg_prepared_statements`.execute(one.db);
+    assert.equal(rows.length, 1, 'one statement for 1, 2 and 4 ids');
+    assert.match(rows[0]?.statement ?? '', /"id" = any\(\$2\)/);
+    assert.ok((rows[0]?.generic_plans ?? 0) > 0);
   });
 });
 
