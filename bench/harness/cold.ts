@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { table } from '../../src/cli/context.ts';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
@@ -102,7 +102,7 @@ async function wholeMix(
   const data = statSync(dataFile);
   const drawing = readFileSync(new URL('./cold-mix.ts', import.meta.url));
   const key = createHash('sha256')
-    .update(JSON.stringify([resolve(dataFile), data.size, data.mtimeMs]))
+    .update(JSON.stringify([realpathSync(dataFile), data.size, data.mtimeMs]))
     .update(JSON.stringify([database.engine, settings.seed, settings.requests]))
     .update(drawing)
     .digest('hex')
