@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import { type PostgresPoolClient, sql } from 'kysely';
 import pg from 'pg';
 import { companyDataVersion } from '../../src/db/companies.queries.ts';
-import { openDatabase } from '../../src/db/connect.ts';
+import { type Dialect, openDatabase } from '../../src/db/connect.ts';
 import { findEmployees } from '../../src/db/employees.queries.ts';
 import { findExpense } from '../../src/db/expenses.queries.ts';
 import { planningOncePool } from '../../src/db/plan-once.ts';
@@ -18,19 +18,27 @@ import {
 } from '../helpers/databases.ts';
 import { smallCompany, writeNdjson } from '../helpers/records.ts';
 
+/**
+ * Two small companies (ids 1… and 11…) in a fresh database, read through a handle of one
+ * connection, so the statements it prepared can be listed on it.
+ */
+async function twoCompaniesOnOneConnection(t: TestContext, dialect: Dialect) {
+  const { target, handle } = await useDatabase(t, dialect);
+  const dir = useTempDir(t);
+  const store = new FileReceiptStore(join(dir, 'store'));
+  await importFile(
+    handle,
+    store,
+    writeNdjson(dir, [...smallCompany(1, 0), ...smallCompany(2, 10)]),
+  );
+  const one = openDatabase(target, { max: 1 });
+  t.after(() => one.close());
+  return one;
+}
+
 describeEachDialect('look-ups by primary key', (dialect) => {
   it('are planned once per connection and lists are not, with the same answers', async (t) => {
-    const { target, handle } = await useDatabase(t, dialect);
-    const dir = useTempDir(t);
-    const store = new FileReceiptStore(join(dir, 'store'));
-    await importFile(
-      handle,
-      store,
-      writeNdjson(dir, [...smallCompany(1, 0), ...smallCompany(2, 10)]),
-    );
-    // One connection, so the statements it prepared can be listed on it.
-    const one = openDatabase(target, { max: 1 });
-    t.after(() => one.close());
+    const one = await twoCompaniesOnOneConnection(t, dialect);
     const urls = { receiptUrl: (id: number) => `https://api.test/expenses/${id}/receipt` };
     // PostgreSQL plans a prepared statement afresh 5 times before it keeps a generic plan.
     for (let i = 0; i < 7; i++) {
@@ -63,16 +71,7 @@ describeEachDialect('look-ups by primary key', (dialect) => {
 
 describeEachDialect('look-ups among ids', (dialect) => {
   it('are one statement planned once for any number of ids, and keep to the company', async (t) => {
-    const { target, handle } = await useDatabase(t, dialect);
-    const dir = useTempDir(t);
-    const store = new FileReceiptStore(join(dir, 'store'));
-    await importFile(
-      handle,
-      store,
-      writeNdjson(dir, [...smallCompany(1, 0), ...smallCompany(2, 10)]),
-    );
-    const one = openDatabase(target, { max: 1 });
-    t.after(() => one.close());
+    const one = await twoCompaniesOnOneConnection(t, dialect);
     const idsOf = (rows: { id: number }[]) => rows.map((row) => row.id);
     for (let i = 0; i < 7; i++) {
       // Id 11 is company 2's: asked for by company 1, it is not found.
