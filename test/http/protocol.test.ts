@@ -531,6 +531,9 @@ describe('compression', () => {
     const unzipped = gunzipSync(zipped.rawPayload).toString('utf8');
     assert.ok(zipped.rawPayload.length < Buffer.byteLength(unzipped));
     assert.deepEqual(JSON.parse(unzipped), plain.json);
+    // A page is compressed at once, not streamed, so its compressed length is stated.
+    assert.ok(Buffer.byteLength(unzipped) > 8 * 1024, 'a page above the plugin’s own limit');
+    assert.equal(zipped.headers['content-length'], String(zipped.rawPayload.length));
   });
 
   it('does not compress a tiny body', async (t) => {
