@@ -210,6 +210,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ? new SqliteReaders({
           path: database.sqlite.name,
           threads: config.sqliteReaders,
+          nice: config.sqliteReaderNice,
           busyTimeoutMs: config.statementTimeoutMs,
         })
       : null;

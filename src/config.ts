@@ -53,6 +53,8 @@ export interface ServerConfig extends Config {
   readonly keepAliveTimeoutMs: number;
   /** SQLite: threads that run the API's reads off the event loop; 0 runs them on it. */
   readonly sqliteReaders: number;
+  /** SQLite on Linux: the reader threads' nice value, so the event loop comes first. */
+  readonly sqliteReaderNice: number;
   /** Data requests served at once; more wait in a queue (see `admission.ts`). */
   readonly maxConcurrentRequests: number;
   /** Requests that may wait; one more is answered 503 at once. */
@@ -331,6 +333,7 @@ export function loadServerConfig(
     ...parseHttpTimeouts(env),
     receiptsDir: requireReceiptsDir(base),
     sqliteReaders: parseInteger('SQLITE_READERS', env.SQLITE_READERS || '2', 0, 64),
+    sqliteReaderNice: parseInteger('SQLITE_READER_NICE', env.SQLITE_READER_NICE || '10', 0, 19),
     ...parseAdmission(env),
   });
 }

@@ -20,6 +20,10 @@ import type { Database, Db } from './database.ts';
  * connection to the file; under WAL, readers see every committed transaction and never wait
  * for the writer. Queries wait in one queue for the first thread with room (`SqliteReaders`).
  *
+ * The threads run at a lower priority than the event loop (`nice`, Linux only): on a host with
+ * fewer cores than busy threads, a thread woken with a query otherwise took the core from the
+ * event loop, which every request of the instance needs to be parsed, answered and sent.
+ *
  * The thread's code is plain JavaScript run with `eval`: a module thread started from the
  * TypeScript sources would first load tsx's compiler (about half a second per thread), and the
  * test suite builds hundreds of apps.
@@ -30,6 +34,8 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('query_only = 1');
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+// On Linux a nice value is the calling thread's own: this thread's, not the event loop's.
+if (workerData.nice > 0) require('node:os').setPriority(0, workerData.nice);
 const statements = new Map();
 function prepared(sql) {
   let statement = statements.get(sql);
@@ -108,6 +114,8 @@ class ReaderThread {
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),
         path: options.path,
         busyTimeoutMs: options.busyTimeoutMs,
+        // Elsewhere the call would lower the whole process, event loop included.
+        nice: process.platform === 'linux' ? options.nice : 0,
       },
     });
     this.ready = new Promise((resolve, reject) => {
@@ -176,6 +184,8 @@ export interface ReaderOptions {
   threads: number;
   /** How long a read waits on a locked file (only while a checkpoint resets the WAL). */
   busyTimeoutMs: number;
+  /** The threads' nice value (0–19) on Linux, above the event loop's; ignored elsewhere. */
+  nice: number;
 }
 
 /** A query waiting for a reader thread. */

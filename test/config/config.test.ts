@@ -200,6 +200,8 @@ describe('configuration', () => {
     ],
     [{ REDIS_KEY_PREFIX: 'has space:' }, /^REDIS_KEY_PREFIX: must be at most 64 printable/],
     [{ RESPONSE_CACHE_MB: '5000' }, /^RESPONSE_CACHE_MB: must be between 0 and 4096/],
+    [{ SQLITE_READER_NICE: '20' }, /^SQLITE_READER_NICE: must be between 0 and 19/],
+    [{ SQLITE_READER_NICE: '-5' }, /^SQLITE_READER_NICE: must be a whole number/],
     [{ HTTP_HEADERS_TIMEOUT_MS: '10s' }, /^HTTP_HEADERS_TIMEOUT_MS: must be a whole number/],
     [
       { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },

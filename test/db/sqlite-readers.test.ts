@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { Worker } from 'node:worker_threads';
@@ -7,15 +8,18 @@ import { SqliteReaders } from '../../src/db/sqlite-readers.ts';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
 import { useTempDir } from '../helpers/databases.ts';
 
-/** A WAL file with a table of 10 rows, its writer connection, and two reader threads over it. */
-async function useReaders(t: TestContext) {
+/**
+ * A WAL file with a table of 10 rows, its writer connection, and two reader threads over it
+ * (at nice `nice`).
+ */
+async function useReaders(t: TestContext, nice = 0) {
   const path = join(useTempDir(t), 'readers.db');
   const writer = new SqliteDatabase(path);
   writer.pragma('journal_mode = WAL');
   writer.exec('create table t (id integer primary key, v text)');
   const insert = writer.prepare('insert into t (id, v) values (?, ?)');
   for (let i = 1; i <= 10; i++) insert.run(i, `v${i}`);
-  const readers = new SqliteReaders({ path, threads: 2, busyTimeoutMs: 1000 });
+  const readers = new SqliteReaders({ path, threads: 2, busyTimeoutMs: 1000, nice });
   t.after(async () => {
     await readers.stop();
     writer.close();
@@ -25,6 +29,34 @@ async function useReaders(t: TestContext) {
 }
 
 describe('SQLite reader threads', () => {
+  it('run below the event loop’s priority on Linux, the event loop and the rest left as they are', async (t) => {
+    if (process.platform !== 'linux') {
+      t.skip('per-thread nice values are Linux’s (elsewhere the threads keep the process’s)');
+      return;
+    }
+    /** Each thread of this process, by its id, and its nice value. */
+    const niceOfThreads = () =>
+      new Map(
+        readdirSync('/proc/self/task').map((task) => {
+          const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+          // Field 19 of stat(5); the fields after the command's closing parenthesis start at 3.
+          return [task, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+        }),
+      );
+    const before = niceOfThreads();
+    const processNice = before.get(String(process.pid)) as number;
+    assert.ok(processNice <= 19 - 3, `the test process runs at nice ${processNice}`);
+    const { readers } = await useReaders(t, processNice + 3);
+    // A query answered by each thread: both have opened the file and set their nice value.
+    await Promise.all([readers.query('select 1 as n', []), readers.query('select 2 as n', [])]);
+    const after = niceOfThreads();
+    const started = [...after].filter(([task]) => !before.has(task));
+    assert.equal(started.filter(([, nice]) => nice === processNice + 3).length, 2);
+    for (const [task, nice] of before) {
+      if (after.has(task)) assert.equal(after.get(task), nice, `thread ${task} keeps its own`);
+    }
+  });
+
   it('answer queries with their rows, and errors with SQLite’s code', async (t) => {
     const { readers } = await useReaders(t);
     assert.deepEqual(await readers.query('select id, v from t where id <= ? order by id', [2]), [

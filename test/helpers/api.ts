@@ -83,6 +83,7 @@ export function testServerConfig(
     requestTimeoutMs: 30_000,
     keepAliveTimeoutMs: 72_000,
     sqliteReaders: 2,
+    sqliteReaderNice: 10,
     maxConcurrentRequests: 16,
     maxQueuedRequests: 256,
     maxQueueWaitMs: 10_000,
