@@ -48,7 +48,7 @@ const SERVER_VARIABLES: readonly Variable[] = [
     'slow-client limits (default 10000 / 30000 / 72000)',
   ],
   ['SQLITE_READERS', 'threads that run SQLite reads off the event loop (default 2; 0: none)'],
-  ['SQLITE_READER_NICE', 'their nice value on Linux, below the event loop (default 10; 0-19)'],
+  ['SQLITE_READER_NICE', 'their nice value above the event loop’s, on Linux (default 10; 0-19)'],
   [
     'MAX_CONCURRENT_REQUESTS / MAX_QUEUED_REQUESTS / MAX_QUEUE_WAIT_MS',
     'data requests served at once / waiting / longest wait before a 503 (16 / 256 / 1000)',

@@ -34,8 +34,12 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('query_only = 1');
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
-// On Linux a nice value is the calling thread's own: this thread's, not the event loop's.
-if (workerData.nice > 0) require('node:os').setPriority(0, workerData.nice);
+// On Linux a nice value is the calling thread's own: this thread's, not the event loop's. Only
+// ever raised (what any process may do), from the one it started with (the process's own).
+if (workerData.nice > 0) {
+  const os = require('node:os');
+  os.setPriority(0, Math.min(19, os.getPriority(0) + workerData.nice));
+}
 const statements = new Map();
 function prepared(sql) {
   let statement = statements.get(sql);
@@ -184,7 +188,10 @@ export interface ReaderOptions {
   threads: number;
   /** How long a read waits on a locked file (only while a checkpoint resets the WAL). */
   busyTimeoutMs: number;
-  /** The threads' nice value (0–19) on Linux, above the event loop's; ignored elsewhere. */
+  /**
+   * How far the threads' nice value is raised above the process's own (0–19, at most to 19),
+   * on Linux; ignored elsewhere.
+   */
   nice: number;
 }
 

@@ -10,7 +10,7 @@ import { useTempDir } from '../helpers/databases.ts';
 
 /**
  * A WAL file with a table of 10 rows, its writer connection, and two reader threads over it
- * (at nice `nice`).
+ * (`nice` steps below the event loop).
  */
 async function useReaders(t: TestContext, nice = 0) {
   const path = join(useTempDir(t), 'readers.db');
@@ -29,7 +29,7 @@ async function useReaders(t: TestContext, nice = 0) {
 }
 
 describe('SQLite reader threads', () => {
-  it('run below the event loop’s priority on Linux, the event loop and the rest left as they are', async (t) => {
+  it('run nice steps below the event loop on Linux, the event loop and the rest left as they are', async (t) => {
     if (process.platform !== 'linux') {
       t.skip('per-thread nice values are Linux’s (elsewhere the threads keep the process’s)');
       return;
@@ -44,14 +44,14 @@ describe('SQLite reader threads', () => {
         }),
       );
     const before = niceOfThreads();
-    const processNice = before.get(String(process.pid)) as number;
-    assert.ok(processNice <= 19 - 3, `the test process runs at nice ${processNice}`);
-    const { readers } = await useReaders(t, processNice + 3);
+    // Raised from the process's own, at most to 19 (a test run under `nice -n 18` sees 19).
+    const expected = Math.min(19, (before.get(String(process.pid)) as number) + 3);
+    const { readers } = await useReaders(t, 3);
     // A query answered by each thread: both have opened the file and set their nice value.
     await Promise.all([readers.query('select 1 as n', []), readers.query('select 2 as n', [])]);
     const after = niceOfThreads();
     const started = [...after].filter(([task]) => !before.has(task));
-    assert.equal(started.filter(([, nice]) => nice === processNice + 3).length, 2);
+    assert.equal(started.filter(([, nice]) => nice === expected).length, 2);
     for (const [task, nice] of before) {
       if (after.has(task)) assert.equal(after.get(task), nice, `thread ${task} keeps its own`);
     }
