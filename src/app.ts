@@ -138,9 +138,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerETags(app);
   // Bodies up to 128 KB (every list page) are compressed at once on the event loop, not in
   // libuv's threads through a stream pipeline as the plugin does above 8 KB on two cores: the
-  // pipeline's own work cost the event loop more than the compression it handed off (cold mix,
-  // SQLite, two cores: +4 % req/s, /me p99 26–32 -> 22–23 ms). Larger ones (change-feed pages of
-  // 1,000 entries) still go to the threads.
+  // pipeline's own work cost the event loop more than the compression it handed off
+  // (docs/performance.md, item 45). Larger ones (change-feed pages of 1,000 entries) still go to
+  // the threads.
   await app.register(compress, { global: true, threshold: 1024, syncThreshold: 128 * 1024 });
   // The API description is generated from the same route schemas that validate and serialize.
   await app.register(swagger, swaggerOptions(config.publicBaseUrl));

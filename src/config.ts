@@ -53,7 +53,10 @@ export interface ServerConfig extends Config {
   readonly keepAliveTimeoutMs: number;
   /** SQLite: threads that run the API's reads off the event loop; 0 runs them on it. */
   readonly sqliteReaders: number;
-  /** SQLite on Linux: the reader threads' nice value above the process's, so the event loop comes first. */
+  /**
+   * SQLite on Linux: how far the reader threads' nice value is raised above the process's own,
+   * so the event loop comes first.
+   */
   readonly sqliteReaderNice: number;
   /** Data requests served at once; more wait in a queue (see `admission.ts`). */
   readonly maxConcurrentRequests: number;
