@@ -100,13 +100,14 @@ function filtered(
   const column = (name: 'x.expense_date' | 'x.updated_at') =>
     name === walk?.by ? keptFromSqliteIndexChoice(db, name) : sql.ref(name);
   const searched = walk?.searched ?? 'by index';
+  // The ranges first: SQLite tests the terms in the order they are written (as for leaves).
   let q = db.selectFrom('expenses as x').where('x.company_id', '=', companyId);
-  if (filters.status) q = q.where('x.status', 'in', filters.status);
-  if (filters.employeeIds) q = q.where('x.employee_id', 'in', filters.employeeIds);
-  if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
   if (filters.from) q = q.where(column('x.expense_date'), '>=', filters.from);
   if (filters.to) q = q.where(column('x.expense_date'), '<=', filters.to);
   if (filters.updatedSince) q = q.where(column('x.updated_at'), '>=', filters.updatedSince);
+  if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
+  if (filters.employeeIds) q = q.where('x.employee_id', 'in', filters.employeeIds);
+  if (filters.status) q = q.where('x.status', 'in', filters.status);
   const { search } = filters;
   if (search) {
     q = q.where(

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
-import { DerivedCache } from '../../src/db/derived-cache.ts';
 import { ANCHOR_INTERVAL, countedPage, walkedPage } from '../../src/db/list-pages.ts';
-import type { AnchorRun, ListOrder, ListSource, SortBounds } from '../../src/db/list-source.ts';
+import type { ListOrder } from '../../src/db/list-source.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { freshListSource } from '../helpers/list-source.ts';
 import { company, employee, leave, leaveType, writeNdjson } from '../helpers/records.ts';
 
 // Long enough that the pages below lie in the first half of the matches (walked from the start).
@@ -20,15 +20,7 @@ describeEachDialect('a walked page', (dialect) => {
     const records: unknown[] = [company(1), employee(1, 1), leaveType(1, 1)];
     for (let id = 1; id <= COUNT; id++) records.push(leave(1, id, 1, 1, { status: status(id) }));
     await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
-    const source: ListSource = {
-      db: handle.db,
-      version: async () => 1,
-      derived: new DerivedCache<number>(),
-      anchors: new DerivedCache<AnchorRun>(),
-      samples: new DerivedCache(),
-      bounds: new DerivedCache<SortBounds | null>(),
-    };
-    return { handle, source };
+    return { handle, source: freshListSource(handle.db) };
   }
 
   it('is gathered instead when the walk would pass more index entries, not once its anchors are made', async (t) => {

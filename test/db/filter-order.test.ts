@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { it, type TestContext } from 'node:test';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../../src/db/database.ts';
+import { listExpenses } from '../../src/db/expenses.queries.ts';
+import { listLeaves } from '../../src/db/leaves.queries.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { useDatabase, useTempDir } from '../helpers/databases.ts';
+import { freshListSource } from '../helpers/list-source.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  leave,
+  leaveType,
+  writeNdjson,
+} from '../helpers/records.ts';
+
+/**
+ * SQLite tests a statement's WHERE terms on each index entry in the order they are written, so
+ * the list filters write the ranges (a date window, `updated_since`) before the statuses: most
+ * entries a walk in id order passes fail a range, and then their status is never compared (a
+ * year of leaves with three statuses, walked 1,000 matches at a time: 1.7 → 1.2 ms a step).
+ */
+
+/** Company 1's leaves and expenses, two of each status a month in 2025, and a logged source. */
+async function listed(t: TestContext) {
+  const { handle } = await useDatabase(t, 'sqlite');
+  if (handle.dialect !== 'sqlite') throw new Error('a SQLite suite');
+  const dir = useTempDir(t);
+  const records: unknown[] = [company(1), employee(1, 1), leaveType(1, 1), category(1, 1)];
+  let id = 0;
+  for (let month = 1; month <= 12; month++) {
+    const day = `2025-${String(month).padStart(2, '0')}-10`;
+    for (const status of ['approved', 'pending', 'approved', 'rejected']) {
+      id++;
+      records.push(
+        leave(1, id, 1, 1, {
+          status,
+          start_date: day,
+          end_date: day,
+          updated_at: `${day}T08:00:00Z`,
+        }),
+        expense(1, id, 1, 1, {
+          status: status === 'approved' ? 'paid' : status,
+          expense_date: day,
+          updated_at: `${day}T08:00:00Z`,
+        }),
+      );
+    }
+  }
+  await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
+  const statements: string[] = [];
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: handle.sqlite }),
+    log: (event) => {
+      if (event.level === 'query') statements.push(event.query.sql);
+    },
+  });
+  return { source: freshListSource(db), statements };
+}
+
+/** The statements that test both a range and the status, each as [range at, status at]. */
+function termPlaces(statements: string[], range: RegExp, status: string): number[][] {
+  return statements.flatMap((text) => {
+    const rangeAt = text.search(range);
+    const statusAt = text.indexOf(status);
+    return rangeAt >= 0 && statusAt >= 0 ? [[rangeAt, statusAt]] : [];
+  });
+}
+
+it('leave lists test a date window and updated_since before the statuses (SQLite)', async (t) => {
+  const { source, statements } = await listed(t);
+  const page = { page: 1, perPage: 25 };
+  const sort = { field: 'id' as const, direction: 'asc' as const };
+  const windowed = await listLeaves(
+    source,
+    1,
+    { status: ['approved', 'rejected'], from: '2025-03-01', to: '2025-05-31' },
+    sort,
+    page,
+  );
+  assert.deepEqual(
+    windowed.data.map((row) => row.id),
+    [9, 11, 12, 13, 15, 16, 17, 19, 20],
+  );
+  const updated = await listLeaves(
+    source,
+    1,
+    { status: ['pending'], updatedSince: '2025-11-01T00:00:00Z' },
+    sort,
+    page,
+  );
+  assert.deepEqual(
+    updated.data.map((row) => row.id),
+    [42, 46],
+  );
+
+  const places = termPlaces(
+    statements,
+    /"l"\."(end_date|start_date|updated_at)" [<>]=/,
+    '"l"."status" in',
+  );
+  assert.ok(places.length >= 2, 'the counts and pages test both');
+  for (const [rangeAt, statusAt] of places) assert.ok((rangeAt as number) < (statusAt as number));
+});
+
+it('expense lists test a date window and updated_since before the statuses (SQLite)', async (t) => {
+  const { source, statements } = await listed(t);
+  const page = { page: 1, perPage: 25 };
+  const sort = { field: 'id' as const, direction: 'desc' as const };
+  const urls = { receiptUrl: () => '' };
+  const windowed = await listExpenses(
+    source,
+    1,
+    { status: ['pending'], from: '2025-02-01', to: '2025-03-31', categoryIds: [1] },
+    sort,
+    page,
+    urls,
+  );
+  assert.deepEqual(
+    windowed.data.map((row) => row.id),
+    [10, 6],
+  );
+  const updated = await listExpenses(
+    source,
+    1,
+    { status: ['paid', 'rejected'], updatedSince: '2025-12-01T00:00:00Z' },
+    sort,
+    page,
+    urls,
+  );
+  assert.deepEqual(
+    updated.data.map((row) => row.id),
+    [48, 47, 45],
+  );
+
+  const places = termPlaces(
+    statements,
+    /"x"\."(expense_date|updated_at)" [<>]=/,
+    '"x"."status" in',
+  );
+  assert.ok(places.length >= 2, 'the counts and pages test both');
+  for (const [rangeAt, statusAt] of places) assert.ok((rangeAt as number) < (statusAt as number));
+});
