@@ -294,8 +294,9 @@ function originOf(order: ListOrder, bounds: SortBounds): Anchor {
  * half is read backwards from the last row, and reversed), starting at the nearest anchor
  * (made the first time a page that deep is asked for) and skipping fewer than
  * ANCHOR_INTERVAL rows: page 10,000 costs about what page 10 does once its anchors exist.
- * With `boundsOf` (the lowest and highest sort value of its rows, when it knows them), the
- * walk starts at them rather than at the first or last row of the whole index. With
+ * With `boundsOf` (the lowest or highest sort value of its rows, the end a walk in the
+ * direction it is given starts from, when it knows it), the walk starts there rather than at
+ * the first or last row of the whole index. With
  * `gathering`, the page is gathered instead when the walk would pass more index entries than
  * gathering costs.
  */
@@ -306,7 +307,7 @@ export async function walkedPage(
   order: ListOrder,
   page: PageRequest,
   total: number,
-  boundsOf: () => Promise<SortBounds | null>,
+  boundsOf: (direction: 'asc' | 'desc') => Promise<SortBounds | null>,
   gathering?: Gathering,
 ): Promise<number[]> {
   const { fromEnd, limit, position } = nearerEnd(page, total);
@@ -319,7 +320,7 @@ export async function walkedPage(
     const walked = (position - made * ANCHOR_INTERVAL) * gathering.walkCost;
     if (walked > total * gathering.gatherCost) return gathering.page();
   }
-  const bounds = await boundsOf();
+  const bounds = await boundsOf(walkOrder.direction);
   const origin = bounds ? originOf(walkOrder, bounds) : null;
   let anchor: Anchor | null = null;
   let skip = position;

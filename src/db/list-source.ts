@@ -47,7 +47,10 @@ export interface ListCaches {
   bounds: DerivedCache<SortBounds | null>;
 }
 
-/** The lowest and highest value of the sort column among a list's rows. */
+/**
+ * The lowest and highest value of the sort column among a list's rows; one of them is
+ * undefined when only the other end was asked for (see `sortBounds` in pagination.ts).
+ */
 export interface SortBounds {
   min: unknown;
   max: unknown;

@@ -332,7 +332,7 @@ export async function listPage<Row extends { id: number }>(
       samples ?? (lists.selective ? await samplesOf(source, companyId, list, version) : null);
     const sortSamples = () =>
       listSamples ? columnSamples(source.db, listSamples, companyId, list, sortColumn) : null;
-    const boundsOf = async () =>
+    const boundsOf = async (direction: 'asc' | 'desc') =>
       lists.filtersBoundSortColumn
         ? seekBounds(
             source,
@@ -347,7 +347,7 @@ export async function listPage<Row extends { id: number }>(
               companyId,
               version,
               { filtered, walked, hinted },
-              order,
+              { ...order, direction },
               await sortSamples(),
             )
           : null;
@@ -411,30 +411,34 @@ function seekBounds(
 }
 
 /**
- * How many of the sort column's samples from either end a walk is probed for its first match
- * before the matches are gathered to bound it (see `sortBounds`).
+ * How many of the sort column's samples from the end a walk starts at it is probed for its
+ * first match before the matches are gathered to bound it (see `sortBounds`).
  */
 const PROBED_SAMPLES = 5;
 
 /**
- * The lowest and highest sort value of the filtered rows (cached per data version). A walk in
- * the sort order starts at them and reads none of the rows before the first match (or after
- * the last, walking back): a year of leaves sorted by `updated_at` otherwise walked past every
- * leave updated in the years before it.
+ * The lowest and highest sort value of the filtered rows (cached per data version), or at
+ * least the end a walk in `walk`'s direction starts from: the lowest when ascending, the
+ * highest when descending (the other may be undefined). A walk in the sort order starts there
+ * and reads none of the rows before the first match (or after the last, walking back): a year
+ * of leaves sorted by `updated_at` otherwise walked past every leave updated in the years
+ * before it.
  *
- * Where the sort column has samples, each end is first probed: the walk itself, in the sort
- * order, over the rows up to the PROBED_SAMPLES-th sample from that end (a few thousand index
- * entries). Where the matches are spread along the sort order (a window sorted by id, where ids
- * do not follow the dates) both probes find a match at once; only where the matches bunch
- * up are they gathered, through the filters' own index, which costs a read of every match
- * (24 ms on average, up to 71 ms, for the windows and `updated_since` of the cold mix).
+ * Where the sort column has samples, that end is first probed: the walk itself, over the rows
+ * up to the PROBED_SAMPLES-th sample from that end (a few thousand index entries). Where the
+ * matches are spread along the sort order (a window sorted by id, where ids do not follow the
+ * dates) the probe finds a match at once, and so it does at the end where the matches bunch up
+ * (the latest year of leaves in `created_at` order, walked back from its end). Only when the
+ * probe finds none are the matches gathered, through the filters' own index, which costs a
+ * read of every match (24 ms on average, up to 71 ms, for the windows and `updated_since` of
+ * the cold mix) and gives both ends.
  */
 function sortBounds(
   source: ListSource,
   companyId: number,
   version: number,
   queries: { filtered: AnyQuery; walked: AnyQuery; hinted: boolean },
-  order: ListOrder,
+  walk: ListOrder,
   column: ColumnSamples | null,
 ): Promise<SortBounds | null> {
   // Asked for min() and max() directly, PostgreSQL reads them from the sort column's own
@@ -442,7 +446,7 @@ function sortBounds(
   // year of leaves by created_at): there the matches are gathered first, in a fenced
   // subquery (`fromMatched`). Where the filters' index is named (`hinted`, SQLite) they are
   // read through it directly.
-  const value = sql.ref(order.column);
+  const value = sql.ref(walk.column);
   const gathered = !queries.hinted
     ? fromMatched(source.db, queries.filtered, [value.as('value')]).select([
         sql`min(value)`.as('min'),
@@ -451,35 +455,40 @@ function sortBounds(
     : queries.filtered
         .clearSelect()
         .select([sql`min(${value})`.as('min'), sql`max(${value})`.as('max')]);
-  return source.bounds.value(companyId, version, gathered, async () => {
-    const probed = column ? await probedBounds(queries.walked, order, column) : null;
-    if (probed) return probed;
-    const row = (await gathered.executeTakeFirst()) as SortBounds | undefined;
-    return row && row.min !== null && row.max !== null ? row : null;
+  const both = () =>
+    source.bounds.value(companyId, version, gathered, async () => {
+      const row = (await gathered.executeTakeFirst()) as SortBounds | undefined;
+      return row && row.min !== null && row.max !== null ? row : null;
+    });
+  const probe = column ? probedEnd(queries.walked, walk, column) : null;
+  if (!probe) return both();
+  return source.bounds.value(companyId, version, probe, async () => {
+    const found = (await probe.executeTakeFirst()) as { value: unknown } | undefined;
+    if (!found) return both();
+    return walk.direction === 'asc'
+      ? { min: found.value, max: undefined }
+      : { min: undefined, max: found.value };
   });
 }
 
-/** Both ends of the matches found by a short walk from each end of the sort order, or null. */
-async function probedBounds(
-  walked: AnyQuery,
-  order: ListOrder,
-  column: ColumnSamples,
-): Promise<SortBounds | null> {
+/**
+ * The first match of a walk in `walk`'s order among the rows up to the PROBED_SAMPLES-th sample
+ * from the end it starts at, or null when the column has too few samples to probe.
+ */
+function probedEnd(walked: AnyQuery, walk: ListOrder, column: ColumnSamples): AnyQuery | null {
   const last = column.values.length - 1;
   if (last + 1 < 2 * PROBED_SAMPLES) return null;
-  const end = (direction: 'asc' | 'desc', limit: unknown) =>
-    walked
-      .clearSelect()
-      .select(sql.ref(order.column).as('value'))
-      .where(sql.ref(order.column), direction === 'asc' ? '<=' : '>=', limit)
-      .orderBy(sql.ref(order.column), direction)
-      .limit(1)
-      .executeTakeFirst() as Promise<{ value: unknown } | undefined>;
-  const [low, high] = await Promise.all([
-    end('asc', column.values[PROBED_SAMPLES - 1]),
-    end('desc', column.values[last - (PROBED_SAMPLES - 1)]),
-  ]);
-  return low && high ? { min: low.value, max: high.value } : null;
+  const ascending = walk.direction === 'asc';
+  return walked
+    .clearSelect()
+    .select(sql.ref(walk.column).as('value'))
+    .where(
+      sql.ref(walk.column),
+      ascending ? '<=' : '>=',
+      column.values[ascending ? PROBED_SAMPLES - 1 : last - (PROBED_SAMPLES - 1)],
+    )
+    .orderBy(sql.ref(walk.column), walk.direction)
+    .limit(1);
 }
 
 /** The joined rows of a page's ids, in the ids' order. */

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
-import { Kysely, SqliteDialect } from 'kysely';
-import type { Database } from '../../src/db/database.ts';
 import { listExpenses } from '../../src/db/expenses.queries.ts';
 import { listLeaves } from '../../src/db/leaves.queries.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { useDatabase, useTempDir } from '../helpers/databases.ts';
-import { freshListSource } from '../helpers/list-source.ts';
+import { loggedListSource } from '../helpers/list-source.ts';
 import {
   category,
   company,
@@ -53,14 +51,7 @@ async function listed(t: TestContext) {
     }
   }
   await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
-  const statements: string[] = [];
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: handle.sqlite }),
-    log: (event) => {
-      if (event.level === 'query') statements.push(event.query.sql);
-    },
-  });
-  return { source: freshListSource(db), statements };
+  return loggedListSource(handle.sqlite);
 }
 
 /** The statements that test both a range and the status, each as [range at, status at]. */

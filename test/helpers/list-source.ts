@@ -1,4 +1,6 @@
-import type { Db } from '../../src/db/database.ts';
+import type SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database, Db } from '../../src/db/database.ts';
 import { DerivedCache } from '../../src/db/derived-cache.ts';
 import type { AnchorRun, ListSource, SortBounds } from '../../src/db/list-source.ts';
 
@@ -11,3 +13,18 @@ export const freshListSource = (db: Db): ListSource => ({
   samples: new DerivedCache(),
   bounds: new DerivedCache<SortBounds | null>(),
 });
+
+/**
+ * A list source over a SQLite connection that keeps the text of every statement it runs, for
+ * tests of what the list queries ask the database.
+ */
+export function loggedListSource(sqlite: SqliteDatabase.Database) {
+  const statements: string[] = [];
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: sqlite }),
+    log: (event) => {
+      if (event.level === 'query') statements.push(event.query.sql);
+    },
+  });
+  return { source: freshListSource(db), statements };
+}

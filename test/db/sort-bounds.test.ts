@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { listLeaves } from '../../src/db/leaves.queries.ts';
+import { SAMPLE_INTERVAL, SAMPLED_MIN_ROWS } from '../../src/db/list-samples.ts';
+import { GATHER_LIMIT } from '../../src/db/pagination.ts';
+import { mulberry32 } from '../../src/demo/random.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { useDatabase, useTempDir } from '../helpers/databases.ts';
+import { loggedListSource } from '../helpers/list-source.ts';
+import { company, employee, leave, leaveType, writeNdjson } from '../helpers/records.ts';
+
+const DAY = 86_400_000;
+const START = Date.UTC(2024, 0, 1);
+const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/**
+ * A walk in another column's order than a window's starts at the first match it can meet: the
+ * lowest sort value of the matches when ascending, the highest when descending. Only that end
+ * is looked for: where a short walk from it meets a match, the matches are not gathered for
+ * their bounds, even when they bunch up far from the other end (SQLite, whose statements the
+ * test sees; the rows of both ways are checked on both databases in test/http/long-lists).
+ */
+it('a walk from the end where a window bunches up reads no bounds of the whole window (SQLite)', async (t) => {
+  const { handle } = await useDatabase(t, 'sqlite');
+  if (handle.dialect !== 'sqlite') throw new Error('a SQLite suite');
+  const dir = useTempDir(t);
+  // Leaves created the day before they start, over 700 days: in created_at order, a window
+  // from day 150 on matches none of the first samples and every one of the last.
+  const count = SAMPLED_MIN_ROWS + 7_000;
+  const rng = mulberry32(20261127);
+  const leaves: Array<{ id: number; created: string; end: string }> = [];
+  const records: unknown[] = [company(1), employee(1, 1), leaveType(1, 1)];
+  for (let id = 1; id <= count; id++) {
+    const start = START + Math.floor(rng() * 700) * DAY;
+    const created = stamp(start - DAY + Math.floor(rng() * 86_400) * 1000);
+    const end = date(start + Math.floor(rng() * 5) * DAY);
+    leaves.push({ id, created, end });
+    records.push(
+      leave(1, id, 1, 1, {
+        start_date: date(start),
+        end_date: end,
+        created_at: created,
+        updated_at: stamp(start),
+      }),
+    );
+  }
+  await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
+  const { source, statements } = loggedListSource(handle.sqlite);
+  const from = date(START + 150 * DAY);
+  const matches = leaves
+    .filter((row) => row.end >= from)
+    .sort((a, b) => (a.created === b.created ? a.id - b.id : a.created < b.created ? -1 : 1));
+  assert.ok(matches.length > GATHER_LIMIT, 'walked, not gathered');
+  assert.ok(count - matches.length > 5 * SAMPLE_INTERVAL, 'the first samples match none');
+  const page = { page: 2, perPage: 100 };
+  const gatheredBounds = () => statements.filter((text) => text.includes('min(')).length;
+
+  const latest = await listLeaves(
+    source,
+    1,
+    { from },
+    { field: 'created_at', direction: 'desc' },
+    page,
+  );
+  assert.deepEqual(
+    latest.data.map((row) => row.id),
+    matches
+      .slice(-200, -100)
+      .reverse()
+      .map((row) => row.id),
+  );
+  assert.equal(gatheredBounds(), 0, 'the last samples hold matches: no bounds gathered');
+
+  const earliest = await listLeaves(
+    source,
+    1,
+    { from },
+    { field: 'created_at', direction: 'asc' },
+    page,
+  );
+  assert.deepEqual(
+    earliest.data.map((row) => row.id),
+    matches.slice(100, 200).map((row) => row.id),
+  );
+  assert.equal(gatheredBounds(), 1, 'the first samples hold none: the bounds are gathered');
+});
