@@ -1,15 +1,24 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { it } from 'node:test';
+import { listExpenses } from '../../src/db/expenses.queries.ts';
 import { listLeaves } from '../../src/db/leaves.queries.ts';
 import { SAMPLE_INTERVAL, SAMPLED_MIN_ROWS } from '../../src/db/list-samples.ts';
 import { GATHER_LIMIT } from '../../src/db/pagination.ts';
 import { mulberry32 } from '../../src/demo/random.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
-import { useDatabase, useTempDir } from '../helpers/databases.ts';
+import { testDialects, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { loggedListSource } from '../helpers/list-source.ts';
-import { company, employee, leave, leaveType, writeNdjson } from '../helpers/records.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  leave,
+  leaveType,
+  writeNdjson,
+} from '../helpers/records.ts';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2024, 0, 1);
@@ -86,4 +95,46 @@ it('a walk from the end where a window bunches up reads no bounds of the whole w
     matches.slice(100, 200).map((row) => row.id),
   );
   assert.equal(gatheredBounds(), 1, 'the first samples hold none: the bounds are gathered');
+});
+
+const postgres = testDialects().find((dialect) => dialect.name === 'postgres');
+
+/**
+ * PostgreSQL plans a walk in id order that reads each row on the primary key (`id` alone):
+ * started at the top of the whole table, it passed every row of the companies whose ids come
+ * after the company's. The walk starts at the company's own highest (or lowest) id.
+ */
+it('a walk in id order starts at the company’s own ids on PostgreSQL', {
+  skip: postgres?.skip ?? false,
+}, async (t) => {
+  const { handle } = await useDatabase(t, 'postgres');
+  if (handle.dialect !== 'postgres') throw new Error('a PostgreSQL suite');
+  const dir = useTempDir(t);
+  // Company 1's expenses first, then company 2's, whose ids are all higher.
+  const records: unknown[] = [company(1), company(2)];
+  for (const c of [1, 2]) records.push(employee(c, c * 100), category(c, c * 100));
+  for (let id = 1; id <= 300; id++) {
+    const c = id <= 200 ? 1 : 2;
+    records.push(expense(c, id, c * 100, c * 100, { status: id % 2 ? 'paid' : 'pending' }));
+  }
+  await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
+  const { source, statements } = loggedListSource(handle.pool);
+  const urls = { receiptUrl: () => '' };
+  const page = await listExpenses(
+    source,
+    1,
+    { status: ['paid'] },
+    { field: 'id', direction: 'desc' },
+    { page: 2, perPage: 10 },
+    urls,
+  );
+  assert.deepEqual(
+    page.data.map((row) => row.id),
+    Array.from({ length: 10 }, (_, i) => 179 - 2 * i),
+  );
+  const walks = statements.filter(
+    (text) => text.startsWith('select "x"."id" as "id"') && text.includes('order by "x"."id" desc'),
+  );
+  assert.ok(walks.length > 0, 'the page is walked');
+  for (const text of walks) assert.match(text, /"x"\."id" < \$\d+/, 'from the company’s own top');
 });

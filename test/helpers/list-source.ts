@@ -1,5 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { type Dialect, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type pg from 'pg';
 import type { Database, Db } from '../../src/db/database.ts';
 import { DerivedCache } from '../../src/db/derived-cache.ts';
 import type { AnchorRun, ListSource, SortBounds } from '../../src/db/list-source.ts';
@@ -15,13 +16,17 @@ export const freshListSource = (db: Db): ListSource => ({
 });
 
 /**
- * A list source over a SQLite connection that keeps the text of every statement it runs, for
- * tests of what the list queries ask the database.
+ * A list source over a SQLite connection or a PostgreSQL pool that keeps the text of every
+ * statement it runs, for tests of what the list queries ask the database.
  */
-export function loggedListSource(sqlite: SqliteDatabase.Database) {
+export function loggedListSource(database: SqliteDatabase.Database | pg.Pool) {
   const statements: string[] = [];
+  const dialect: Dialect =
+    'prepare' in database
+      ? new SqliteDialect({ database })
+      : new PostgresDialect({ pool: database });
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: sqlite }),
+    dialect,
     log: (event) => {
       if (event.level === 'query') statements.push(event.query.sql);
     },
