@@ -15,15 +15,13 @@ import {
   company,
   employee,
   expense,
-  leave,
+  leavesCreatedTheDayBefore,
   leaveType,
   writeNdjson,
 } from '../helpers/records.ts';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2024, 0, 1);
-const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
 /**
  * A walk in another column's order than a window's starts at the first match it can meet: the
@@ -36,30 +34,20 @@ it('a walk from the end where a window bunches up reads no bounds of the whole w
   const { handle } = await useDatabase(t, 'sqlite');
   if (handle.dialect !== 'sqlite') throw new Error('a SQLite suite');
   const dir = useTempDir(t);
-  // Leaves created the day before they start, over 700 days: in created_at order, a window
-  // from day 150 on matches none of the first samples and every one of the last.
+  // In created_at order, a window from day 150 on matches none of the first samples and
+  // every one of the last.
   const count = SAMPLED_MIN_ROWS + 7_000;
-  const rng = mulberry32(20261127);
-  const leaves: Array<{ id: number; created: string; end: string }> = [];
-  const records: unknown[] = [company(1), employee(1, 1), leaveType(1, 1)];
-  for (let id = 1; id <= count; id++) {
-    const start = START + Math.floor(rng() * 700) * DAY;
-    const created = stamp(start - DAY + Math.floor(rng() * 86_400) * 1000);
-    const end = date(start + Math.floor(rng() * 5) * DAY);
-    leaves.push({ id, created, end });
-    records.push(
-      leave(1, id, 1, 1, {
-        start_date: date(start),
-        end_date: end,
-        created_at: created,
-        updated_at: stamp(start),
-      }),
-    );
-  }
+  const leaves = leavesCreatedTheDayBefore(1, 1, 1, count, START, mulberry32(20261127));
+  const records = [company(1), employee(1, 1), leaveType(1, 1), ...leaves];
   await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
   const { source, statements } = loggedListSource(handle.sqlite);
-  const from = date(START + 150 * DAY);
+  const from = new Date(START + 150 * DAY).toISOString().slice(0, 10);
   const matches = leaves
+    .map((row) => ({
+      id: row.id as number,
+      created: row.created_at as string,
+      end: row.end_date as string,
+    }))
     .filter((row) => row.end >= from)
     .sort((a, b) => (a.created === b.created ? a.id - b.id : a.created < b.created ? -1 : 1));
   assert.ok(matches.length > GATHER_LIMIT, 'walked, not gathered');

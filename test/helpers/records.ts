@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { formatTimestamp } from '../../src/time.ts';
 
 /**
  * Factories for import records in the PRODUCT.md §5 format. Each takes the fields a test
@@ -94,6 +95,35 @@ export const leave = (
   },
   ...fields,
 });
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `count` leaves of one company, ids 1…count, each starting on one of the 700 days from `start`
+ * (ms since the epoch), lasting up to five days and created the day before it starts: in
+ * `created_at` order a date window's matches bunch up at one end, where a short walk from the
+ * other end meets none of them. `rng` draws the days (one seed, the same leaves).
+ */
+export function leavesCreatedTheDayBefore(
+  companyId: number,
+  employeeId: number,
+  leaveTypeId: number,
+  count: number,
+  start: number,
+  rng: () => number,
+): Fields[] {
+  const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const stamp = (ms: number) => formatTimestamp(new Date(ms));
+  return Array.from({ length: count }, (_, i) => {
+    const starts = start + Math.floor(rng() * 700) * DAY_MS;
+    return leave(companyId, i + 1, employeeId, leaveTypeId, {
+      start_date: date(starts),
+      end_date: date(starts + Math.floor(rng() * 5) * DAY_MS),
+      created_at: stamp(starts - DAY_MS + Math.floor(rng() * 86_400) * 1000),
+      updated_at: stamp(starts),
+    });
+  });
+}
 
 export const category = (companyId: number, id: number, fields: Fields = {}) => ({
   type: 'expense_category',

@@ -6,7 +6,15 @@ import { mulberry32, pick } from '../../src/demo/random.ts';
 import { fold } from '../../src/fold.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
-import { category, company, employee, expense, leave, leaveType } from '../helpers/records.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  leave,
+  leavesCreatedTheDayBefore,
+  leaveType,
+} from '../helpers/records.ts';
 
 /**
  * Lists long enough to have samples (src/db/list-samples.ts) and filters whose matches pass
@@ -327,19 +335,14 @@ describeEachDialect('long lists walked from the bounds of their matches', (diale
     // matches are gathered for their bounds; in id order (ids not following the dates) the
     // walk from either end meets a match at once.
     const count = SAMPLED_MIN_ROWS + 7_000;
-    const rng = mulberry32(20261125);
-    const rows: Row[] = [];
-    for (let i = 0; i < count; i++) {
-      const start = START + Math.floor(rng() * 700) * DAY;
-      rows.push(
-        leave(1, i + 1, 1001, 11, {
-          start_date: date(start),
-          end_date: date(start + Math.floor(rng() * 5) * DAY),
-          created_at: stamp(start - DAY + Math.floor(rng() * 86_400) * 1000),
-          updated_at: stamp(start),
-        }) as Row,
-      );
-    }
+    const rows = leavesCreatedTheDayBefore(
+      1,
+      1001,
+      11,
+      count,
+      START,
+      mulberry32(20261125),
+    ) as Row[];
     const api = await useApi(t, dialect, {
       records: [company(1), employee(1, 1001), leaveType(1, 11), ...rows],
     });
