@@ -40,7 +40,7 @@ export async function startServer(
   hooks: { beforeListen?: (database: DatabaseHandle) => Promise<void> } = {},
 ): Promise<RunningServer> {
   const logger = pino(loggerOptions(config.logLevel));
-  const connection = { statementTimeoutMs: config.statementTimeoutMs };
+  const connection = { statementTimeoutMs: config.statementTimeoutMs, serialQueries: true };
   const primary = openDatabase(config.database, { ...connection, max: config.poolMax });
   const replica = config.readDatabase
     ? openDatabase(config.readDatabase, { ...connection, max: config.readPoolMax })

@@ -70,7 +70,24 @@ export interface ConnectionOptions {
    * never wait under WAL, uses it as the busy timeout for a locked database.
    */
   statementTimeoutMs?: number;
+  /**
+   * For the service: PostgreSQL runs each statement in its connection's own backend, with no
+   * parallel workers (see `SERIAL_QUERIES`). Imports keep them for their long statements.
+   */
+  serialQueries?: boolean;
 }
+
+/**
+ * The service's PostgreSQL sessions plan no parallel workers. Its statements are many and
+ * short, run side by side on every core, and PostgreSQL's estimate of a keyset range (a row
+ * comparison such as `(start_date, id) > (…)`) is often a hundred times the rows it holds: it
+ * planned the counts between a list sample and a date (a few thousand index entries, 0.6 ms)
+ * with two workers, whose start-up made them 6 ms alone and 12–17 ms on average under the cold
+ * mix. Without them a statement of the mix took 2.0–2.1 ms of database time on average against
+ * 3.2–3.8 ms (docs/performance.md, item 50). The URL's `options` come after this, so an operator
+ * can still set it.
+ */
+const SERIAL_QUERIES = '-c max_parallel_workers_per_gather=0';
 
 /**
  * How much longer than the statement timeout a service connection waits for an answer at all.
@@ -119,7 +136,9 @@ export function openDatabase(
     connectionString: urlOptions === null ? target.url : url.toString(),
     max: options.max ?? 10,
     types: pgTypes,
-    options: [urlOptions, '-c TimeZone=UTC'].filter(Boolean).join(' '),
+    options: [options.serialQueries ? SERIAL_QUERIES : null, urlOptions, '-c TimeZone=UTC']
+      .filter(Boolean)
+      .join(' '),
     ...(options.statementTimeoutMs === undefined
       ? {}
       : {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
+import { sql } from 'kysely';
 import pg from 'pg';
 import type { ServerConfig } from '../../src/config.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
 import { insertApiKey } from '../../src/db/keys.queries.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
@@ -96,6 +98,51 @@ if (postgres?.skip) {
         status: 'ok',
         checks: { primary: 'ok', replica: 'ok' },
       });
+    });
+
+    it('plans no parallel workers for the service, unless the URL asks; imports keep them', async (t) => {
+      const dir = useTempDir(t);
+      const database = await useDatabase(t, 'postgres');
+      const settings = async (handle: DatabaseHandle) => {
+        const { rows } = await sql<{ workers: string; zone: string }>`
+          select current_setting('max_parallel_workers_per_gather') as workers,
+                 current_setting('TimeZone') as zone`.execute(handle.db);
+        return rows[0];
+      };
+      const serviceSettings = async (url: string) => {
+        let seen: Awaited<ReturnType<typeof settings>> | undefined;
+        const server = await startServer(
+          {
+            ...testServerConfig(database, dir),
+            database: { dialect: 'postgres', url },
+            logLevel: 'silent',
+          },
+          {
+            beforeListen: async (primary) => {
+              seen = await settings(primary);
+            },
+          },
+        );
+        await server.close();
+        return seen;
+      };
+      assert.deepEqual(await serviceSettings(database.url), { workers: '0', zone: 'UTC' });
+      const asked = new URL(database.url);
+      asked.searchParams.set(
+        'options',
+        '-c max_parallel_workers_per_gather=1 -c TimeZone=Asia/Tokyo',
+      );
+      assert.deepEqual(await serviceSettings(asked.toString()), { workers: '1', zone: 'UTC' });
+      // The CLI's connection (imports) keeps the server's default.
+      const cli = openDatabase(database.target);
+      const workers = (await settings(cli))?.workers;
+      await cli.close();
+      const plain = new pg.Client({ connectionString: database.url });
+      await plain.connect();
+      const { rows } = await plain.query('show max_parallel_workers_per_gather');
+      await plain.end();
+      assert.equal(workers, rows[0].max_parallel_workers_per_gather);
+      assert.notEqual(workers, '0');
     });
 
     it('answers 503 service_unavailable when a query outlasts the statement timeout, then recovers', async (t) => {
