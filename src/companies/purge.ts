@@ -34,6 +34,7 @@ export const COMPANY_TABLES: readonly CompanyTable[] = [
   'list_samples',
   'list_sample_sets',
   'expense_texts',
+  'leave_counts',
   'change_commits',
   'deleted_records',
   'api_keys',

@@ -217,6 +217,14 @@ export interface ExpenseTextsTable {
   expenses: number;
 }
 
+/** Each employee's leaves of each status, kept by the import (migration 0010). */
+export interface LeaveCountsTable {
+  company_id: number;
+  employee_id: number;
+  status: LeaveStatus;
+  leaves: number;
+}
+
 /** Running totals of `cdapi import` runs, one row per outcome (migration 0007). */
 export interface ImportStatsTable {
   outcome: 'succeeded' | 'failed';
@@ -258,6 +266,7 @@ export interface Database {
   list_sample_sets: ListSampleSetsTable;
   list_samples: ListSamplesTable;
   expense_texts: ExpenseTextsTable;
+  leave_counts: LeaveCountsTable;
   import_stats: ImportStatsTable;
   change_commits: ChangeCommitsTable;
   deleted_records: DeletedRecordsTable;

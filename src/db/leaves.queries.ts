@@ -3,6 +3,7 @@ import type { LeaveStatus } from '../domain.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
 import { employeesById } from './embedded-employees.ts';
+import { countLeavesOf } from './leave-counts.ts';
 import { longestLeaveDays } from './list-samples.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
@@ -121,15 +122,37 @@ function filtered(
   if (bounds.searchedEmployeeIds) {
     q = q.where('l.employee_id', 'in', bounds.searchedEmployeeIds);
   } else if (search) {
-    q = q.where('l.employee_id', 'in', (eb) =>
-      eb
-        .selectFrom('employees as e')
-        .select('e.id')
-        .where('e.company_id', '=', companyId)
-        .where(matchesSearch(db, EMPLOYEES_BY_NAME, search)),
-    );
+    q = q.where('l.employee_id', 'in', searchedEmployees(db, companyId, search));
   }
   return q;
+}
+
+/** The company's employees whose name or personnel number contains the search. */
+const searchedEmployees = (db: Db, companyId: number, search: string) =>
+  db
+    .selectFrom('employees as e')
+    .select('e.id')
+    .where('e.company_id', '=', companyId)
+    .where(matchesSearch(db, EMPLOYEES_BY_NAME, search));
+
+/**
+ * A search with no other filter than statuses is counted from the leaves the employees it
+ * finds have (see `countLeavesOf`): the few it listed, or every one its subquery selects.
+ */
+function searchedTotal(
+  source: ListSource,
+  companyId: number,
+  filters: LeaveFilters,
+  bounds: Bounds,
+): ((version: number) => Promise<number>) | undefined {
+  const { search, status } = filters;
+  const { employeeIds, leaveTypeIds, from, to, updatedSince } = filters;
+  if (!search || employeeIds || leaveTypeIds || from || to || updatedSince) return undefined;
+  const employees = bounds.searchedEmployeeIds ?? searchedEmployees(source.db, companyId, search);
+  return (version: number) =>
+    source.derived.value(companyId, version, keyOf('searched leaves', [search, status]), () =>
+      countLeavesOf(source.db, companyId, employees, status),
+    );
 }
 
 /** Whether the list is limited to employees the request named or its search found. */
@@ -240,11 +263,7 @@ async function employeesFound(
   search: string | undefined,
 ): Promise<number[] | undefined> {
   if (!search) return undefined;
-  const rows = await db
-    .selectFrom('employees as e')
-    .select('e.id')
-    .where('e.company_id', '=', companyId)
-    .where(matchesSearch(db, EMPLOYEES_BY_NAME, search))
+  const rows = await searchedEmployees(db, companyId, search)
     .limit(LISTED_EMPLOYEES + 1)
     .execute();
   return rows.length > LISTED_EMPLOYEES ? undefined : rows.map((row) => row.id);
@@ -322,6 +341,7 @@ export async function listLeaves(
       created_at: false,
       updated_at: Boolean(filters.updatedSince),
     }[sort.field],
+    counted: searchedTotal(source, companyId, filters, bounds),
     // A leave intersects [from, to] when it starts by `to` and does not end before `from`.
     sampled: sampledFilterOf(
       filters,

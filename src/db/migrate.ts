@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_list_summaries.ts';
 import * as m0007 from './migrations/0007_import_stats.ts';
 import * as m0008 from './migrations/0008_change_feed.ts';
 import * as m0009 from './migrations/0009_expense_text_indexes.ts';
+import * as m0010 from './migrations/0010_leave_counts.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
 // from dist/ after a build.
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007_import_stats': m0007,
   '0008_change_feed': m0008,
   '0009_expense_text_indexes': m0009,
+  '0010_leave_counts': m0010,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

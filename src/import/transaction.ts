@@ -2,6 +2,7 @@ import { chunks } from '../db/chunks.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
+import { refreshLeaveCounts } from '../db/leave-counts.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
 import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
@@ -56,6 +57,7 @@ export async function beginImport(
         }
         await refreshListSamples(trx, handle.dialect, changed);
         await refreshExpenseTexts(trx, changed);
+        await refreshLeaveCounts(trx, changed);
         await trx.commit().execute();
       },
       async rollback() {
