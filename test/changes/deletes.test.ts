@@ -112,6 +112,14 @@ describeEachDialect('delete lines', (dialect) => {
     }
     assert.equal((await api.get('/expenses?search=taxi', key)).json.meta.total, 1);
     assert.equal((await api.get('/leaves', key)).json.meta.total, 0);
+    // The key's first request records its use in the background (once a minute): the
+    // snapshots below compare what the imports do, so that write must have landed first.
+    const keyUsed = async () =>
+      (await db.selectFrom('api_keys').select('last_used_at').executeTakeFirst())?.last_used_at;
+    for (const deadline = Date.now() + 10_000; (await keyUsed()) == null; ) {
+      assert.ok(Date.now() < deadline, 'last_used_at was never written');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     // Replayed: no change at all.
     const after = await snapshotDatabase(db);
     await api.load(deletes);
