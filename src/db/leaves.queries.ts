@@ -118,11 +118,8 @@ function filtered(
   if (filters.leaveTypeIds) q = q.where('l.leave_type_id', 'in', filters.leaveTypeIds);
   if (filters.employeeIds) q = q.where('l.employee_id', 'in', filters.employeeIds);
   if (filters.status) q = q.where('l.status', 'in', filters.status);
-  const { search } = filters;
-  if (bounds.searchedEmployeeIds) {
-    q = q.where('l.employee_id', 'in', bounds.searchedEmployeeIds);
-  } else if (search) {
-    q = q.where('l.employee_id', 'in', searchedEmployees(db, companyId, search));
+  if (filters.search) {
+    q = q.where('l.employee_id', 'in', foundEmployees(db, companyId, filters.search, bounds));
   }
   return q;
 }
@@ -134,6 +131,10 @@ const searchedEmployees = (db: Db, companyId: number, search: string) =>
     .select('e.id')
     .where('e.company_id', '=', companyId)
     .where(matchesSearch(db, EMPLOYEES_BY_NAME, search));
+
+/** The employees a search found: the ids it listed when few, else the query that selects them. */
+const foundEmployees = (db: Db, companyId: number, search: string, bounds: Bounds) =>
+  bounds.searchedEmployeeIds ?? searchedEmployees(db, companyId, search);
 
 /**
  * A search with no other filter than statuses is counted from the leaves the employees it
@@ -148,7 +149,7 @@ function searchedTotal(
   const { search, status } = filters;
   const { employeeIds, leaveTypeIds, from, to, updatedSince } = filters;
   if (!search || employeeIds || leaveTypeIds || from || to || updatedSince) return undefined;
-  const employees = bounds.searchedEmployeeIds ?? searchedEmployees(source.db, companyId, search);
+  const employees = foundEmployees(source.db, companyId, search, bounds);
   return (version: number) =>
     source.derived.value(companyId, version, keyOf('searched leaves', [search, status]), () =>
       countLeavesOf(source.db, companyId, employees, status),
