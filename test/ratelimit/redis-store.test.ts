@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { RateLimitStore } from '../../src/ratelimit/limiter.ts';
 import { RedisRateLimitStore } from '../../src/ratelimit/redis-store.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   ownRedisSkip,
   recordingLog,
@@ -23,14 +24,8 @@ async function acceptedOf(stores: RateLimitStore[], requests: number, perMinute:
   return decisions.filter((d) => d.allowed);
 }
 
-/** Polls until `condition` holds; the deadline only keeps a broken build from hanging. */
-async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Redis restarting takes longer than a write landing. */
+const REDIS_BACK_MS = 15_000;
 
 if (redis.skip) {
   it('RedisRateLimitStore', { skip: redis.skip }, () => {});
@@ -111,6 +106,15 @@ if (ownSkip) {
       await store.connect(5000);
       const limits = { perMinute: 1000, perHour: 1000 };
       const consume = () => store.consume('k', limits);
+      const usedAgain = (what: string) =>
+        eventually(
+          async () => {
+            await consume();
+            return store.checks().redis === 'ok';
+          },
+          what,
+          REDIS_BACK_MS,
+        );
       assert.equal((await consume()).windows[0].remaining, 999);
 
       // Frozen: a command times out instead of hanging, and the request is still answered.
@@ -120,10 +124,7 @@ if (ownSkip) {
       assert.equal(frozen.windows[0].remaining, 999, 'counted by the fallback, which starts empty');
       assert.deepEqual(store.checks(), { redis: 'unreachable' });
       own.thaw();
-      await eventually(async () => {
-        await consume();
-        return store.checks().redis === 'ok';
-      }, 'Redis used again after a freeze');
+      await usedAgain('Redis used again after a freeze');
 
       // Killed: the connection drops; requests fall back at once, and Redis's own count is
       // used again after it restarts (empty: this server keeps nothing on disk).
@@ -131,10 +132,7 @@ if (ownSkip) {
       assert.equal((await consume()).allowed, true);
       assert.deepEqual(store.checks(), { redis: 'unreachable' });
       await own.start();
-      await eventually(async () => {
-        await consume();
-        return store.checks().redis === 'ok';
-      }, 'Redis used again after a restart');
+      await usedAgain('Redis used again after a restart');
 
       assert.deepEqual(
         log.lines.map((line) => line.level),

@@ -3,6 +3,7 @@ import { it, type TestContext } from 'node:test';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
 import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { freePort, serveCompany } from '../helpers/serve.ts';
 
 /** One company and a key on a fresh database, served by `cdapi serve` with `extraEnv`. */
@@ -87,11 +88,7 @@ describeEachDialect('cdapi serve', (dialect) => {
         );
         return Number(waiting.rows[0].count);
       };
-      const deadline = Date.now() + 10_000;
-      while ((await blocked()) < 1) {
-        assert.ok(Date.now() < deadline, 'the requests never reached the database');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await eventually(async () => (await blocked()) >= 1, 'the requests reached the database');
       await new Promise((resolve) => setTimeout(resolve, 300));
 
       server.child.kill('SIGTERM');
