@@ -9,9 +9,10 @@ import { ImportSession, type ImportSummary } from './session.ts';
 import { beginImport, beginImportOnThread } from './transaction.ts';
 
 /**
- * The companies' summaries the import rewrites (src/db/expense-texts.ts, leave-counts.ts):
- * PostgreSQL planned a sum over `leave_counts` with no statistics as a scan of the whole table
- * (12.8 ms for a few employees' rows, 1.4 ms with them).
+ * The summaries the import rewrites that queries filter and sum (src/db/expense-texts.ts,
+ * leave-counts.ts; the list samples are read whole, by key): PostgreSQL planned a sum over
+ * `leave_counts` with no statistics as a scan of the whole table (12.8 ms for a few employees'
+ * rows, 1.4 ms with them).
  */
 const SUMMARY_TABLES = ['expense_texts', 'leave_counts'];
 
