@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { SelectQueryBuilder } from 'kysely';
 
 const DEFAULT_MAX_ENTRIES = 10_000;
@@ -14,6 +15,11 @@ const DEFAULT_MAX_ENTRIES = 10_000;
  * never older than its version (see `companyDataVersion`). Concurrent calls for the same
  * uncached value share one query. Bounded: the least recently
  * used entries go first.
+ *
+ * An entry is keyed by a SHA-256 digest of its query, not by the query's text: Kysely builds
+ * that text by appending fragments, and a string so built is kept as a tree of its pieces. Under
+ * the benchmark's cold mix 6,196 such keys held 14.6 MB of the service's heap (2.4 KB each), as
+ * much as everything else the heap kept but the code; their digests hold 0.4 MB.
  */
 export class DerivedCache<T> {
   private readonly entries = new Map<string, Promise<T>>();
@@ -31,7 +37,8 @@ export class DerivedCache<T> {
     compute: () => Promise<T>,
   ): Promise<T> {
     const { sql, parameters } = query.compile();
-    const key = `${companyId}:${version}:${sql}:${JSON.stringify(parameters)}`;
+    const digest = hash('sha256', `${sql}\u0000${JSON.stringify(parameters)}`, 'base64url');
+    const key = `${companyId}:${version}:${digest}`;
     let entry = this.entries.get(key);
     if (entry) {
       // Refresh its place in the LRU order.
