@@ -41,13 +41,17 @@ if (workerData.nice > 0) {
   os.setPriority(0, Math.min(19, os.getPriority(0) + workerData.nice));
 }
 const statements = new Map();
+// The statements used last stay: a hit moves its statement to the end, and the one used
+// longest ago goes when there are too many.
 function prepared(sql) {
   let statement = statements.get(sql);
   if (statement === undefined) {
     statement = db.prepare(sql);
-    statements.set(sql, statement);
-    if (statements.size > ${256}) statements.delete(statements.keys().next().value);
+    if (statements.size >= ${256}) statements.delete(statements.keys().next().value);
+  } else {
+    statements.delete(sql);
   }
+  statements.set(sql, statement);
   return statement;
 }
 function run(message) {
