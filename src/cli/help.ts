@@ -93,6 +93,7 @@ export const IMPORT_HELP = [
   section('Progress (on stderr)', [
     'On a terminal: one line redrawn in place (records, percent of the file, rate, ETA).',
     'Otherwise: a plain line every 10 s (--progress-every), JSON lines with --json.',
+    'After the last record: each step of the commit as it starts, then the whole time.',
   ]),
   section('Environment', variables(COMMON_VARIABLES)),
 ].join('');

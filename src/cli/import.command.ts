@@ -65,11 +65,15 @@ export function registerImportCommand(program: Command): void {
         try {
           return await countedImport(
             handle,
-            () =>
-              importFile(handle, store, file, {
+            async () => {
+              const imported = await importFile(handle, store, file, {
                 onProgress: progress?.update,
+                onStep: progress?.startStep,
                 changesRetentionDays: config.changesRetentionDays,
-              }),
+              });
+              progress?.done();
+              return imported;
+            },
             (error) =>
               process.stderr.write(
                 `cdapi: the import succeeded, but could not be counted for the metrics: ${error.message}\n`,

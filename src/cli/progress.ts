@@ -1,4 +1,5 @@
 import type { ImportProgress } from '../import/importer.ts';
+import type { CommitStep } from '../import/transaction.ts';
 
 /**
  * `cdapi import`'s progress, on stderr (stdout keeps the summary): on a terminal one line
@@ -6,6 +7,10 @@ import type { ImportProgress } from '../import/importer.ts';
  * (JSON lines with --json), the first after one period, so a long job's log shows it is alive
  * and a quick one prints nothing but its result.
  * Rate and ETA come from the share of the file read: records differ in size, bytes do not.
+ * Once the file is read, the commit's steps (`CommitStep`) follow: each is said as it starts,
+ * and said again while it runs (on a terminal every second, otherwise every period), since a
+ * large first load spends longer on them than on reading. A long import ends with a line of
+ * its whole time and rate.
  */
 export interface ProgressOptions {
   file: string;
@@ -16,6 +21,8 @@ export interface ProgressOptions {
 }
 
 const REDRAW_MS = 100;
+/** How often a terminal's line is redrawn while a commit step runs, so its clock moves. */
+const TICK_MS = 1000;
 const BAR_WIDTH = 16;
 
 /** 65 → `1:05`, 3725 → `1:02:05`. */
@@ -32,14 +39,39 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 }
 
+/** A commit step as the progress line says it. */
+export function stepText(step: CommitStep): string {
+  switch (step.name) {
+    case 'indexes':
+      return `building the indexes of ${step.table}`;
+    case 'search':
+      return `building the search index of ${step.table}`;
+    case 'feed':
+      return 'recording the change feed';
+    case 'samples':
+      return 'sampling the long lists';
+    case 'summaries':
+      return 'counting for totals and searches';
+    case 'commit':
+      return 'writing to disk';
+    case 'statistics':
+      return "refreshing the query planner's statistics";
+  }
+}
+
+type Stage = 'reading' | 'committing' | 'done';
+
 export class ImportProgressReporter {
   private readonly started = performance.now();
   private readonly tty: boolean;
   /** On a terminal the first frame is drawn at once; plain lines wait a period first. */
   private lastWrite: number;
-  private latest: ImportProgress | null = null;
+  private latest: ImportProgress = { bytesRead: 0, totalBytes: 0, records: 0 };
   private readAll = false;
+  private readSeconds = 0;
   private written = false;
+  private step: CommitStep | null = null;
+  private ticker: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: ProgressOptions) {
     this.tty = options.out.isTTY === true && !options.json;
@@ -49,33 +81,74 @@ export class ImportProgressReporter {
   /** For `importFile`'s `onProgress`. */
   readonly update = (progress: ImportProgress): void => {
     const now = performance.now();
-    const due = now - this.lastWrite >= (this.tty ? REDRAW_MS : this.options.everyMs);
     if (progress.bytesRead >= progress.totalBytes) {
       // Read to the end: said once (a last line without a line break still adds its record),
       // and by plain lines only when they said something before or the period has passed: a
       // quick import prints nothing but its result.
-      const changed = !this.readAll || progress.records !== this.latest?.records;
-      if (changed && (this.tty || this.written || due)) this.write(progress, now, true);
+      const changed = !this.readAll || progress.records !== this.latest.records;
+      this.latest = progress;
       this.readAll = true;
-    } else if (due) {
-      this.write(progress, now, false);
+      this.readSeconds = this.seconds(now);
+      if (changed && (this.tty || this.written || this.due(now))) this.write('committing', now);
+    } else {
+      this.latest = progress;
+      if (this.due(now)) this.write('reading', now);
     }
-    this.latest = progress;
   };
+
+  /** For `importFile`'s `onStep`. */
+  readonly startStep = (step: CommitStep): void => {
+    this.step = step;
+    const now = performance.now();
+    if (this.tty || this.written || this.due(now)) this.write('committing', now);
+    const period = this.tty ? TICK_MS : this.options.everyMs;
+    if (!this.ticker && period > 0) {
+      this.ticker = setInterval(() => {
+        const at = performance.now();
+        if (this.due(at)) this.write('committing', at);
+      }, period);
+      this.ticker.unref();
+    }
+  };
+
+  /** The import committed: a long one (one that printed progress) ends with its whole time. */
+  done(): void {
+    this.stopTicking();
+    this.step = null;
+    if (this.written || this.options.everyMs === 0) this.write('done', performance.now());
+  }
 
   /** Ends the redrawn line on a terminal, so what follows starts on a line of its own. */
   end(): void {
+    this.stopTicking();
     if (this.tty && this.written) this.options.out.write('\n');
   }
 
-  private write(progress: ImportProgress, now: number, finished: boolean): void {
+  private stopTicking(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
+  }
+
+  private seconds(now: number): number {
+    return (now - this.started) / 1000;
+  }
+
+  private due(now: number): boolean {
+    return now - this.lastWrite >= (this.tty ? REDRAW_MS : this.options.everyMs);
+  }
+
+  private write(stage: Stage, now: number): void {
     this.lastWrite = now;
     this.written = true;
-    const seconds = (now - this.started) / 1000;
+    const progress = this.latest;
+    const seconds = this.seconds(now);
     const share = progress.totalBytes > 0 ? progress.bytesRead / progress.totalBytes : 1;
-    const rate = seconds > 0 ? progress.records / seconds : 0;
+    // While reading, and at the end of it, the rate of reading; once done, the whole import's.
+    const rateSeconds = stage === 'committing' ? this.readSeconds : seconds;
+    const rate = rateSeconds > 0 ? progress.records / rateSeconds : 0;
     // Unknown in the first second: start-up would make it wild.
     const eta = share > 0 && seconds >= 1 ? (seconds * (1 - share)) / share : null;
+    const step = stage === 'committing' ? this.step : null;
     const { out, json, file } = this.options;
     if (json) {
       const figures = {
@@ -85,8 +158,11 @@ export class ImportProgressReporter {
         total_bytes: progress.totalBytes,
         percent: Math.floor(share * 1000) / 10,
         records_per_second: Math.round(rate),
-        eta_seconds: finished ? 0 : eta === null ? null : Math.round(eta),
-        stage: finished ? 'committing' : 'reading',
+        eta_seconds: stage === 'reading' ? (eta === null ? null : Math.round(eta)) : 0,
+        elapsed_seconds: Math.round(seconds * 1000) / 1000,
+        stage,
+        ...(step && { step: step.name }),
+        ...(step && 'table' in step && { table: step.table }),
       };
       out.write(`${JSON.stringify({ progress: figures })}\n`);
       return;
@@ -94,19 +170,28 @@ export class ImportProgressReporter {
     const percent = `${Math.floor(share * 100)}%`;
     const records = `${number(progress.records)} records`;
     const speed = `${number(rate)} records/s`;
-    const remaining = finished
-      ? `read in ${clock(seconds)}, committing…`
-      : `ETA ${eta === null ? '?' : clock(eta)}`;
+    const doing =
+      stage === 'done'
+        ? `done in ${clock(seconds)}`
+        : step
+          ? `${stepText(step)}… ${clock(seconds)}`
+          : stage === 'committing'
+            ? `read in ${clock(this.readSeconds)}, committing…`
+            : `ETA ${eta === null ? '?' : clock(eta)}`;
     if (this.tty) {
       const filled = Math.round(share * BAR_WIDTH);
       const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}]`;
       // What matters most first: a narrow terminal cuts the end.
-      const line = `import ${bar} ${percent.padStart(4)}  ${remaining}  ${records}  ${speed}`;
+      const line = `import ${bar} ${percent.padStart(4)}  ${doing}  ${records}  ${speed}`;
       // Cut to the terminal's width: a wrapped line could not be redrawn in place.
       out.write(`\r${line.slice(0, (out.columns || 80) - 1)}\x1b[K`);
       return;
     }
+    if (step) {
+      out.write(`cdapi import: ${stepText(step)}, ${clock(seconds)} elapsed\n`);
+      return;
+    }
     const size = `${percent} of ${megabytes(progress.totalBytes)}`;
-    out.write(`cdapi import: ${size}, ${records}, ${speed}, ${remaining}\n`);
+    out.write(`cdapi import: ${size}, ${records}, ${speed}, ${doing}\n`);
   }
 }

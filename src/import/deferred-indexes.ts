@@ -4,6 +4,12 @@ import type { Dialect } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
 import { LISTED_TABLES } from '../resources/index.ts';
 
+/** A table's indexes, or its search table, about to be built. */
+export interface IndexStep {
+  name: 'indexes' | 'search';
+  table: string;
+}
+
 /**
  * The tables whose indexes serve only the API (filters, sorts, search): those with a
  * paginated list. The importer looks records up by primary key and deletes children through
@@ -45,7 +51,12 @@ export async function setIndexesAside(trx: Db, dialect: Dialect): Promise<SetAsi
 }
 
 /** Builds what `setIndexesAside` dropped, from the rows now in the tables. */
-export async function rebuildIndexes(trx: Db, dialect: Dialect, setAside: SetAside[]) {
+export async function rebuildIndexes(
+  trx: Db,
+  dialect: Dialect,
+  setAside: SetAside[],
+  onStep: (step: IndexStep) => void,
+) {
   if (setAside.length === 0) return;
   if (dialect === 'postgres') {
     // Sorting for an index build happens in memory up to this much, then on disk.
@@ -57,9 +68,13 @@ export async function rebuildIndexes(trx: Db, dialect: Dialect, setAside: SetAsi
     await sql.raw(`pragma threads = ${availableParallelism()}`).execute(trx);
   }
   try {
-    for (const { create, searchTables } of setAside) {
+    for (const { table, create, searchTables } of setAside) {
+      onStep({ name: 'indexes', table });
       for (const statement of create) await sql.raw(statement).execute(trx);
-      for (const fts of searchTables) await rebuildSearchTable(trx, fts);
+      for (const fts of searchTables) {
+        onStep({ name: 'search', table });
+        await rebuildSearchTable(trx, fts);
+      }
     }
   } finally {
     if (dialect === 'sqlite') await sql`pragma threads = 0`.execute(trx);

@@ -6,7 +6,7 @@ import type { ReceiptStore } from '../receipts/store.ts';
 import { IMPORTED_TABLES } from '../resources/index.ts';
 import { readNdjson, type SourceRecord } from './ndjson.ts';
 import { ImportSession, type ImportSummary } from './session.ts';
-import { beginImport, beginImportOnThread } from './transaction.ts';
+import { beginImport, beginImportOnThread, type OnCommitStep } from './transaction.ts';
 
 /**
  * The summaries the import rewrites that queries filter and sum (src/db/expense-texts.ts,
@@ -31,6 +31,8 @@ export interface ImportOptions {
   writerThread?: boolean;
   /** `importFile`: called as the file is read, once a chunk (64 KiB) of it is checked. */
   onProgress?: (progress: ImportProgress) => void;
+  /** Called as each step after the last record starts (see `CommitStep`). */
+  onStep?: OnCommitStep;
   /** How long the change feed remembers deletions (CHANGES_RETENTION_DAYS); default 30. */
   changesRetentionDays?: number;
 }
@@ -56,13 +58,14 @@ export async function importFile(
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) throw new Error(`cannot read ${file}: no such file`);
   const writerThread = options.writerThread ?? info.size >= WRITER_THREAD_MIN_BYTES;
-  const { onProgress, changesRetentionDays } = options;
+  const { onProgress, onStep, changesRetentionDays } = options;
   const source = readNdjson(
     file,
     onProgress && ((read) => onProgress({ ...read, totalBytes: info.size })),
   );
   return importRecords(handle, store, source, dirname(resolve(file)), {
     writerThread,
+    onStep,
     changesRetentionDays,
   });
 }
@@ -118,7 +121,7 @@ export async function importRecords(
     }
     await writing;
     await session.flush(transaction);
-    await transaction.commit();
+    await transaction.commit(options.onStep);
   } catch (error) {
     // A rollback that fails too (a lost PostgreSQL connection) has ended the transaction as
     // well; the first error is the one to report.
@@ -126,6 +129,7 @@ export async function importRecords(
     await session.receipts.removeAdded(handle.db);
     throw error;
   }
+  options.onStep?.({ name: 'statistics' });
   await refreshPlannerStatistics(handle, [...IMPORTED_TABLES, ...SUMMARY_TABLES]);
   await session.receipts.removeReplaced(handle.db);
   return session.summary();

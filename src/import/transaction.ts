@@ -6,7 +6,7 @@ import { refreshLeaveCounts } from '../db/leave-counts.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
 import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
-import { rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
+import { type IndexStep, rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
 import { rowWriter } from './row-writer.ts';
 import type { Batch, DeleteBatch } from './rows.ts';
 import { deleteBatch, type WriteOutcome, writeBatch } from './writer.ts';
@@ -23,12 +23,25 @@ export interface ImportTransaction {
   /**
    * Builds what a first load set aside, finishes the change feed's entries, gives every
    * company whose data changed a new data version (so nothing cached from before is served
-   * after the commit), and commits.
+   * after the commit), and commits; `onStep` hears of each step as it starts.
    */
-  commit(): Promise<void>;
+  commit(onStep?: OnCommitStep): Promise<void>;
   /** Undoes everything; does nothing once the transaction has ended. */
   rollback(): Promise<void>;
 }
+
+/**
+ * What a commit is doing: after the last record it can take longer than reading the file did
+ * (the large bench import: 30 s of reading, then 41 s of these), so `cdapi import` says which.
+ * `indexes` and `search` are a first load's (see `setIndexesAside`), one table at a time;
+ * `commit` is SQLite's copy of the write-ahead log into the database file too. `statistics` is
+ * the importer's, after the commit (`refreshPlannerStatistics`).
+ */
+export type CommitStep =
+  | IndexStep
+  | { name: 'feed' | 'samples' | 'summaries' | 'commit' | 'statistics' };
+
+export type OnCommitStep = (step: CommitStep) => void;
 
 /** A transaction on `handle`'s own connection, in this thread. */
 export async function beginImport(
@@ -45,8 +58,9 @@ export async function beginImport(
       reader: trx,
       write: (batch) => writeBatch(trx, writer, log, batch),
       delete: (batch) => deleteBatch(trx, writer, log, batch),
-      async commit() {
-        await rebuildIndexes(trx, handle.dialect, setAside);
+      async commit(onStep = () => {}) {
+        await rebuildIndexes(trx, handle.dialect, setAside, onStep);
+        onStep({ name: 'feed' });
         const { changed, stale } = await log.finish();
         for (const companyIds of chunks(stale)) {
           await trx
@@ -55,9 +69,12 @@ export async function beginImport(
             .where('id', 'in', companyIds)
             .execute();
         }
+        onStep({ name: 'samples' });
         await refreshListSamples(trx, handle.dialect, changed);
+        onStep({ name: 'summaries' });
         await refreshExpenseTexts(trx, changed);
         await refreshLeaveCounts(trx, changed);
+        onStep({ name: 'commit' });
         await trx.commit().execute();
       },
       async rollback() {
@@ -79,6 +96,9 @@ export type WriterRequest =
 
 /** The answer to the transaction's start (the first reply) or to one request. */
 export type WriterReply = { ok: true; value?: unknown } | { ok: false; message: string };
+
+/** What the writer thread posts: replies, and during a commit the step it starts. */
+export type WriterMessage = WriterReply | { step: CommitStep };
 
 /** What the writer thread opens: the SQLite file the import goes into. */
 export interface WriterThreadData {
@@ -115,7 +135,13 @@ export async function beginImportOnThread(
     ended = true;
     for (const { reject } of waiting.splice(0)) reject(error);
   };
-  worker.on('message', (reply: WriterReply) => {
+  let onCommitStep: OnCommitStep | undefined;
+  worker.on('message', (message: WriterMessage) => {
+    if ('step' in message) {
+      onCommitStep?.(message.step);
+      return;
+    }
+    const reply = message;
     const next = waiting.shift();
     if (!next) return;
     if (reply.ok) next.resolve(reply.value);
@@ -154,7 +180,10 @@ export async function beginImportOnThread(
     reader: handle.db,
     write: (batch) => request({ op: 'write', batch }) as Promise<WriteOutcome>,
     delete: (batch) => request({ op: 'delete', batch }) as Promise<WriteOutcome>,
-    commit: () => finish({ op: 'commit' }),
+    commit: (onStep) => {
+      onCommitStep = onStep;
+      return finish({ op: 'commit' });
+    },
     rollback: () => (ended ? worker.terminate().then(() => {}) : finish({ op: 'rollback' })),
   };
 }

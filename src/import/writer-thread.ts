@@ -3,6 +3,7 @@ import { openDatabase } from '../db/connect.ts';
 import {
   beginImport,
   type ImportTransaction,
+  type WriterMessage,
   type WriterReply,
   type WriterRequest,
   type WriterThreadData,
@@ -18,7 +19,7 @@ if (!port) throw new Error('writer-thread.ts runs as a worker thread');
 const { path, changes } = workerData as WriterThreadData;
 const handle = openDatabase({ dialect: 'sqlite', path });
 
-const send = (reply: WriterReply) => port.postMessage(reply);
+const send = (message: WriterMessage) => port.postMessage(message);
 const failure = (error: unknown): WriterReply => ({
   ok: false,
   message: error instanceof Error ? error.message : String(error),
@@ -34,7 +35,7 @@ async function answer(transaction: ImportTransaction, request: WriterRequest): P
         send({ ok: true, value: await transaction.delete(request.batch) });
         return true;
       case 'commit':
-        await transaction.commit();
+        await transaction.commit((step) => send({ step }));
         break;
       case 'rollback':
         await transaction.rollback();

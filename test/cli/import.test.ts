@@ -21,7 +21,23 @@ function companyWithEmployees(count: number) {
 }
 
 const PLAIN_LINE =
-  /^cdapi import: \d+% of \d+(\.\d)? MB, [\d,]+ records?, [\d,]+ records\/s, (ETA (\?|\d+:\d\d)|read in \d+:\d\d, committing…)$/;
+  /^cdapi import: \d+% of \d+(\.\d)? MB, [\d,]+ records?, [\d,]+ records\/s, (ETA (\?|\d+:\d\d)|read in \d+:\d\d, committing…|done in \d+:\d\d)$/;
+/** A step after the last record, said as it starts. */
+const STEP_LINE = /^cdapi import: (?<step>[^,]+), \d+:\d\d elapsed$/;
+
+/** The steps of a first load into an empty SQLite database, as the progress says them. */
+const FIRST_LOAD_STEPS = [
+  'building the indexes of employees',
+  'building the search index of employees',
+  'building the indexes of leaves',
+  'building the indexes of expenses',
+  'building the search index of expenses',
+  'recording the change feed',
+  'sampling the long lists',
+  'counting for totals and searches',
+  'writing to disk',
+  "refreshing the query planner's statistics",
+];
 
 async function sqliteSetup(t: TestContext) {
   const dir = useTempDir(t);
@@ -59,20 +75,22 @@ describe('cdapi import progress', () => {
       '',
     ]);
     const drawn = frames.split('\r').filter(Boolean);
-    assert.ok(drawn.length >= 2, `at least the first and the last frame: ${drawn.length}`);
+    assert.ok(drawn.length >= 3, `at least the first, a step and the last frame: ${drawn.length}`);
     // Each frame ends by clearing the rest of the line (ESC [K).
     const CLEAR = '\u001b[K';
+    const steps: string[] = [];
     for (const frame of drawn) {
       assert.ok(frame.endsWith(CLEAR), JSON.stringify(frame));
-      assert.match(
-        frame.slice(0, -CLEAR.length),
-        /^import \[[#.]{16}\] +\d+% {2}(ETA \S+|read in \S+, committing…) {2}[\d,]+ records? {2}[\d,]+ records\/s$/,
-      );
+      const { groups } =
+        frame
+          .slice(0, -CLEAR.length)
+          .match(
+            /^import \[[#.]{16}\] +\d+% {2}(ETA \S+|read in \S+, committing…|(?<step>[^…]+)… \d+:\d\d|done in \d+:\d\d) {2}[\d,]+ records? {2}[\d,]+ records\/s$/,
+          ) ?? assert.fail(JSON.stringify(frame));
+      if (groups?.step && steps.at(-1) !== groups.step) steps.push(groups.step);
     }
-    assert.match(
-      drawn.at(-1) ?? '',
-      /^import \[#{16}\] 100% {2}read in \d+:\d\d, committing… {2}601 records/,
-    );
+    assert.deepEqual(steps, FIRST_LOAD_STEPS);
+    assert.match(drawn.at(-1) ?? '', /^import \[#{16}\] 100% {2}done in \d+:\d\d {2}601 records/);
   });
 
   it('prints plain lines when stderr is not a terminal, JSON lines with --json, none with --no-progress', async (t) => {
@@ -81,11 +99,19 @@ describe('cdapi import progress', () => {
     const plain = cdapi(['import', file, '--progress-every', '0'], env);
     assert.equal(plain.status, 0, plain.stderr);
     const lines = plain.stderr.trimEnd().split('\n');
-    assert.ok(lines.length >= 4, `one line a 64 KiB chunk: ${lines.length}`);
-    for (const line of lines) assert.match(line, PLAIN_LINE);
+    const read = lines.filter((line) => PLAIN_LINE.test(line));
+    assert.ok(read.length >= 5, `one line a 64 KiB chunk, and the last: ${read.length}`);
+    assert.match(read.at(-2) ?? '', /^cdapi import: 100% of 0\.\d MB, 601 records, .*committing…$/);
     assert.match(
-      lines.at(-1) ?? '',
-      /^cdapi import: 100% of 0\.\d MB, 601 records, .*committing…$/,
+      read.at(-1) ?? '',
+      /^cdapi import: 100% of 0\.\d MB, 601 records, .*done in 0:0\d$/,
+    );
+    assert.equal(lines.at(-1), read.at(-1));
+    // Between the end of reading and the end, each step once as it starts.
+    const between = lines.slice(lines.indexOf(read.at(-2) ?? ''), -1).slice(1);
+    assert.deepEqual(
+      between.map((line) => line.match(STEP_LINE)?.groups?.step ?? line),
+      FIRST_LOAD_STEPS,
     );
     assert.ok(!plain.stderr.includes('\r') && !plain.stderr.includes('\u001b'));
 
@@ -100,17 +126,35 @@ describe('cdapi import progress', () => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line).progress);
-    assert.deepEqual(progress.at(-1), {
+    const last = progress.at(-1);
+    assert.deepEqual(last, {
       file,
       records: 601,
-      bytes_read: progress.at(-1).total_bytes,
-      total_bytes: progress.at(-1).total_bytes,
+      bytes_read: last.total_bytes,
+      total_bytes: last.total_bytes,
       percent: 100,
-      records_per_second: progress.at(-1).records_per_second,
+      records_per_second: last.records_per_second,
       eta_seconds: 0,
-      stage: 'committing',
+      elapsed_seconds: last.elapsed_seconds,
+      stage: 'done',
     });
-    assert.ok(progress.every((p) => p.stage === 'committing' || p.bytes_read < p.total_bytes));
+    assert.ok(last.elapsed_seconds > 0 && last.records_per_second > 0);
+    assert.ok(progress.every((p) => p.stage !== 'reading' || p.bytes_read < p.total_bytes));
+    // The third import into this database: the employees are in, so their indexes stay.
+    assert.deepEqual(
+      progress.filter((p) => p.step).map(({ step, table }) => (table ? { step, table } : { step })),
+      [
+        { step: 'indexes', table: 'leaves' },
+        { step: 'indexes', table: 'expenses' },
+        { step: 'search', table: 'expenses' },
+        { step: 'feed' },
+        { step: 'samples' },
+        { step: 'summaries' },
+        { step: 'commit' },
+        { step: 'statistics' },
+      ],
+    );
+    assert.ok(progress.filter((p) => p.step).every((p) => p.stage === 'committing'));
     assert.equal(JSON.parse(json.stdout).records, 601);
 
     const silent = cdapi(['import', file, '--no-progress'], env);

@@ -8,6 +8,7 @@ import type { Dialect } from '../../src/db/connect.ts';
 import { ImportError } from '../../src/import/import-error.ts';
 import { type ImportOptions, importFile } from '../../src/import/importer.ts';
 import { MAX_LINE_BYTES } from '../../src/import/ndjson.ts';
+import type { CommitStep } from '../../src/import/transaction.ts';
 import { moneyToNumber } from '../../src/money.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
@@ -440,6 +441,43 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         where expenses_search match '"koln"' or expenses_search match '"lubeck"'`.execute(db);
       assert.deepEqual(rows, [{ rowid: 2 }]);
     }
+  });
+
+  it('says each step after the last record as it starts: a first load’s indexes table by table, then the rest of the commit', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const store = new FileReceiptStore(join(dir, 'store'));
+    const steps: CommitStep[] = [];
+    const importRecords = (records: unknown[]) =>
+      importFile(handle, store, writeNdjson(dir, records), {
+        ...options,
+        onStep: (step) => steps.push(step),
+      });
+    const commit: CommitStep[] = [
+      { name: 'feed' },
+      { name: 'samples' },
+      { name: 'summaries' },
+      { name: 'commit' },
+      { name: 'statistics' },
+    ];
+    // Only SQLite has search tables of their own (PostgreSQL's trigram indexes are indexes).
+    const search = (table: string): CommitStep[] =>
+      dialect === 'sqlite' ? [{ name: 'search', table }] : [];
+
+    await importRecords([...smallCompany(1, 0), employee(1, 2), expense(1, 2, 2, 1)]);
+    assert.deepEqual(steps, [
+      { name: 'indexes', table: 'employees' },
+      ...search('employees'),
+      { name: 'indexes', table: 'leaves' },
+      { name: 'indexes', table: 'expenses' },
+      ...search('expenses'),
+      ...commit,
+    ]);
+
+    // Into filled tables the indexes are kept up row by row: nothing to build at the end.
+    steps.length = 0;
+    await importRecords([employee(1, 3)]);
+    assert.deepEqual(steps, commit);
   });
 
   describe('rejects a bad line with its number and field, and changes nothing', () => {
