@@ -8,8 +8,8 @@ import type { CommitStep } from '../import/transaction.ts';
  * and a quick one prints nothing but its result.
  * Rate and ETA come from the share of the file read: records differ in size, bytes do not.
  * Once the file is read, the commit's steps (`CommitStep`) follow: each is said as it starts,
- * and said again while it runs (on a terminal every second, otherwise every period), since a
- * large first load spends longer on them than on reading. A long import ends with a line of
+ * and said again while it runs (see TICK_MS), since a large first load spends longer on them
+ * than on reading. A long import ends with a line of
  * its whole time and rate.
  */
 export interface ProgressOptions {
@@ -21,7 +21,11 @@ export interface ProgressOptions {
 }
 
 const REDRAW_MS = 100;
-/** How often a terminal's line is redrawn while a commit step runs, so its clock moves. */
+/**
+ * How often a commit step that runs on is said again: a terminal's line every second, so its
+ * clock moves; plain lines every period, but not more than once a second (`--progress-every
+ * 0.001` asks for a line per 64 KiB read, not a thousand lines a second of one step).
+ */
 const TICK_MS = 1000;
 const BAR_WIDTH = 16;
 
@@ -101,7 +105,8 @@ export class ImportProgressReporter {
     this.step = step;
     const now = performance.now();
     if (this.tty || this.written || this.due(now)) this.write('committing', now);
-    const period = this.tty ? TICK_MS : this.options.everyMs;
+    const { everyMs } = this.options;
+    const period = this.tty ? TICK_MS : everyMs > 0 ? Math.max(everyMs, TICK_MS) : 0;
     if (!this.ticker && period > 0) {
       this.ticker = setInterval(() => {
         const at = performance.now();
