@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import {
+  SAMPLE_INTERVAL,
+  SAMPLED_LISTS,
+  SAMPLED_MIN_ROWS,
+  type SampledListName,
+} from '../../src/db/list-samples.ts';
+import { mulberry32, pick } from '../../src/demo/random.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  leave,
+  leaveType,
+  writeNdjson,
+} from '../helpers/records.ts';
+
+/** A long list, and a few thousand rows past the last full block of it. */
+const COUNT = SAMPLED_MIN_ROWS + 2_345;
+const DAY = 86_400_000;
+const START = Date.UTC(2024, 0, 1);
+const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** A row as the samples see it: its id, status, group and sort values. */
+interface SampledRow {
+  id: number;
+  status: string;
+  group: number;
+  keys: Record<string, string | number>;
+}
+
+/**
+ * Company 1's long lists with many ties in every sort order (a few hundred distinct dates and
+ * amounts), ids out of order with the dates; every leave type and category in every status.
+ */
+function records() {
+  const rng = mulberry32(20261127);
+  const out: unknown[] = [company(1)];
+  for (let e = 1; e <= 5; e++) out.push(employee(1, e));
+  for (let g = 1; g <= 3; g++) out.push(leaveType(1, g), category(1, g));
+  const leaves: SampledRow[] = [];
+  const expenses: SampledRow[] = [];
+  for (let i = 0; i < COUNT; i++) {
+    const id = COUNT - i;
+    const start = START + Math.floor(rng() * 400) * DAY;
+    const end = start + Math.floor(rng() * 5) * DAY;
+    const created = start - Math.floor(rng() * 100) * 60_000;
+    const updated = created + Math.floor(rng() * 3) * DAY;
+    const leaveStatus = pick(rng, ['approved', 'pending', 'rejected', 'cancelled']);
+    const leaveType = 1 + Math.floor(rng() * 3);
+    out.push(
+      leave(1, id, 1 + (i % 5), leaveType, {
+        status: leaveStatus,
+        start_date: date(start),
+        end_date: date(end),
+        created_at: stamp(created),
+        updated_at: stamp(updated),
+      }),
+    );
+    leaves.push({
+      id,
+      status: leaveStatus,
+      group: leaveType,
+      keys: {
+        id,
+        start_date: date(start),
+        end_date: date(end),
+        created_at: stamp(created),
+        updated_at: stamp(updated),
+      },
+    });
+    const cents = 100 + Math.floor(rng() * 300);
+    const expenseStatus = pick(rng, ['paid', 'approved', 'pending', 'rejected']);
+    const categoryId = 1 + Math.floor(rng() * 3);
+    out.push(
+      expense(1, id, 1 + (i % 5), categoryId, {
+        status: expenseStatus,
+        amount: (cents / 100).toFixed(2),
+        expense_date: date(start),
+        created_at: stamp(created),
+        updated_at: stamp(updated),
+      }),
+    );
+    expenses.push({
+      id,
+      status: expenseStatus,
+      group: categoryId,
+      keys: {
+        id,
+        expense_date: date(start),
+        amount_e4: cents * 100,
+        created_at: stamp(created),
+        updated_at: stamp(updated),
+      },
+    });
+  }
+  return { out, lists: { leaves, expenses } satisfies Record<SampledListName, SampledRow[]> };
+}
+
+/**
+ * The samples of one order as the rows say: every SAMPLE_INTERVAL-th row's sort value and id,
+ * and the rows of each status and group up to it.
+ */
+function expectedSamples(rows: SampledRow[], column: string, groups: Array<[string, number]>) {
+  const sorted = [...rows].sort((a, b) => {
+    const [ka, kb] = [a.keys[column] as string | number, b.keys[column] as string | number];
+    return ka < kb ? -1 : ka > kb ? 1 : a.id - b.id;
+  });
+  const position = new Map(groups.map(([status, group], i) => [`${status} ${group}`, i]));
+  const running = new Array<number>(groups.length).fill(0);
+  const samples: Array<{ value: string | number; id: number; counts: number[] }> = [];
+  sorted.forEach((row, i) => {
+    const g = position.get(`${row.status} ${row.group}`) as number;
+    running[g] = (running[g] as number) + 1;
+    if ((i + 1) % SAMPLE_INTERVAL === 0) {
+      samples.push({
+        value: row.keys[column] as string | number,
+        id: row.id,
+        counts: [...running],
+      });
+    }
+  });
+  return samples;
+}
+
+describeEachDialect('list samples', (dialect) => {
+  it('are every thousandth row of each sort order (its value and id), with the rows of each status and group up to it', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const { out, lists } = records();
+    await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, out));
+
+    for (const [name, list] of Object.entries(SAMPLED_LISTS) as [
+      SampledListName,
+      (typeof SAMPLED_LISTS)[SampledListName],
+    ][]) {
+      const set = await handle.db
+        .selectFrom('list_sample_sets')
+        .select(['groups', 'totals'])
+        .where('company_id', '=', 1)
+        .where('list', '=', name)
+        .executeTakeFirstOrThrow();
+      const groups = JSON.parse(set.groups) as Array<[string, number]>;
+      const rows = lists[name];
+      assert.equal(
+        groups.length,
+        new Set(rows.map((row) => `${row.status} ${row.group}`)).size,
+        `${name}: every status and group`,
+      );
+      assert.equal(
+        (JSON.parse(set.totals) as number[]).reduce((sum, n) => sum + n, 0),
+        rows.length,
+      );
+      for (const column of Object.keys(list.columns)) {
+        const stored = await handle.db
+          .selectFrom('list_samples')
+          .select(['seq', 'sort_value', 'id', 'counts'])
+          .where('company_id', '=', 1)
+          .where('list', '=', name)
+          .where('sort_column', '=', column)
+          .orderBy('seq')
+          .execute();
+        const expected = expectedSamples(rows, column, groups);
+        assert.equal(expected.length, Math.floor(COUNT / SAMPLE_INTERVAL));
+        assert.deepEqual(
+          stored.map((sample) => ({
+            value: JSON.parse(sample.sort_value) as string | number,
+            id: Number(sample.id),
+            counts: JSON.parse(sample.counts) as number[],
+          })),
+          expected,
+          `${name} by ${column}`,
+        );
+        assert.deepEqual(
+          stored.map((sample) => Number(sample.seq)),
+          expected.map((_, i) => i),
+        );
+      }
+    }
+  });
+});
