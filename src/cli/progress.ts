@@ -9,8 +9,7 @@ import type { CommitStep } from '../import/transaction.ts';
  * Rate and ETA come from the share of the file read: records differ in size, bytes do not.
  * Once the file is read, the commit's steps (`CommitStep`) follow: each is said as it starts,
  * and said again while it runs (see TICK_MS), since a large first load spends longer on them
- * than on reading. A long import ends with a line of
- * its whole time and rate.
+ * than on reading. A long import ends with a line of its whole time and rate.
  */
 export interface ProgressOptions {
   file: string;
@@ -44,7 +43,7 @@ function megabytes(bytes: number): string {
 }
 
 /** A commit step as the progress line says it. */
-export function stepText(step: CommitStep): string {
+function stepText(step: CommitStep): string {
   switch (step.name) {
     case 'indexes':
       return `building the indexes of ${step.table}`;
@@ -119,7 +118,6 @@ export class ImportProgressReporter {
   /** The import committed: a long one (one that printed progress) ends with its whole time. */
   done(): void {
     this.stopTicking();
-    this.step = null;
     if (this.written || this.options.everyMs === 0) this.write('done', performance.now());
   }
 
@@ -140,6 +138,14 @@ export class ImportProgressReporter {
 
   private due(now: number): boolean {
     return now - this.lastWrite >= (this.tty ? REDRAW_MS : this.options.everyMs);
+  }
+
+  /** What the import is doing, as the line says it after the percent. */
+  private doing(stage: Stage, step: CommitStep | null, seconds: number, eta: number | null) {
+    if (stage === 'done') return `done in ${clock(seconds)}`;
+    if (step) return `${stepText(step)}… ${clock(seconds)}`;
+    if (stage === 'committing') return `read in ${clock(this.readSeconds)}, committing…`;
+    return `ETA ${eta === null ? '?' : clock(eta)}`;
   }
 
   private write(stage: Stage, now: number): void {
@@ -175,14 +181,7 @@ export class ImportProgressReporter {
     const percent = `${Math.floor(share * 100)}%`;
     const records = `${number(progress.records)} records`;
     const speed = `${number(rate)} records/s`;
-    const doing =
-      stage === 'done'
-        ? `done in ${clock(seconds)}`
-        : step
-          ? `${stepText(step)}… ${clock(seconds)}`
-          : stage === 'committing'
-            ? `read in ${clock(this.readSeconds)}, committing…`
-            : `ETA ${eta === null ? '?' : clock(eta)}`;
+    const doing = this.doing(stage, step, seconds, eta);
     if (this.tty) {
       const filled = Math.round(share * BAR_WIDTH);
       const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}]`;
