@@ -1,5 +1,5 @@
 import type { Db } from './database.ts';
-import { planOnce } from './plan-once.ts';
+import { preparedQuery } from './plan-once.ts';
 
 export interface CompanySummary {
   id: number;
@@ -47,13 +47,15 @@ export async function setCompanyActive(
   return findCompany(db, id);
 }
 
+const dataVersionOf = preparedQuery((db, values: { id: number }) =>
+  db.selectFrom('companies').select('data_version').where('id', '=', values.id),
+);
+
 /**
  * The company's data version: every import that touches the company increments it in its
  * own transaction, so anything derived from the data can be cached under it.
  */
 export async function companyDataVersion(db: Db, id: number): Promise<number> {
-  const row = await planOnce(
-    db.selectFrom('companies').select('data_version').where('id', '=', id),
-  ).executeTakeFirst();
+  const [row] = await dataVersionOf(db, { id });
   return row?.data_version ?? 0;
 }

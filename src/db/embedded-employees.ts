@@ -1,5 +1,5 @@
 import type { Db } from './database.ts';
-import { oneOfIds, planOnce } from './plan-once.ts';
+import { oneOfIds, preparedQuery } from './plan-once.ts';
 
 /** An employee as leaves and expenses embed it. */
 export interface EmbeddedEmployee {
@@ -8,6 +8,15 @@ export interface EmbeddedEmployee {
   full_name: string;
   department: string;
 }
+
+const embeddedEmployeesAmong = preparedQuery(
+  (db, values: { companyId: number; ids: readonly number[] }) =>
+    db
+      .selectFrom('employees')
+      .select(['id', 'employee_number', 'full_name', 'department'])
+      .where('company_id', '=', values.companyId)
+      .where(oneOfIds(db, 'id', values.ids)),
+);
 
 /**
  * The company's employees among `ids`, by id. Reads of many records at once (the change feed's
@@ -22,12 +31,6 @@ export async function employeesById(
 ): Promise<Map<number, EmbeddedEmployee>> {
   const wanted = [...new Set(ids)].filter((id): id is number => id !== null);
   if (wanted.length === 0) return new Map();
-  const rows = await planOnce(
-    db
-      .selectFrom('employees')
-      .select(['id', 'employee_number', 'full_name', 'department'])
-      .where('company_id', '=', companyId)
-      .where(oneOfIds(db, 'id', wanted)),
-  ).execute();
+  const rows = await embeddedEmployeesAmong(db, { companyId, ids: wanted });
   return new Map(rows.map((row) => [row.id, row]));
 }

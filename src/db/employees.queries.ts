@@ -4,7 +4,7 @@ import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
 import type { ListSource, PageRequest, SortOrder } from './list-source.ts';
 import { offsetOf, type Page, pageOf, rowsOf } from './pagination.ts';
-import { oneOfIds, planOnce } from './plan-once.ts';
+import { oneOfIds, preparedQuery } from './plan-once.ts';
 import { matchesSearch, type SearchedTable } from './search.ts';
 
 export interface EmployeeFilters {
@@ -81,16 +81,26 @@ export async function listEmployees(
   return pageOf(rows, total, page);
 }
 
+const employeesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
+  db
+    .selectFrom('employees')
+    .select(COLUMNS)
+    .where('company_id', '=', values.companyId)
+    .where(oneOfIds(db, 'id', values.ids)),
+);
+
+const employeeById = preparedQuery((db, values: { companyId: number; id: number }) =>
+  db
+    .selectFrom('employees')
+    .select(COLUMNS)
+    .where('company_id', '=', values.companyId)
+    .where('id', '=', values.id),
+);
+
 /** The company's employees among `ids`, as the API serves each (for the change feed). */
 export async function findEmployees(db: Db, companyId: number, ids: number[]): Promise<Employee[]> {
   if (ids.length === 0) return [];
-  const rows = await planOnce(
-    db
-      .selectFrom('employees')
-      .select(COLUMNS)
-      .where('company_id', '=', companyId)
-      .where(oneOfIds(db, 'id', ids)),
-  ).execute();
+  const rows = await employeesAmong(db, { companyId, ids });
   return rows.map(toEmployee);
 }
 
@@ -99,12 +109,6 @@ export async function findEmployee(
   companyId: number,
   id: number,
 ): Promise<Employee | null> {
-  const row = await planOnce(
-    db
-      .selectFrom('employees')
-      .select(COLUMNS)
-      .where('company_id', '=', companyId)
-      .where('id', '=', id),
-  ).executeTakeFirst();
+  const [row] = await employeeById(db, { companyId, id });
   return row ? toEmployee(row) : null;
 }

@@ -20,7 +20,7 @@ import {
   pageOf,
   sampledFilterOf,
 } from './pagination.ts';
-import { oneOfIds, planOnce } from './plan-once.ts';
+import { oneOfIds, preparedQuery } from './plan-once.ts';
 import {
   containsSearch,
   isPostgres,
@@ -307,9 +307,7 @@ export async function listExpenses(
     direction: sort.direction,
   };
   const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>
-    planOnce(
-      selectExpense(joined(source.db, companyId)).where(oneOfIds(source.db, 'x.id', ids)),
-    ).execute(),
+    expensesAmong(source.db, { companyId, ids }),
   );
   return pageOf(
     rows.map((row) => toExpense(row, urls)),
@@ -343,26 +341,64 @@ function toExpenseDetail(row: ExpenseRow, items: ItemRow[], urls: ReceiptUrls): 
   };
 }
 
+/**
+ * An expense's items as one JSON array of `[name, quantity, price_e4]`, in their order: the
+ * look-up of one expense reads them in the same statement, one round trip instead of two
+ * (docs/performance.md, item 56). PostgreSQL's `json` comes back parsed, SQLite's as text.
+ */
+function itemsAsJson(db: Db) {
+  return isPostgres(db)
+    ? sql<ItemsJson>`(
+        select coalesce(json_agg(json_build_array(i.name, i.quantity, i.price_e4) order by i.position), '[]')
+        from expense_items as i where i.company_id = x.company_id and i.expense_id = x.id)`
+    : sql<ItemsJson>`(
+        select json_group_array(json_array(i.name, i.quantity, i.price_e4) order by i.position)
+        from expense_items as i where i.company_id = x.company_id and i.expense_id = x.id)`;
+}
+
+type ItemTuple = [name: string, quantity: number, price_e4: number];
+type ItemsJson = ItemTuple[] | string;
+
+const expenseById = preparedQuery((db, values: { companyId: number; id: number }) =>
+  selectExpense(joined(db, values.companyId))
+    .select(itemsAsJson(db).as('items'))
+    .where('x.id', '=', values.id),
+);
+
+const expensesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
+  selectExpense(joined(db, values.companyId)).where(oneOfIds(db, 'x.id', values.ids)),
+);
+
 export async function findExpense(
   db: Db,
   companyId: number,
   id: number,
   urls: ReceiptUrls,
 ): Promise<ExpenseDetail | null> {
-  const row = await planOnce(
-    selectExpense(joined(db, companyId)).where('x.id', '=', id),
-  ).executeTakeFirst();
+  const [row] = await expenseById(db, { companyId, id });
   if (!row) return null;
-  const items = await planOnce(
-    db
-      .selectFrom('expense_items')
-      .select(['name', 'quantity', 'price_e4'])
-      .where('company_id', '=', companyId)
-      .where('expense_id', '=', id)
-      .orderBy('position'),
-  ).execute();
-  return toExpenseDetail(row, items, urls);
+  const { items, ...expense } = row;
+  const tuples: ItemTuple[] = typeof items === 'string' ? JSON.parse(items) : items;
+  const itemRows = tuples.map(([name, quantity, price_e4]) => ({ name, quantity, price_e4 }));
+  return toExpenseDetail(expense, itemRows, urls);
 }
+
+const expensesWithEmployeeIds = preparedQuery(
+  (db, values: { companyId: number; ids: readonly number[] }) =>
+    categorized(db, values.companyId)
+      .where(oneOfIds(db, 'x.id', values.ids))
+      .select([...EXPENSE_COLUMNS, 'x.employee_id']),
+);
+
+const itemsAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
+  db
+    .selectFrom('expense_items')
+    .select(['expense_id', 'name', 'quantity', 'price_e4'])
+    .where('company_id', '=', values.companyId)
+    .where(oneOfIds(db, 'expense_id', values.ids))
+    .orderBy('expense_id')
+    .orderBy('position'),
+);
 
 /**
  * The company's expenses among `ids`, each as GET /expenses/{id} serves it (for the change
@@ -375,25 +411,13 @@ export async function findExpenses(
   urls: ReceiptUrls,
 ): Promise<ExpenseDetail[]> {
   if (ids.length === 0) return [];
-  const rows = await planOnce(
-    categorized(db, companyId)
-      .where(oneOfIds(db, 'x.id', ids))
-      .select([...EXPENSE_COLUMNS, 'x.employee_id']),
-  ).execute();
+  const rows = await expensesWithEmployeeIds(db, { companyId, ids });
   const employees = await employeesById(
     db,
     companyId,
     rows.map((row) => row.employee_id),
   );
-  const items = await planOnce(
-    db
-      .selectFrom('expense_items')
-      .select(['expense_id', 'name', 'quantity', 'price_e4'])
-      .where('company_id', '=', companyId)
-      .where(oneOfIds(db, 'expense_id', ids))
-      .orderBy('expense_id')
-      .orderBy('position'),
-  ).execute();
+  const items = await itemsAmong(db, { companyId, ids });
   const itemsOf = new Map<number, ItemRow[]>();
   for (const item of items) {
     const list = itemsOf.get(Number(item.expense_id));
@@ -410,6 +434,23 @@ export async function findExpenses(
   });
 }
 
+const activeCategoriesQuery = (db: Db, companyId: number) =>
+  db
+    .selectFrom('expense_categories')
+    .select(['id', 'name', 'description', 'requires_receipt', 'max_amount_e4'])
+    .where('company_id', '=', companyId)
+    .where('active', '=', 1)
+    .orderBy('id');
+
+const activeCategories = preparedQuery((db, values: { companyId: number }) =>
+  activeCategoriesQuery(db, values.companyId),
+);
+
+const activeCategoriesAmong = preparedQuery(
+  (db, values: { companyId: number; ids: readonly number[] }) =>
+    activeCategoriesQuery(db, values.companyId).where(oneOfIds(db, 'id', values.ids)),
+);
+
 /** The company's active expense categories, by id; only those among `ids` when given. */
 export async function listActiveCategories(
   db: Db,
@@ -417,13 +458,9 @@ export async function listActiveCategories(
   ids?: number[],
 ): Promise<ExpenseCategory[]> {
   if (ids?.length === 0) return [];
-  let query = db
-    .selectFrom('expense_categories')
-    .select(['id', 'name', 'description', 'requires_receipt', 'max_amount_e4'])
-    .where('company_id', '=', companyId)
-    .where('active', '=', 1);
-  if (ids) query = query.where(oneOfIds(db, 'id', ids));
-  const rows = await planOnce(query.orderBy('id')).execute();
+  const rows = ids
+    ? await activeCategoriesAmong(db, { companyId, ids })
+    : await activeCategories(db, { companyId });
   return rows.map((row) => ({
     id: row.id,
     name: row.name,

@@ -1,6 +1,6 @@
 import { nowTimestamp } from '../time.ts';
 import type { Db } from './database.ts';
-import { planOnce } from './plan-once.ts';
+import { preparedQuery } from './plan-once.ts';
 
 export interface ApiKeySummary {
   id: number;
@@ -98,27 +98,29 @@ export interface KeyForAuth {
   company: { id: number; name: string; timezone: string; active: boolean };
 }
 
+const keyByHash = preparedQuery((db, values: { hash: string }) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('companies', 'companies.id', 'api_keys.company_id')
+    .select([
+      'api_keys.id as keyId',
+      'api_keys.name as keyName',
+      'api_keys.scopes',
+      'api_keys.per_minute',
+      'api_keys.per_hour',
+      'api_keys.revoked_at',
+      'api_keys.last_used_at',
+      'companies.id as companyId',
+      'companies.name as companyName',
+      'companies.timezone',
+      'companies.active',
+    ])
+    .where('api_keys.key_hash', '=', values.hash),
+);
+
 /** The key with this SHA-256 digest and its company, revoked or not; null when none has it. */
 export async function findKeyForAuth(db: Db, hash: string): Promise<KeyForAuth | null> {
-  const row = await planOnce(
-    db
-      .selectFrom('api_keys')
-      .innerJoin('companies', 'companies.id', 'api_keys.company_id')
-      .select([
-        'api_keys.id as keyId',
-        'api_keys.name as keyName',
-        'api_keys.scopes',
-        'api_keys.per_minute',
-        'api_keys.per_hour',
-        'api_keys.revoked_at',
-        'api_keys.last_used_at',
-        'companies.id as companyId',
-        'companies.name as companyName',
-        'companies.timezone',
-        'companies.active',
-      ])
-      .where('api_keys.key_hash', '=', hash),
-  ).executeTakeFirst();
+  const [row] = await keyByHash(db, { hash });
   if (!row) return null;
   return {
     keyId: row.keyId,

@@ -15,7 +15,7 @@ import {
   sampledFilterOf,
   samplesOf,
 } from './pagination.ts';
-import { oneOfIds, planOnce } from './plan-once.ts';
+import { oneOfIds, preparedQuery } from './plan-once.ts';
 import {
   isPostgres,
   keptFromSqliteIndexChoice,
@@ -357,9 +357,7 @@ export async function listLeaves(
   };
   const order: ListOrder = { column: `l.${sort.field}`, id: 'l.id', direction: sort.direction };
   const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>
-    planOnce(
-      selectLeave(joined(source.db, companyId)).where(oneOfIds(source.db, 'l.id', ids)),
-    ).execute(),
+    leavesAmong(source.db, { companyId, ids }),
   );
   return pageOf(rows.map(toLeave), total, page);
 }
@@ -382,26 +380,18 @@ const toLeaveDetail = (row: LeaveDetailRow): LeaveDetail => ({
   },
 });
 
-export async function findLeave(
-  db: Db,
-  companyId: number,
-  id: number,
-): Promise<LeaveDetail | null> {
-  const row = await planOnce(
-    selectLeaveDetail(db, companyId).where('l.id', '=', id),
-  ).executeTakeFirst();
-  return row ? toLeaveDetail(row) : null;
-}
+const leavesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
+  selectLeave(joined(db, values.companyId)).where(oneOfIds(db, 'l.id', values.ids)),
+);
 
-/**
- * The company's leaves among `ids`, each as GET /leaves/{id} serves it (for the change feed):
- * the leaves with their types, then their employees by key (see `employeesById`).
- */
-export async function findLeaves(db: Db, companyId: number, ids: number[]): Promise<LeaveDetail[]> {
-  if (ids.length === 0) return [];
-  const rows = await planOnce(
-    typed(db, companyId)
-      .where(oneOfIds(db, 'l.id', ids))
+const leaveById = preparedQuery((db, values: { companyId: number; id: number }) =>
+  selectLeaveDetail(db, values.companyId).where('l.id', '=', values.id),
+);
+
+const leavesWithEmployeeIds = preparedQuery(
+  (db, values: { companyId: number; ids: readonly number[] }) =>
+    typed(db, values.companyId)
+      .where(oneOfIds(db, 'l.id', values.ids))
       .select([
         ...LEAVE_COLUMNS,
         ...LEAVE_TYPE_COLUMNS,
@@ -411,7 +401,24 @@ export async function findLeaves(db: Db, companyId: number, ids: number[]): Prom
         'l.document_obligation_status',
       ])
       .select(hasAttachments),
-  ).execute();
+);
+
+export async function findLeave(
+  db: Db,
+  companyId: number,
+  id: number,
+): Promise<LeaveDetail | null> {
+  const [row] = await leaveById(db, { companyId, id });
+  return row ? toLeaveDetail(row) : null;
+}
+
+/**
+ * The company's leaves among `ids`, each as GET /leaves/{id} serves it (for the change feed):
+ * the leaves with their types, then their employees by key (see `employeesById`).
+ */
+export async function findLeaves(db: Db, companyId: number, ids: number[]): Promise<LeaveDetail[]> {
+  if (ids.length === 0) return [];
+  const rows = await leavesWithEmployeeIds(db, { companyId, ids });
   const employees = await employeesById(
     db,
     companyId,
@@ -438,14 +445,8 @@ export async function findLeaves(db: Db, companyId: number, ids: number[]): Prom
   });
 }
 
-/** The company's active leave types, by id; only those among `ids` when given. */
-export async function listActiveLeaveTypes(
-  db: Db,
-  companyId: number,
-  ids?: number[],
-): Promise<LeaveType[]> {
-  if (ids?.length === 0) return [];
-  let query = db
+const activeLeaveTypesQuery = (db: Db, companyId: number) =>
+  db
     .selectFrom('leave_types')
     .select([
       'id',
@@ -458,9 +459,28 @@ export async function listActiveLeaveTypes(
       'affects_annual_balance',
     ])
     .where('company_id', '=', companyId)
-    .where('active', '=', 1);
-  if (ids) query = query.where(oneOfIds(db, 'id', ids));
-  const rows = await planOnce(query.orderBy('id')).execute();
+    .where('active', '=', 1)
+    .orderBy('id');
+
+const activeLeaveTypes = preparedQuery((db, values: { companyId: number }) =>
+  activeLeaveTypesQuery(db, values.companyId),
+);
+
+const activeLeaveTypesAmong = preparedQuery(
+  (db, values: { companyId: number; ids: readonly number[] }) =>
+    activeLeaveTypesQuery(db, values.companyId).where(oneOfIds(db, 'id', values.ids)),
+);
+
+/** The company's active leave types, by id; only those among `ids` when given. */
+export async function listActiveLeaveTypes(
+  db: Db,
+  companyId: number,
+  ids?: number[],
+): Promise<LeaveType[]> {
+  if (ids?.length === 0) return [];
+  const rows = ids
+    ? await activeLeaveTypesAmong(db, { companyId, ids })
+    : await activeLeaveTypes(db, { companyId });
   return rows.map((row) => ({
     ...row,
     requires_document: Boolean(row.requires_document),

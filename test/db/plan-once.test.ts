@@ -7,7 +7,7 @@ import { companyDataVersion } from '../../src/db/companies.queries.ts';
 import { type Dialect, openDatabase } from '../../src/db/connect.ts';
 import { findEmployees } from '../../src/db/employees.queries.ts';
 import { findExpense } from '../../src/db/expenses.queries.ts';
-import { planningOncePool } from '../../src/db/plan-once.ts';
+import { planningOncePool, preparedQuery } from '../../src/db/plan-once.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import {
@@ -16,7 +16,14 @@ import {
   useDatabase,
   useTempDir,
 } from '../helpers/databases.ts';
-import { smallCompany, writeNdjson } from '../helpers/records.ts';
+import {
+  category,
+  company,
+  employee,
+  expense,
+  smallCompany,
+  writeNdjson,
+} from '../helpers/records.ts';
 
 /**
  * Two small companies (ids 1… and 11…) in a fresh database, read through a handle of one
@@ -58,9 +65,10 @@ describeEachDialect('look-ups by primary key', (dialect) => {
       select statement, generic_plans from pg_prepared_statements order by statement`.execute(
       one.db,
     );
+    // The expense's items are read in its own statement (a subquery), not in one of their own.
     assert.deepEqual(
       rows.map((row) => row.statement.match(/^select .*? from "(\w+)"/)?.[1]),
-      ['companies', 'expense_items', 'expenses'],
+      ['companies', 'expenses'],
     );
     for (const row of rows) {
       assert.match(row.statement, /\/\* plan once \*\/$/);
@@ -86,6 +94,73 @@ describeEachDialect('look-ups among ids', (dialect) => {
     assert.equal(rows.length, 1, 'one statement for 1, 2 and 4 ids');
     assert.match(rows[0]?.statement ?? '', /"id" = any\(\$2\)/);
     assert.ok((rows[0]?.generic_plans ?? 0) > 0);
+  });
+});
+
+describeEachDialect('prepared queries', (dialect) => {
+  it('read an expense and its items in one statement, in their order, with exact values', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const items = [
+      { name: 'Third by name, first by position', quantity: 0.30000000000000004, price: '0.0001' },
+      { name: 'Çay', quantity: 1_000_000, price: '99999999999.9999' },
+      { name: 'A', quantity: 2.5, price: '12.50' },
+    ];
+    await importFile(
+      handle,
+      new FileReceiptStore(join(dir, 'store')),
+      writeNdjson(dir, [
+        company(1),
+        employee(1, 1),
+        category(1, 1),
+        expense(1, 1, 1, 1, { items }),
+        expense(1, 2, 1, 1, { items: [] }),
+      ]),
+    );
+    const urls = { receiptUrl: (id: number) => `https://api.test/expenses/${id}/receipt` };
+    const found = await findExpense(handle.db, 1, 1, urls);
+    assert.deepEqual(found?.items, [
+      { name: 'Third by name, first by position', quantity: 0.30000000000000004, price: 0.0001 },
+      { name: 'Çay', quantity: 1_000_000, price: 99999999999.9999 },
+      { name: 'A', quantity: 2.5, price: 12.5 },
+    ]);
+    assert.deepEqual((await findExpense(handle.db, 1, 2, urls))?.items, []);
+  });
+
+  it("bind each call's values to the text built once, constants included", async (t) => {
+    const one = await twoCompaniesOnOneConnection(t, dialect);
+    let builds = 0;
+    const namesAmong = preparedQuery(
+      (db, values: { companyId: number; ids: readonly number[] }) => {
+        builds += 1;
+        return db
+          .selectFrom('employees')
+          .select(['id', 'full_name'])
+          .where('company_id', '=', values.companyId)
+          .where('status', '!=', 'terminated')
+          .where((eb) => eb.or([eb('id', 'in', [-1]), eb('id', '=', eb.val(values.ids[0]))]))
+          .orderBy('id');
+      },
+    );
+    await assert.rejects(
+      namesAmong(one.db, { companyId: 1, ids: [1] }),
+      /'ids' was read but is not a parameter/,
+    );
+    const employeesOf = preparedQuery((db, values: { companyId: number; below: number }) => {
+      builds += 1;
+      return db
+        .selectFrom('employees')
+        .select('id')
+        .where('company_id', '=', values.companyId)
+        .where('id', '<', values.below)
+        .where('status', '!=', 'terminated')
+        .orderBy('id');
+    });
+    builds = 0;
+    assert.deepEqual(await employeesOf(one.db, { companyId: 1, below: 100 }), [{ id: 1 }]);
+    assert.deepEqual(await employeesOf(one.db, { companyId: 2, below: 100 }), [{ id: 11 }]);
+    assert.deepEqual(await employeesOf(one.db, { companyId: 2, below: 11 }), []);
+    assert.equal(builds, 1, 'built once for the handle');
   });
 });
 
