@@ -67,7 +67,7 @@ describeEachDialect('look-ups by primary key', (dialect) => {
     );
     // The expense's items are read in its own statement (a subquery), not in one of their own.
     assert.deepEqual(
-      rows.map((row) => row.statement.match(/^select .*? from "(\w+)"/)?.[1]),
+      rows.map((row) => row.statement.match(/^select .*? from "(\w+)"/s)?.[1]),
       ['companies', 'expenses'],
     );
     for (const row of rows) {
