@@ -123,6 +123,37 @@ describeEachDialect('response cache', (dialect) => {
   });
 });
 
+describeEachDialect('response cache and compression', (dialect) => {
+  it('never keeps a compressed answer for a client that did not ask for one', async (t) => {
+    const api = await useApi(t, dialect, {
+      records: [
+        ...smallCompany(1, 0),
+        ...Array.from({ length: 30 }, (_, i) =>
+          employee(1, 10 + i, { first_name: 'Şükrü', last_name: `Öztürk-${i}` }),
+        ),
+      ],
+    });
+    const key = await api.createKey(1);
+    const path = `${API_PREFIX}/employees?per_page=100`;
+    const gzipped = () =>
+      api.app.inject({
+        url: path,
+        headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' },
+      });
+    const first = await gzipped();
+    assert.equal(first.headers['content-encoding'], 'gzip');
+    const json = gunzipSync(first.rawPayload).toString();
+    for (let i = 0; i < 2; i++) {
+      const plain = await api.get('/employees?per_page=100', key);
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.equal(plain.body, json);
+      assert.equal(Number(plain.headers['content-length']), Buffer.byteLength(json));
+      const again = await gzipped();
+      assert.equal(gunzipSync(again.rawPayload).toString(), json);
+    }
+  });
+});
+
 describeEachDialect('search indexes', (dialect) => {
   it('follow re-imported text, on both columns, for long and short terms', async (t) => {
     const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
