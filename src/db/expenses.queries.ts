@@ -347,13 +347,11 @@ function toExpenseDetail(row: ExpenseRow, items: ItemRow[], urls: ReceiptUrls): 
  * (docs/performance.md, item 56). PostgreSQL's `json` comes back parsed, SQLite's as text.
  */
 function itemsAsJson(db: Db) {
-  return isPostgres(db)
-    ? sql<ItemsJson>`(
-        select coalesce(json_agg(json_build_array(i.name, i.quantity, i.price_e4) order by i.position), '[]')
-        from expense_items as i where i.company_id = x.company_id and i.expense_id = x.id)`
-    : sql<ItemsJson>`(
-        select json_group_array(json_array(i.name, i.quantity, i.price_e4) order by i.position)
-        from expense_items as i where i.company_id = x.company_id and i.expense_id = x.id)`;
+  const array = isPostgres(db)
+    ? sql`coalesce(json_agg(json_build_array(i.name, i.quantity, i.price_e4) order by i.position), '[]')`
+    : sql`json_group_array(json_array(i.name, i.quantity, i.price_e4) order by i.position)`;
+  return sql<ItemsJson>`(select ${array} from expense_items as i
+    where i.company_id = x.company_id and i.expense_id = x.id)`;
 }
 
 type ItemTuple = [name: string, quantity: number, price_e4: number];
