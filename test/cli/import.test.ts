@@ -27,11 +27,11 @@ const STEP_LINE = /^cdapi import: (?<step>[^,]+), \d+:\d\d elapsed$/;
 
 /** The steps of a first load into an empty SQLite database, as the progress says them. */
 const FIRST_LOAD_STEPS = [
-  'building the indexes of employees',
   'building the search index of employees',
+  'building the indexes of employees',
   'building the indexes of leaves',
-  'building the indexes of expenses',
   'building the search index of expenses',
+  'building the indexes of expenses',
   'recording the change feed',
   'sampling the long lists',
   'counting for totals and searches',
@@ -145,8 +145,8 @@ describe('cdapi import progress', () => {
       progress.filter((p) => p.step).map(({ step, table }) => (table ? { step, table } : { step })),
       [
         { step: 'indexes', table: 'leaves' },
-        { step: 'indexes', table: 'expenses' },
         { step: 'search', table: 'expenses' },
+        { step: 'indexes', table: 'expenses' },
         { step: 'feed' },
         { step: 'samples' },
         { step: 'summaries' },

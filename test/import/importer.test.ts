@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/connect.ts';
+import { FTS_DEFAULTS } from '../../src/import/deferred-indexes.ts';
 import { ImportError } from '../../src/import/import-error.ts';
 import { type ImportOptions, importFile } from '../../src/import/importer.ts';
 import { MAX_LINE_BYTES } from '../../src/import/ndjson.ts';
@@ -429,6 +430,14 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         ).rows.map((row) => row.rowid);
       assert.deepEqual(await match('expenses_search', 'lubeck'), [2]);
       assert.deepEqual(await match('employees_search', 'jurgen'), [2]);
+      // In one segment, with FTS5's own settings back for the imports that add rows one by one.
+      for (const table of ['expenses_search', 'employees_search']) {
+        const { rows } = await sql<{ segments: number; automerge: number }>`
+          select (select count(distinct segid) from ${sql.table(`${table}_idx`)}) as segments,
+            (select v from ${sql.table(`${table}_config`)} where k = 'automerge') as automerge
+        `.execute(db);
+        assert.deepEqual(rows, [{ segments: 1, automerge: FTS_DEFAULTS.automerge }], table);
+      }
     }
     // A later import into the filled tables keeps indexes and search in step row by row.
     await run([
@@ -466,11 +475,11 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
 
     await importRecords([...smallCompany(1, 0), employee(1, 2), expense(1, 2, 2, 1)]);
     assert.deepEqual(steps, [
-      { name: 'indexes', table: 'employees' },
       ...search('employees'),
+      { name: 'indexes', table: 'employees' },
       { name: 'indexes', table: 'leaves' },
-      { name: 'indexes', table: 'expenses' },
       ...search('expenses'),
+      { name: 'indexes', table: 'expenses' },
       ...commit,
     ]);
 
