@@ -13,6 +13,7 @@ import type { CommitStep } from '../../src/import/transaction.ts';
 import { moneyToNumber } from '../../src/money.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { segmentsOf, settingsOf } from '../helpers/fts.ts';
 import {
   category,
   company,
@@ -432,11 +433,8 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       assert.deepEqual(await match('employees_search', 'jurgen'), [2]);
       // In one segment, with FTS5's own settings back for the imports that add rows one by one.
       for (const table of ['expenses_search', 'employees_search']) {
-        const { rows } = await sql<{ segments: number; automerge: number }>`
-          select (select count(distinct segid) from ${sql.table(`${table}_idx`)}) as segments,
-            (select v from ${sql.table(`${table}_config`)} where k = 'automerge') as automerge
-        `.execute(db);
-        assert.deepEqual(rows, [{ segments: 1, automerge: FTS_DEFAULTS.automerge }], table);
+        assert.equal(await segmentsOf(db, table), 1, table);
+        assert.deepEqual(await settingsOf(db, table), { ...FTS_DEFAULTS }, table);
       }
     }
     // A later import into the filled tables keeps indexes and search in step row by row.

@@ -1,22 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import type { Db } from '../../src/db/database.ts';
 import { FTS_DEFAULTS, rebuildSearchTable } from '../../src/import/deferred-indexes.ts';
 import { useDatabase } from '../helpers/databases.ts';
-
-/** How many segments an FTS5 table's index is in: each has its leaf pages listed in `_idx`. */
-async function segmentsOf(db: Db, fts: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
-    select count(distinct segid) as n from ${sql.table(`${fts}_idx`)}`.execute(db);
-  return Number(rows[0]?.n);
-}
-
-async function settingsOf(db: Db, fts: string): Promise<Record<string, number>> {
-  const { rows } = await sql<{ k: string; v: number }>`
-    select k, v from ${sql.table(`${fts}_config`)} where k <> 'version' order by k`.execute(db);
-  return Object.fromEntries(rows.map((row) => [row.k, Number(row.v)]));
-}
+import { segmentsOf, settingsOf } from '../helpers/fts.ts';
 
 const WORDS = ['hotel', 'taksi', 'lübeck', 'ofis', 'yemek', 'kırtasiye', 'uçak', 'otopark'];
 
@@ -41,8 +28,8 @@ describe('the rebuild of a trigram search table (sqlite)', () => {
       await sql`insert into docs (id, a, b) values ${sql.join(values)}`.execute(db);
     }
 
-    // 64 KiB of terms a segment: dozens of segments before the last merge, more than FTS5's
-    // default of 16 a level that would otherwise have merged them on the way.
+    // 64 KiB of terms a segment: 18 segments before the last merge, more than FTS5's default
+    // of 16 a level that would otherwise have merged them on the way.
     await db.transaction().execute((trx) => rebuildSearchTable(trx, 'docs_search', 64 * 1024));
 
     assert.equal(await segmentsOf(db, 'docs_search'), 1);
