@@ -44,10 +44,6 @@ export class ImportSession {
     this.receipts = new ReceiptIngest(store, baseDir);
   }
 
-  /**
-   * Checks one record and queues its rows. Returns a promise only when it has to look up a
-   * record it names in the database, or store a receipt.
-   */
   /** One line's record, or an ImportError naming its first bad field. */
   parse(line: number, value: unknown): ParsedRecord | ParsedDelete {
     try {
@@ -65,6 +61,10 @@ export class ImportSession {
     return this.deletes === null || this.deletes.type !== record.descriptor.type;
   }
 
+  /**
+   * Checks one record and queues its rows. Returns a promise only when it has to look up a
+   * record it names in the database, or store a receipt.
+   */
   add(reader: Db, line: number, record: ParsedRecord | ParsedDelete): Promise<void> | undefined {
     if (isDelete(record)) {
       const unknown = this.references.unknownCompany(record);

@@ -18,6 +18,10 @@ export interface ImportTransaction {
    * for one on the writer thread, the committed data, which holds the same such records.
    */
   readonly reader: Db;
+  /**
+   * Writes and deletes may be asked for before the ones asked for earlier have settled: they
+   * are applied one at a time, in the order they were asked for.
+   */
   write(batch: Batch): Promise<WriteOutcome>;
   delete(batch: DeleteBatch): Promise<WriteOutcome>;
   /**
@@ -54,10 +58,17 @@ export async function beginImport(
     const setAside = await setIndexesAside(trx, handle.dialect);
     const writer = rowWriter(handle, trx);
     const log = new ChangeLog(trx, options);
+    // A batch's statements never interleave with the next batch's.
+    let last: Promise<unknown> = Promise.resolve();
+    const inTurn = (apply: () => Promise<WriteOutcome>) => {
+      const applying = last.then(apply);
+      last = applying.catch(() => {});
+      return applying;
+    };
     return {
       reader: trx,
-      write: (batch) => writeBatch(trx, writer, log, batch),
-      delete: (batch) => deleteBatch(trx, writer, log, batch),
+      write: (batch) => inTurn(() => writeBatch(trx, writer, log, batch)),
+      delete: (batch) => inTurn(() => deleteBatch(trx, writer, log, batch)),
       async commit(onStep = () => {}) {
         await rebuildIndexes(trx, handle.dialect, setAside, onStep);
         onStep({ name: 'feed' });
@@ -107,9 +118,10 @@ export interface WriterThreadData {
 }
 
 /**
- * The writer holds at most two batches (each at most 500 records and 5,000 items or
- * attachments, a few MB); without limits its heap grew to ~50 MB before V8 collected it, and
- * the large bench import peaked at 310–370 MB of RSS instead of ~250 MB.
+ * The writer holds at most two batches (the importer's BATCHES_IN_FLIGHT; each at most 500
+ * records and 5,000 items or attachments, a few MB); without limits its heap grew to ~50 MB
+ * before V8 collected it, and the large bench import peaked at 310–370 MB of RSS instead of
+ * ~250 MB.
  */
 const WRITER_HEAP_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 4 };
 

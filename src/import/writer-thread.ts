@@ -54,10 +54,16 @@ async function answer(transaction: ImportTransaction, request: WriterRequest): P
 try {
   const transaction = await beginImport(handle, changes);
   send({ ok: true });
-  // Requests are answered one after another, in the order they came.
+  // Requests are answered one after another, in the order they came; those that came after
+  // the transaction ended (the main thread sends the next batch before the last is written)
+  // are refused.
   let queue = Promise.resolve(true);
   port.on('message', (request: WriterRequest) => {
-    queue = queue.then((open) => (open ? answer(transaction, request) : false));
+    queue = queue.then((open) => {
+      if (open) return answer(transaction, request);
+      send(failure(new Error("the import's transaction has ended")));
+      return false;
+    });
   });
 } catch (error) {
   await handle.close();

@@ -310,6 +310,31 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     );
   });
 
+  it('reports the first bad line when batches after it are written and a later line is bad too', async (t) => {
+    const { db, run } = await setup(t);
+    await run([company(1), company(2), employee(2, 2)], 'existing.ndjson');
+    const before = await snapshotDatabase(db);
+    // Batches of 500 records: the conflict (line 700) is in the second, which may still be
+    // being written, with the third, when the bad line (1601) is read.
+    const employees = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => employee(1, from + i));
+    const records = [
+      ...employees(1000, 699),
+      employee(1, 2),
+      ...employees(2000, 900),
+      { ...employee(1, 5), email: undefined },
+    ];
+    await assert.rejects(run(records, 'bad.ndjson'), (error: unknown) => {
+      assert.ok(error instanceof ImportError, String(error));
+      assert.match(
+        error.message,
+        /^line 700: company_id: employee 2 already belongs to company 2$/,
+      );
+      return true;
+    });
+    assert.deepEqual(await snapshotDatabase(db), before);
+  });
+
   it('accepts children whose parents were imported by an earlier file', async (t) => {
     const { db, run } = await setup(t);
     await run(smallCompany(1, 0).slice(0, 3), 'parents.ndjson');
