@@ -1,8 +1,8 @@
+import type SqliteDatabase from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { chunks } from './chunks.ts';
-import type { Dialect } from './connect.ts';
+import type { DatabaseHandle, Dialect } from './connect.ts';
 import type { Db } from './database.ts';
-import { indexedBy } from './index-hints.ts';
 
 /**
  * List samples: for each sort order of a company's long lists, every SAMPLE_INTERVAL-th row's
@@ -94,8 +94,14 @@ interface SampledOrder {
  * id), with the rows of each group up to and including it. PostgreSQL reads them in one query,
  * SQLite block by block; both give the same samples (test/db/list-samples.test.ts).
  */
-function sampleColumn(db: AnyDb, dialect: Dialect, order: SampledOrder): Promise<Sample[]> {
-  return dialect === 'postgres' ? sampleColumnAtOnce(db, order) : sampleColumnByBlocks(db, order);
+async function sampleColumn(
+  db: AnyDb,
+  handle: DatabaseHandle,
+  order: SampledOrder,
+): Promise<Sample[]> {
+  return handle.dialect === 'postgres'
+    ? sampleColumnAtOnce(db, order)
+    : sampleColumnByBlocks(handle.sqlite, order);
 }
 
 /**
@@ -154,50 +160,49 @@ async function sampleColumnAtOnce(db: AnyDb, order: SampledOrder): Promise<Sampl
   return samples;
 }
 
-/** The rows of a list in one order, block by block: SAMPLE_INTERVAL rows at a time. */
-async function sampleColumnByBlocks(db: AnyDb, order: SampledOrder): Promise<Sample[]> {
+/**
+ * The rows of a list in one order, block by block: SAMPLE_INTERVAL rows at a time, two
+ * statements a block (its counts by group, then its last row), prepared once for the order on
+ * the import's own connection. Built and compiled by Kysely for every block, they took 0.75–1.1
+ * s for one order of the bench company's leaves, against 0.45–0.6 s.
+ */
+function sampleColumnByBlocks(sqlite: SqliteDatabase.Database, order: SampledOrder): Sample[] {
   const { list, companyId, column, groupIndex, groups } = order;
-  const samples: Sample[] = [];
   const index = list.columns[column] as string;
-  const running = new Array<number>(groups).fill(0);
-  const from = (after: { value: unknown; id: number } | null) => {
-    let q = indexedBy(db.selectFrom(list.table).where('company_id', '=', companyId), index, true);
-    if (after) {
-      q = q.where((eb) =>
-        column === 'id'
-          ? eb('id', '>', after.id)
-          : eb(
-              eb.refTuple(column as never, 'id' as never),
-              '>',
-              eb.tuple(after.value as never, after.id as never),
-            ),
-      );
-    }
-    q = q.orderBy(column);
-    return column === 'id' ? q : q.orderBy('id');
+  const key = column === 'id' ? 'id' : `${column}, id`;
+  // The names come from SAMPLED_LISTS, not from a request.
+  const statements = (start: string) => {
+    const rows = `from ${list.table} indexed by ${index} where company_id = ? ${start} order by ${key}`;
+    return {
+      counts: sqlite.prepare<unknown[], GroupCount>(
+        `select status, grp, count(*) as n from (select status, ${list.group} as grp ${rows} limit ${SAMPLE_INTERVAL}) group by status, grp`,
+      ),
+      last: sqlite.prepare<unknown[], { value: unknown; id: number }>(
+        `select ${column} as value, id ${rows} limit 1 offset ${SAMPLE_INTERVAL - 1}`,
+      ),
+    };
   };
+  const first = statements('');
+  const next = statements(column === 'id' ? 'and id > ?' : `and (${column}, id) > (?, ?)`);
+  const samples: Sample[] = [];
+  const running = new Array<number>(groups).fill(0);
   let last: { value: unknown; id: number } | null = null;
   for (;;) {
-    const block = from(last)
-      .select(['status', `${list.group} as grp`])
-      .limit(SAMPLE_INTERVAL);
-    const counts = (await db
-      .selectFrom(block.as('block'))
-      .select(['status', 'grp', sql<number>`count(*)`.as('n')])
-      .groupBy(['status', 'grp'])
-      .execute()) as GroupCount[];
-    const rows = counts.reduce((sum, row) => sum + Number(row.n), 0);
-    if (rows < SAMPLE_INTERVAL) break;
-    for (const row of counts) {
+    const { counts, last: lastRow } = last ? next : first;
+    const parameters =
+      last === null
+        ? [companyId]
+        : column === 'id'
+          ? [companyId, last.id]
+          : [companyId, last.value, last.id];
+    const rows = counts.all(parameters);
+    if (rows.reduce((sum, row) => sum + Number(row.n), 0) < SAMPLE_INTERVAL) break;
+    for (const row of rows) {
       const g = groupIndex(row.status, Number(row.grp));
       running[g] = (running[g] as number) + Number(row.n);
     }
-    const key = (await from(last)
-      .select([`${column} as value`, 'id'])
-      .offset(SAMPLE_INTERVAL - 1)
-      .limit(1)
-      .executeTakeFirstOrThrow()) as { value: unknown; id: number | string };
-    last = { value: key.value, id: Number(key.id) };
+    const row = lastRow.get(parameters) as { value: unknown; id: number };
+    last = { value: row.value, id: Number(row.id) };
     samples.push({ ...last, counts: [...running] });
   }
   return samples;
@@ -210,7 +215,7 @@ async function sampleColumnByBlocks(db: AnyDb, order: SampledOrder): Promise<Sam
  */
 export async function refreshListSamples(
   trx: Db,
-  dialect: Dialect,
+  handle: DatabaseHandle,
   companyIds: readonly number[],
 ): Promise<void> {
   const db = trx as unknown as AnyDb;
@@ -227,7 +232,7 @@ export async function refreshListSamples(
         .having(sql`count(*)`, '>=', SAMPLED_MIN_ROWS)
         .execute();
       for (const { company_id: companyId } of long) {
-        await sampleList(db, dialect, name, list, Number(companyId));
+        await sampleList(db, handle, name, list, Number(companyId));
       }
     }
   }
@@ -236,7 +241,7 @@ export async function refreshListSamples(
 /** The samples of one company's list, in every sort order. */
 async function sampleList(
   db: AnyDb,
-  dialect: Dialect,
+  handle: DatabaseHandle,
   name: SampledListName,
   list: SampledList,
   companyId: number,
@@ -255,7 +260,7 @@ async function sampleList(
     .orderBy(list.group)
     .execute()) as GroupCount[];
   const groups = totals.map((row) => [row.status, Number(row.grp)] as const);
-  const longest = name === 'leaves' ? await longestLeaveDays(db, dialect, companyId) : null;
+  const longest = name === 'leaves' ? await longestLeaveDays(db, handle.dialect, companyId) : null;
   const position = new Map(groups.map(([status, grp], i) => [`${status}\u0000${grp}`, i]));
   const groupIndex = (status: string, grp: number) =>
     position.get(`${status}\u0000${grp}`) as number;
@@ -271,7 +276,7 @@ async function sampleList(
     })
     .execute();
   for (const column of Object.keys(list.columns)) {
-    const samples = await sampleColumn(db, dialect, {
+    const samples = await sampleColumn(db, handle, {
       list,
       companyId,
       column,

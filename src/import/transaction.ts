@@ -81,7 +81,7 @@ export async function beginImport(
             .execute();
         }
         onStep({ name: 'samples' });
-        await refreshListSamples(trx, handle.dialect, changed);
+        await refreshListSamples(trx, handle, changed);
         onStep({ name: 'summaries' });
         await refreshExpenseTexts(trx, changed);
         await refreshLeaveCounts(trx, changed);
