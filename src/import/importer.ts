@@ -20,8 +20,8 @@ const BATCH_SIZE = 500;
 /**
  * Batches sent to the transaction and not yet written. With one, the reading thread and the
  * writer thread each waited for the other whenever a batch took one of them longer than the
- * other: both were busy about two thirds of the time, and the bench file's records took 30–34
- * s to stream into SQLite; with two, 25–27 s (three or four: no faster).
+ * other: the two cores were 77 % busy, and the bench file's records took 30 and 32 s to stream
+ * into SQLite; with two, 88 % and 26 and 26 s (runs alternating; three or four: no faster).
  */
 const BATCHES_IN_FLIGHT = 2;
 /**
