@@ -172,10 +172,12 @@ function sampleColumnByBlocks(sqlite: SqliteDatabase.Database, order: SampledOrd
   const key = column === 'id' ? 'id' : `${column}, id`;
   // The names come from SAMPLED_LISTS, not from a request.
   const statements = (start: string) => {
-    const rows = `from ${list.table} indexed by ${index} where company_id = ? ${start} order by ${key}`;
+    const rows = `from ${list.table} indexed by ${index}
+      where company_id = ? ${start} order by ${key}`;
+    const block = `select status, ${list.group} as grp ${rows} limit ${SAMPLE_INTERVAL}`;
     return {
       counts: sqlite.prepare<unknown[], GroupCount>(
-        `select status, grp, count(*) as n from (select status, ${list.group} as grp ${rows} limit ${SAMPLE_INTERVAL}) group by status, grp`,
+        `select status, grp, count(*) as n from (${block}) group by status, grp`,
       ),
       last: sqlite.prepare<unknown[], { value: unknown; id: number }>(
         `select ${column} as value, id ${rows} limit 1 offset ${SAMPLE_INTERVAL - 1}`,

@@ -36,8 +36,8 @@ export interface ImportTransaction {
 
 /**
  * What a commit is doing: after the last record it can take longer than reading the file did
- * (the large bench import: 30 s of reading, then 41 s of these), so `cdapi import` says which.
- * `indexes` and `search` are a first load's (see `setIndexesAside`), one table at a time;
+ * (the large bench import: 27–32 s of reading, then 35 s of these), so `cdapi import` says
+ * which. `indexes` and `search` are a first load's (see `setIndexesAside`), one table at a time;
  * `commit` is SQLite's copy of the write-ahead log into the database file too. `statistics` is
  * the importer's, after the commit (`refreshPlannerStatistics`).
  */
