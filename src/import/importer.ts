@@ -104,14 +104,10 @@ export async function importRecords(
     const inFlight: Promise<void>[] = [];
     const flush = async () => {
       if (inFlight.length >= BATCHES_IN_FLIGHT) {
-        try {
-          await inFlight.shift();
-        } catch (error) {
-          // The batches after a failed one hold later lines: what became of them does not
-          // matter, but the transaction is rolled back only once they are done with.
-          await Promise.allSettled(inFlight.splice(0));
-          throw error;
-        }
+        // A failed batch stays first in line: `settle` below waits for the batches after it,
+        // then throws its error.
+        await inFlight[0];
+        inFlight.shift();
       }
       const writing = session.flush(transaction);
       // Its failure is thrown where it is awaited; until then it is not unhandled.
@@ -138,7 +134,8 @@ export async function importRecords(
         }
       }
     } catch (error) {
-      // The batches being written hold earlier lines: their error, if any, is the first one.
+      // The batches being written hold earlier lines: their error, if any, is the first one;
+      // the transaction is rolled back only once every batch sent is done with.
       await settle();
       throw error;
     }
