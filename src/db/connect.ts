@@ -102,14 +102,16 @@ const hasUnansweredQuery = (client: pg.PoolClient): boolean =>
   (client as unknown as { _getActiveQuery?: () => unknown })._getActiveQuery?.() != null;
 
 /**
- * The page size of a new SQLite file: 16 KiB, not SQLite's 4 KiB. A large import writes every
+ * The page size of a new SQLite file: 32 KiB, not SQLite's 4 KiB. A large import writes every
  * page twice (to the WAL, then into the file at the checkpoint) and sorts each index it builds
- * through temporary files, one system call per page: with 4 KiB pages the bench's first load
- * made 2.5 million `pwrite`s. With 16 KiB it took 53.7 s against 58.7 s in the benchmark, and
- * used 14 s of system time against 19 s; the API's reads were as fast on either
- * (docs/performance.md).
+ * through temporary files, one system call per page (the checkpoint's time is system time, not
+ * waits for the disk): with 4 KiB pages the bench's first load made 2.5 million `pwrite`s.
+ * 16 KiB took it from 58.7 to 53.7 s; 32 KiB from 65.1 to 60.4 s on average over five
+ * alternating runs (system time 15–19 s → 13–16 s), the cold mix of reads as fast. 64 KiB
+ * imported faster still (58.6–60.2 s) but read slower, 330–411 req/s against 366–423
+ * (docs/performance.md, item 60).
  */
-const SQLITE_PAGE_BYTES = 16 * 1024;
+const SQLITE_PAGE_BYTES = 32 * 1024;
 
 export function openDatabase(
   target: DatabaseTarget,
