@@ -63,7 +63,8 @@ export async function importFile(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const info = await stat(file).catch(() => null);
-  if (!info?.isFile()) throw new Error(`cannot read ${file}: no such file`);
+  if (!info) throw new Error(`cannot read ${file}: no such file`);
+  if (!info.isFile()) throw new Error(`cannot read ${file}: not a file (a directory or device)`);
   const writerThread = options.writerThread ?? info.size >= WRITER_THREAD_MIN_BYTES;
   const { onProgress, onStep, changesRetentionDays } = options;
   const source = readNdjson(

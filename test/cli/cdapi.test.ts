@@ -68,6 +68,12 @@ describeEachDialect('cdapi CLI', (dialect) => {
     const missing = cdapi(['import', join(dir, 'absent.ndjson')], env);
     assert.equal(missing.status, 1);
     assert.match(missing.stderr, /^cdapi: cannot read .*absent\.ndjson: no such file\n$/);
+    const directory = cdapi(['import', dir], env);
+    assert.equal(directory.status, 1);
+    assert.equal(
+      directory.stderr,
+      `cdapi: cannot read ${dir}: not a file (a directory or device)\n`,
+    );
   });
 
   it('keys create prints the key once; only its digest is stored', async (t) => {
