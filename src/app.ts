@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { DerivedCache } from './db/derived-cache.ts';
-import type { ListSamples } from './db/list-samples.ts';
+import type { LoadedSamples } from './db/list-samples.ts';
 import type { AnchorRun, SortBounds } from './db/list-source.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { Admission } from './http/admission.ts';
@@ -225,7 +225,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     listCaches: {
       derived: new DerivedCache<number>(),
       anchors: new DerivedCache<AnchorRun>(ANCHOR_CACHE_ENTRIES),
-      samples: new DerivedCache<ListSamples | null>(SAMPLE_CACHE_ENTRIES),
+      samples: new DerivedCache<LoadedSamples>(SAMPLE_CACHE_ENTRIES),
       bounds: new DerivedCache<SortBounds | null>(),
     },
     responses:

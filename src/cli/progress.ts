@@ -56,6 +56,8 @@ function stepText(step: CommitStep): string {
     case 'summaries':
       return 'counting for totals and searches';
     case 'commit':
+      return 'committing';
+    case 'checkpoint':
       return 'writing to disk';
     case 'statistics':
       return "refreshing the query planner's statistics";

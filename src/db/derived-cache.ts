@@ -28,13 +28,15 @@ export class DerivedCache<T> {
 
   /**
    * The value `query` computes (its compiled SQL and parameters, the company id among them,
-   * name it exactly) for the company's data at `version`.
+   * name it exactly) for the company's data at `version`. A value for which `kept` says no is
+   * given to the calls that shared it and then forgotten.
    */
   value(
     companyId: number,
     version: number,
     query: { compile(): { sql: string; parameters: readonly unknown[] } },
     compute: () => Promise<T>,
+    kept: (value: T) => boolean = () => true,
   ): Promise<T> {
     const { sql, parameters } = query.compile();
     const digest = hash('sha256', `${sql}\u0000${JSON.stringify(parameters)}`, 'base64url');
@@ -51,8 +53,11 @@ export class DerivedCache<T> {
     if (this.entries.size > this.maxEntries) {
       this.entries.delete(this.entries.keys().next().value as string);
     }
+    const forget = () => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    };
     // A failed computation (database down) is not remembered.
-    entry.catch(() => this.entries.delete(key));
+    entry.then((value) => kept(value) || forget(), forget);
     return entry;
   }
 }

@@ -7,9 +7,10 @@ import type { Db } from './database.ts';
 /**
  * List samples: for each sort order of a company's long lists, every SAMPLE_INTERVAL-th row's
  * sort key, with how many rows of each status and group (leave type, expense category) come
- * up to it. Made by the import that changed the list, in its transaction, for the new data
- * version. With them a page of any combination of statuses and groups, at any depth, starts
- * from the sample just before it and skips fewer than SAMPLE_INTERVAL rows; and the number of
+ * up to it. Made for the new data version right after the commit of the import that changed
+ * the list (`refreshListSamples`; until then the list is read as if it had none). With them a
+ * page of any combination of statuses and groups, at any depth, starts from the sample just
+ * before it and skips fewer than SAMPLE_INTERVAL rows; and the number of
  * rows below a date (so the total of a date window or of `updated_since`) is the sample's
  * count plus a count over fewer than SAMPLE_INTERVAL rows of the index. Without them a new
  * filter's first deep page walked and counted up to a million index entries (PostgreSQL
@@ -211,48 +212,146 @@ function sampleColumnByBlocks(sqlite: SqliteDatabase.Database, order: SampledOrd
 }
 
 /**
- * Makes the samples of the companies' long lists again (and drops those of lists that became
- * short), for the data version each company has now. Runs in the import's transaction, after
- * its rows and its version bump.
+ * The version of a set whose samples are being made (after the commit of the import that
+ * changed the list): no company has it, so a reader sees the set as behind the data and keeps
+ * nothing of what it read without samples (see `loadListSamples`).
  */
-export async function refreshListSamples(
+const BEING_MADE = -1;
+
+/**
+ * In the import's transaction, before the companies' versions are incremented: the sets of
+ * the lists the import changed are marked as being made (their samples are made after the
+ * commit, `refreshListSamples`), and those of companies whose own row alone changed move to
+ * the new version as they are.
+ */
+export async function markListSamples(
   trx: Db,
-  handle: DatabaseHandle,
-  companyIds: readonly number[],
+  changed: readonly number[],
+  stale: readonly number[],
 ): Promise<void> {
-  const db = trx as unknown as AnyDb;
-  for (const chunk of chunks(companyIds)) {
-    for (const table of ['list_samples', 'list_sample_sets'] as const) {
-      await trx.deleteFrom(table).where('company_id', 'in', chunk).execute();
-    }
-    for (const [name, list] of Object.entries(SAMPLED_LISTS) as [SampledListName, SampledList][]) {
-      const long = await db
-        .selectFrom(list.table)
-        .select('company_id')
-        .where('company_id', 'in', chunk)
-        .groupBy('company_id')
-        .having(sql`count(*)`, '>=', SAMPLED_MIN_ROWS)
+  const remade = new Set(changed);
+  for (const chunk of chunks(stale.filter((companyId) => !remade.has(companyId)))) {
+    await trx
+      .updateTable('list_sample_sets')
+      .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+      .where('company_id', 'in', chunk)
+      .where('data_version', '=', (eb) =>
+        eb
+          .selectFrom('companies')
+          .select('companies.data_version')
+          .whereRef('companies.id', '=', 'list_sample_sets.company_id'),
+      )
+      .execute();
+  }
+  for (const chunk of chunks(changed)) {
+    await trx.deleteFrom('list_samples').where('company_id', 'in', chunk).execute();
+    await trx
+      .insertInto('list_sample_sets')
+      .values(
+        chunk.flatMap((companyId) =>
+          Object.keys(SAMPLED_LISTS).map((list) => ({
+            company_id: companyId,
+            list,
+            data_version: BEING_MADE,
+            groups: '[]',
+            totals: '[]',
+            longest_leave_days: null,
+          })),
+        ),
+      )
+      .onConflict((oc) =>
+        oc.columns(['company_id', 'list']).doUpdateSet({
+          data_version: BEING_MADE,
+          groups: '[]',
+          totals: '[]',
+          longest_leave_days: null,
+        }),
+      )
+      .execute();
+  }
+}
+
+/**
+ * After an import's commit: makes the samples of every set behind its company's data version
+ * (those the import marked, and any that an import whose process ended between its commit and
+ * its samples left behind), for the version the company has now. The sets of lists that are
+ * short now go, in one statement a list. Each long list is read in a transaction of its own (a
+ * snapshot: the samples, the totals and the version agree) and its samples are written in a
+ * short one, only if the company still has that version: an import that changed it since marked
+ * it again and samples it itself. No write lock is held while a list is read (the large bench
+ * company's two lists: ~9 s on SQLite).
+ */
+export async function refreshListSamples(handle: DatabaseHandle): Promise<void> {
+  const { db } = handle;
+  for (const [name, list] of Object.entries(SAMPLED_LISTS) as [SampledListName, SampledList][]) {
+    const rows = sql<number>`(select count(*) from (
+        select 1 from ${sql.table(list.table)} t where t.company_id = list_sample_sets.company_id
+        limit ${sql.lit(SAMPLED_MIN_ROWS)}) counted)`;
+    await db.transaction().execute(async (trx) => {
+      // A write first: SQLite takes the write lock before it reads.
+      const dropped = await trx
+        .deleteFrom('list_sample_sets')
+        .where('list', '=', name)
+        .where(behindItsCompany)
+        .where(rows, '<', SAMPLED_MIN_ROWS)
+        .returning('company_id')
         .execute();
-      for (const { company_id: companyId } of long) {
-        await sampleList(db, handle, name, list, Number(companyId));
+      for (const chunk of chunks(dropped.map((row) => row.company_id))) {
+        await trx
+          .deleteFrom('list_samples')
+          .where('list', '=', name)
+          .where('company_id', 'in', chunk)
+          .execute();
       }
+    });
+    const behind = await db
+      .selectFrom('list_sample_sets')
+      .select('company_id')
+      .where('list', '=', name)
+      .where(behindItsCompany)
+      .orderBy('company_id')
+      .execute();
+    for (const { company_id: companyId } of behind) {
+      const made = await db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute((trx) => sampleList(trx as unknown as AnyDb, handle, list, Number(companyId)));
+      if (made) await storeSamples(db, name, Number(companyId), made);
     }
   }
 }
 
-/** The samples of one company's list, in every sort order. */
+/** A set made for another version than its company's. */
+const behindItsCompany = sql<boolean>`data_version <> (select c.data_version from companies c
+  where c.id = list_sample_sets.company_id)`;
+
+/** A list's samples as read, or the version at which it was short. */
+type MadeSamples =
+  | { version: number; short: true }
+  | {
+      version: number;
+      short: false;
+      groups: Array<readonly [string, number]>;
+      totals: number[];
+      longest: number | null;
+      columns: Map<string, Sample[]>;
+    };
+
+/** The samples of one company's list in every sort order, read in one snapshot. */
 async function sampleList(
   db: AnyDb,
   handle: DatabaseHandle,
-  name: SampledListName,
   list: SampledList,
   companyId: number,
-): Promise<void> {
-  const { data_version: version } = await db
+): Promise<MadeSamples | null> {
+  const company = await db
     .selectFrom('companies')
     .select('data_version')
     .where('id', '=', companyId)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  // A company purged since has nothing to sample.
+  if (!company) return null;
+  const version = company.data_version;
   const totals = (await db
     .selectFrom(list.table)
     .select(['status', `${list.group} as grp`, sql<number>`count(*)`.as('n')])
@@ -261,46 +360,84 @@ async function sampleList(
     .orderBy('status')
     .orderBy(list.group)
     .execute()) as GroupCount[];
+  const rows = totals.reduce((sum, row) => sum + Number(row.n), 0);
+  if (rows < SAMPLED_MIN_ROWS) return { version: Number(version), short: true };
   const groups = totals.map((row) => [row.status, Number(row.grp)] as const);
-  const longest = name === 'leaves' ? await longestLeaveDays(db, handle.dialect, companyId) : null;
+  const longest =
+    list.table === 'leaves' ? await longestLeaveDays(db, handle.dialect, companyId) : null;
   const position = new Map(groups.map(([status, grp], i) => [`${status}\u0000${grp}`, i]));
   const groupIndex = (status: string, grp: number) =>
     position.get(`${status}\u0000${grp}`) as number;
-  await db
-    .insertInto('list_sample_sets')
-    .values({
-      company_id: companyId,
-      list: name,
-      data_version: version,
-      groups: JSON.stringify(groups),
-      totals: JSON.stringify(totals.map((row) => Number(row.n))),
-      longest_leave_days: longest,
-    })
-    .execute();
+  const columns = new Map<string, Sample[]>();
   for (const column of Object.keys(list.columns)) {
-    const samples = await sampleColumn(db, handle, {
-      list,
-      companyId,
-      column,
-      groupIndex,
-      groups: groups.length,
-    });
-    for (let start = 0; start < samples.length; start += 200) {
-      await db
-        .insertInto('list_samples')
-        .values(
-          samples.slice(start, start + 200).map((sample, i) => ({
-            company_id: companyId,
-            list: name,
-            sort_column: column,
-            seq: start + i,
-            sort_value: JSON.stringify(sample.value),
-            id: sample.id,
-            counts: JSON.stringify(sample.counts),
-          })),
-        )
+    const order = { list, companyId, column, groupIndex, groups: groups.length };
+    columns.set(column, await sampleColumn(db, handle, order));
+  }
+  const counts = totals.map((row) => Number(row.n));
+  return { version: Number(version), short: false, groups, totals: counts, longest, columns };
+}
+
+/**
+ * Replaces the company's set of the list with `made`, in one short transaction, if the company
+ * still has the version it was read at. Its first statement writes, so SQLite takes the write
+ * lock before it reads the version (a deferred read first could not write after another
+ * connection's commit).
+ */
+async function storeSamples(
+  db: Db,
+  name: SampledListName,
+  companyId: number,
+  made: MadeSamples,
+): Promise<void> {
+  const superseded = new Error('superseded');
+  try {
+    await db.transaction().execute(async (trx) => {
+      for (const table of ['list_samples', 'list_sample_sets'] as const) {
+        await trx
+          .deleteFrom(table)
+          .where('company_id', '=', companyId)
+          .where('list', '=', name)
+          .execute();
+      }
+      const company = await trx
+        .selectFrom('companies')
+        .select('data_version')
+        .where('id', '=', companyId)
+        .executeTakeFirst();
+      if (Number(company?.data_version) !== made.version) throw superseded;
+      if (made.short) return;
+      await trx
+        .insertInto('list_sample_sets')
+        .values({
+          company_id: companyId,
+          list: name,
+          data_version: made.version,
+          groups: JSON.stringify(made.groups),
+          totals: JSON.stringify(made.totals),
+          longest_leave_days: made.longest,
+        })
         .execute();
-    }
+      for (const [column, samples] of made.columns) {
+        for (const chunk of chunks(samples.map((sample, seq) => ({ sample, seq })))) {
+          await trx
+            .insertInto('list_samples')
+            .values(
+              chunk.map(({ sample, seq }) => ({
+                company_id: companyId,
+                list: name,
+                sort_column: column,
+                seq,
+                sort_value: JSON.stringify(sample.value),
+                id: sample.id,
+                counts: JSON.stringify(sample.counts),
+              })),
+            )
+            .execute();
+        }
+      }
+    });
+  } catch (error) {
+    if (error !== superseded) throw error;
   }
 }
 
@@ -339,20 +476,32 @@ export interface ListSamples {
   columns: Map<string, Promise<ColumnSamples>>;
 }
 
-/** The company's samples of the list, when they were made for `version`; else null. */
+/** What `loadListSamples` finds while an import's samples of the list are being made. */
+export const SAMPLES_BEING_MADE = 'being made';
+
+/** What `loadListSamples` finds. */
+export type LoadedSamples = ListSamples | null | typeof SAMPLES_BEING_MADE;
+
+/**
+ * The company's samples of the list at `version`; null when the list has none (it is short);
+ * SAMPLES_BEING_MADE when its set is behind `version` (the import that made the version has
+ * committed and is making them): the list is read without samples meanwhile, and a cache
+ * must not keep that answer for the version.
+ */
 export async function loadListSamples(
   db: Db,
   companyId: number,
   list: SampledListName,
   version: number,
-): Promise<ListSamples | null> {
+): Promise<LoadedSamples> {
   const set = await db
     .selectFrom('list_sample_sets')
     .select(['data_version', 'groups', 'totals', 'longest_leave_days'])
     .where('company_id', '=', companyId)
     .where('list', '=', list)
     .executeTakeFirst();
-  if (!set || Number(set.data_version) !== version) return null;
+  if (!set) return null;
+  if (Number(set.data_version) !== version) return SAMPLES_BEING_MADE;
   return {
     groups: JSON.parse(set.groups),
     totals: JSON.parse(set.totals),

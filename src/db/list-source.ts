@@ -1,7 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import type { DerivedCache } from './derived-cache.ts';
-import type { ListSamples } from './list-samples.ts';
+import type { LoadedSamples } from './list-samples.ts';
 import type { Chain } from './sqlite-readers.ts';
 
 /** What a list is read with: the request's page and order, the database and shared caches. */
@@ -42,7 +42,7 @@ export interface ListCaches {
   /** Page anchors of long lists, each made as far as a page has needed. */
   anchors: DerivedCache<AnchorRun>;
   /** The list samples of companies' long lists (null: none for that data version). */
-  samples: DerivedCache<ListSamples | null>;
+  samples: DerivedCache<LoadedSamples>;
   /** The lowest and highest sort value among a filter's matches (see `listPage`). */
   bounds: DerivedCache<SortBounds | null>;
 }

@@ -20,6 +20,7 @@ import {
   rankAt,
   SAMPLE_INTERVAL,
   SAMPLED_LISTS,
+  SAMPLES_BEING_MADE,
   type SampledListName,
   sampleBelow,
 } from './list-samples.ts';
@@ -216,16 +217,24 @@ export const keyOf = (text: string, parameters: unknown[]) => ({
   compile: () => ({ sql: text, parameters }),
 });
 
-/** The company's samples of the list at `version`, loaded once per version. */
-export function samplesOf(
+/**
+ * The company's samples of the list at `version` (null: it has none), loaded once per version;
+ * while they are being made the list is read without them, and asked again next time.
+ */
+export async function samplesOf(
   source: ListSource,
   companyId: number,
   list: SampledListName,
   version: number,
-) {
-  return source.samples.value(companyId, version, keyOf('samples', [list]), () =>
-    loadListSamples(source.db, companyId, list, version),
+): Promise<ListSamples | null> {
+  const found = await source.samples.value(
+    companyId,
+    version,
+    keyOf('samples', [list]),
+    () => loadListSamples(source.db, companyId, list, version),
+    (loaded) => loaded !== SAMPLES_BEING_MADE,
   );
+  return found === SAMPLES_BEING_MADE ? null : found;
 }
 
 /** The total of a sampled filter: whole groups from the totals, each term from a column's samples. */

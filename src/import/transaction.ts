@@ -3,7 +3,7 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
 import { refreshLeaveCounts } from '../db/leave-counts.ts';
-import { refreshListSamples } from '../db/list-samples.ts';
+import { markListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
 import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
 import { type IndexStep, rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
@@ -29,21 +29,32 @@ export interface ImportTransaction {
    * company whose data changed a new data version (so nothing cached from before is served
    * after the commit), and commits; `onStep` hears of each step as it starts.
    */
-  commit(onStep?: OnCommitStep): Promise<void>;
+  commit(onStep?: OnCommitStep): Promise<CommittedImport>;
   /** Undoes everything; does nothing once the transaction has ended. */
   rollback(): Promise<void>;
+}
+
+/** A committed import. */
+export interface CommittedImport {
+  /**
+   * Settles once the transaction's connection is done: a writer thread's copy of its
+   * write-ahead log into the database file runs on after the commit.
+   */
+  written: Promise<void>;
 }
 
 /**
  * What a commit is doing: after the last record it can take longer than reading the file did
  * (the large bench import: 27–32 s of reading, then 35 s of these), so `cdapi import` says
  * which. `indexes` and `search` are a first load's (see `setIndexesAside`), one table at a time;
- * `commit` is SQLite's copy of the write-ahead log into the database file too. `statistics` is
- * the importer's, after the commit (`refreshPlannerStatistics`).
+ * `commit` is on SQLite without a writer thread also the copy of the write-ahead log into the
+ * database file. `samples` and `statistics` are the importer's, after the commit
+ * (`refreshListSamples`, `refreshPlannerStatistics`), while a writer thread copies its
+ * write-ahead log into the file; `checkpoint` is the wait for the rest of that copy.
  */
 export type CommitStep =
   | IndexStep
-  | { name: 'feed' | 'samples' | 'summaries' | 'commit' | 'statistics' };
+  | { name: 'feed' | 'summaries' | 'commit' | 'samples' | 'statistics' | 'checkpoint' };
 
 export type OnCommitStep = (step: CommitStep) => void;
 
@@ -73,6 +84,7 @@ export async function beginImport(
         await rebuildIndexes(trx, handle.dialect, setAside, onStep);
         onStep({ name: 'feed' });
         const { changed, stale } = await log.finish();
+        await markListSamples(trx, changed, stale);
         for (const companyIds of chunks(stale)) {
           await trx
             .updateTable('companies')
@@ -80,13 +92,12 @@ export async function beginImport(
             .where('id', 'in', companyIds)
             .execute();
         }
-        onStep({ name: 'samples' });
-        await refreshListSamples(trx, handle, changed);
         onStep({ name: 'summaries' });
         await refreshExpenseTexts(trx, changed);
         await refreshLeaveCounts(trx, changed);
         onStep({ name: 'commit' });
         await trx.commit().execute();
+        return { written: Promise.resolve() };
       },
       async rollback() {
         if (!ended()) await trx.rollback().execute();
@@ -102,6 +113,7 @@ export async function beginImport(
 export type WriterRequest =
   | { op: 'write'; batch: Batch }
   | { op: 'delete'; batch: DeleteBatch }
+  // Answered twice: committed, then done with the file.
   | { op: 'commit' }
   | { op: 'rollback' };
 
@@ -192,9 +204,30 @@ export async function beginImportOnThread(
     reader: handle.db,
     write: (batch) => request({ op: 'write', batch }) as Promise<WriteOutcome>,
     delete: (batch) => request({ op: 'delete', batch }) as Promise<WriteOutcome>,
-    commit: (onStep) => {
+    async commit(onStep) {
       onCommitStep = onStep;
-      return finish({ op: 'commit' });
+      const committed = request({ op: 'commit' });
+      const copied = reply();
+      const stop = () => {
+        ended = true;
+        return worker.terminate();
+      };
+      try {
+        await committed;
+      } catch (error) {
+        // The thread stops after a failure: its exit settles `copied`.
+        copied.catch(() => {});
+        await stop();
+        throw error;
+      }
+      const written = (async () => {
+        try {
+          await copied;
+        } finally {
+          await stop();
+        }
+      })();
+      return { written };
     },
     rollback: () => (ended ? worker.terminate().then(() => {}) : finish({ op: 'rollback' })),
   };

@@ -18,6 +18,15 @@ const port = parentPort;
 if (!port) throw new Error('writer-thread.ts runs as a worker thread');
 const { path, changes } = workerData as WriterThreadData;
 const handle = openDatabase({ dialect: 'sqlite', path });
+if (handle.dialect !== 'sqlite') throw new Error('the writer thread writes SQLite files');
+const { sqlite } = handle;
+/**
+ * The commit does not copy the write-ahead log into the file itself (SQLite's automatic
+ * checkpoint, in the COMMIT): the commit is answered first, then the log copied (~2.3 GB after
+ * the large bench file's first load, 6–10 s), while the importer makes the list samples on the
+ * main thread (`refreshListSamples`), which need the commit and not the copy.
+ */
+sqlite.pragma('wal_autocheckpoint = 0');
 
 const send = (message: WriterMessage) => port.postMessage(message);
 const failure = (error: unknown): WriterReply => ({
@@ -34,9 +43,13 @@ async function answer(transaction: ImportTransaction, request: WriterRequest): P
       case 'delete':
         send({ ok: true, value: await transaction.delete(request.batch) });
         return true;
-      case 'commit':
+      case 'commit': {
         await transaction.commit((step) => send({ step }));
+        send({ ok: true });
+        // The importer samples the changed lists on its own connection meanwhile.
+        sqlite.pragma('wal_checkpoint(PASSIVE)');
         break;
+      }
       case 'rollback':
         await transaction.rollback();
         break;

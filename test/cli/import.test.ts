@@ -33,9 +33,9 @@ const FIRST_LOAD_STEPS = [
   'building the search index of expenses',
   'building the indexes of expenses',
   'recording the change feed',
-  'sampling the long lists',
   'counting for totals and searches',
-  'writing to disk',
+  'committing',
+  'sampling the long lists',
   "refreshing the query planner's statistics",
 ];
 
@@ -148,9 +148,9 @@ describe('cdapi import progress', () => {
         { step: 'search', table: 'expenses' },
         { step: 'indexes', table: 'expenses' },
         { step: 'feed' },
-        { step: 'samples' },
         { step: 'summaries' },
         { step: 'commit' },
+        { step: 'samples' },
         { step: 'statistics' },
       ],
     );

@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import {
   SAMPLE_INTERVAL,
   SAMPLED_LISTS,
   SAMPLED_MIN_ROWS,
   type SampledListName,
 } from '../../src/db/list-samples.ts';
+import { samplesOf } from '../../src/db/pagination.ts';
 import { mulberry32, pick } from '../../src/demo/random.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { freshListSource } from '../helpers/list-source.ts';
 import {
   category,
   company,
@@ -184,5 +187,135 @@ describeEachDialect('list samples', (dialect) => {
         );
       }
     }
+  });
+
+  it('are made after the commit: read without them meanwhile, healed by the next import, and carried to a version their lists did not change in', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const store = new FileReceiptStore(join(dir, 'store'));
+    await importFile(handle, store, writeNdjson(dir, records().out));
+    const { db } = handle;
+    const version = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('companies')
+            .select('data_version')
+            .where('id', '=', 1)
+            .executeTakeFirstOrThrow()
+        ).data_version,
+      );
+    const stored = async () => ({
+      sets: await db
+        .selectFrom('list_sample_sets')
+        .selectAll()
+        .where('company_id', '=', 1)
+        .orderBy('list')
+        .execute(),
+      samples: await db
+        .selectFrom('list_samples')
+        .selectAll()
+        .where('company_id', '=', 1)
+        .orderBy('list')
+        .orderBy('sort_column')
+        .orderBy('seq')
+        .execute(),
+    });
+    const versions = (sets: Array<{ list: string; data_version: number }>) =>
+      sets.map((set) => [set.list, Number(set.data_version)]);
+    const made = await stored();
+    const before = await version();
+    assert.deepEqual(versions(made.sets), [
+      ['expenses', before],
+      ['leaves', before],
+    ]);
+
+    // An import that changes the company's own row alone: a new version, the same samples.
+    await importFile(handle, store, writeNdjson(dir, [company(1, { name: 'Renamed' })]));
+    const renamed = await version();
+    assert.equal(renamed, before + 1);
+    const carried = await stored();
+    assert.deepEqual(versions(carried.sets), [
+      ['expenses', renamed],
+      ['leaves', renamed],
+    ]);
+    assert.deepEqual(carried.samples, made.samples);
+
+    // The state an import leaves if its process ends between its commit and its samples.
+    await db
+      .updateTable('list_sample_sets')
+      .set({ data_version: -1, groups: '[]', totals: '[]' })
+      .where('company_id', '=', 1)
+      .where('list', '=', 'leaves')
+      .execute();
+    await db
+      .deleteFrom('list_samples')
+      .where('company_id', '=', 1)
+      .where('list', '=', 'leaves')
+      .execute();
+    // Meanwhile the list is read without samples, and that is not kept for the version.
+    const source = freshListSource(db);
+    assert.equal(await samplesOf(source, 1, 'leaves', renamed), null);
+    assert.ok(await samplesOf(source, 1, 'expenses', renamed), 'the other list has its own');
+
+    // The next import, of another company, makes them again.
+    await importFile(handle, store, writeNdjson(dir, [company(2)]));
+    assert.equal(await version(), renamed);
+    assert.deepEqual(await stored(), carried);
+    const leaves = carried.sets.find((set) => set.list === 'leaves');
+    const samples = await samplesOf(source, 1, 'leaves', renamed);
+    assert.deepEqual(samples?.totals, JSON.parse(leaves?.totals ?? 'null'));
+  });
+});
+
+describe('list samples on SQLite', () => {
+  it('when another connection holds the write lock past the busy timeout after the commit, the import says its records are committed, and the next import makes the samples', async (t) => {
+    const { handle, target } = await useDatabase(t, 'sqlite');
+    assert.ok(handle.dialect === 'sqlite' && target.dialect === 'sqlite');
+    handle.sqlite.pragma('busy_timeout = 100');
+    const other = new Database(target.path);
+    t.after(() => other.close());
+    const dir = useTempDir(t);
+    const store = new FileReceiptStore(join(dir, 'store'));
+    await assert.rejects(
+      importFile(handle, store, writeNdjson(dir, records().out), {
+        onStep: (step) => {
+          if (step.name === 'samples') other.exec('begin immediate');
+        },
+      }),
+      {
+        message:
+          'the records are committed, but making the list samples failed (database is locked); the next import does it again',
+      },
+    );
+    other.exec('rollback');
+    const count = async (table: 'leaves' | 'list_samples') =>
+      Number(
+        (
+          await handle.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    assert.equal(await count('leaves'), COUNT);
+    assert.equal(await count('list_samples'), 0);
+
+    await importFile(handle, store, writeNdjson(dir, [company(2)]));
+    const sets = await handle.db
+      .selectFrom('list_sample_sets')
+      .innerJoin('companies', 'companies.id', 'list_sample_sets.company_id')
+      .select(['list', 'list_sample_sets.data_version as set', 'companies.data_version as company'])
+      .orderBy('list')
+      .execute();
+    assert.deepEqual(
+      sets.map((row) => [row.list, row.set === row.company]),
+      [
+        ['expenses', true],
+        ['leaves', true],
+      ],
+    );
+    const orders = Object.keys(SAMPLED_LISTS.leaves.columns).length;
+    assert.equal(await count('list_samples'), 2 * orders * Math.floor(COUNT / SAMPLE_INTERVAL));
   });
 });

@@ -487,17 +487,24 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       });
     const commit: CommitStep[] = [
       { name: 'feed' },
-      { name: 'samples' },
       { name: 'summaries' },
       { name: 'commit' },
+      { name: 'samples' },
       { name: 'statistics' },
     ];
+    // A writer thread may still be copying its write-ahead log once the rest is done.
+    const said = () => {
+      const last = steps.at(-1);
+      if (last?.name !== 'checkpoint') return steps;
+      assert.ok(options.writerThread, 'only a writer thread copies after the commit');
+      return steps.slice(0, -1);
+    };
     // Only SQLite has search tables of their own (PostgreSQL's trigram indexes are indexes).
     const search = (table: string): CommitStep[] =>
       dialect === 'sqlite' ? [{ name: 'search', table }] : [];
 
     await importRecords([...smallCompany(1, 0), employee(1, 2), expense(1, 2, 2, 1)]);
-    assert.deepEqual(steps, [
+    assert.deepEqual(said(), [
       ...search('employees'),
       { name: 'indexes', table: 'employees' },
       { name: 'indexes', table: 'leaves' },
@@ -509,7 +516,7 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     // Into filled tables the indexes are kept up row by row: nothing to build at the end.
     steps.length = 0;
     await importRecords([employee(1, 3)]);
-    assert.deepEqual(steps, commit);
+    assert.deepEqual(said(), commit);
   });
 
   describe('rejects a bad line with its number and field, and changes nothing', () => {
