@@ -137,7 +137,9 @@ async function readReceipt(real: string, line: number, field: string, path: stri
   if (file === null) throw new ImportError(line, field, `file ${path} not found`);
   try {
     const info = await file.stat();
-    if (!info.isFile()) throw new ImportError(line, field, `file ${path} not found`);
+    if (!info.isFile()) {
+      throw new ImportError(line, field, `${path} is not a file (a directory, FIFO or device)`);
+    }
     if (info.size > RECEIPT_MAX_BYTES) {
       throw new ImportError(line, field, 'file is larger than 25 MB');
     }

@@ -707,7 +707,17 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
           execFileSync('mkfifo', [join(dir, 'pipe.jpg')]);
           return undefined;
         },
-        expect: /^line 4: receipt\.original: file pipe\.jpg not found$/,
+        expect:
+          /^line 4: receipt\.original: pipe\.jpg is not a file \(a directory, FIFO or device\)$/,
+      },
+      {
+        name: 'receipt that is a directory',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'scans' } }),
+        prepare: (dir) => {
+          mkdirSync(join(dir, 'scans'));
+          return undefined;
+        },
+        expect: /^line 4: receipt\.original: scans is not a file \(a directory, FIFO or device\)$/,
       },
       {
         name: 'bytes that are not UTF-8 (FF FE)',
