@@ -34,7 +34,7 @@ function parameterErrors(request: FastifyRequest, error: FastifyError): Paramete
   }
   const errors = [...seen].map(([parameter, message]) => ({ parameter, message }));
   // Only parameters the route declares: any other is ignored, whatever its value.
-  const valueErrors = queryValueErrors(request.query).filter(
+  const valueErrors = queryValueErrors(request).filter(
     (e) => schema?.properties?.[e.parameter] && !seen.has(e.parameter),
   );
   return [...errors, ...valueErrors];

@@ -63,15 +63,62 @@ export const recordListFilters = <S extends string>(query: RecordListQuery) => (
 
 const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A run of percent-encoded bytes (`%C3%A9`). */
+const ENCODED_BYTES = /(?:%[0-9A-Fa-f]{2})+/g;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether every run of percent-encoded bytes in `text` is UTF-8. */
+function encodesUtf8(text: string): boolean {
+  for (const [run] of text.matchAll(ENCODED_BYTES)) {
+    try {
+      strictUtf8.decode(Buffer.from(run.replaceAll('%', ''), 'hex'));
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+function decodedName(name: string): string | undefined {
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Errors no single parameter's schema can see: `from` after `to` (a range no record can be in)
- * and an `updated_since` that is RFC 3339 but outside the years 0001–9999 in UTC (the stored
- * range). Both are 422s rather than a silent empty or unfiltered page. Also called by the
- * error handler, so they are named alongside other bad parameters.
+ * The parameters of a request's query string whose percent-encoded bytes are not UTF-8
+ * (`search=caf%C3`, a cut-off `é`; `search=%FF`): the query-string parser keeps such a value
+ * as it was sent, so it would be read as the text `caf%C3`. A `%` that starts no escape
+ * (`100%`) stays a literal character, as in a browser's URL parsing.
  */
-export function queryValueErrors(query: unknown): ParameterError[] {
-  const { from, to, updated_since } = (query ?? {}) as Record<string, unknown>;
-  const errors: ParameterError[] = [];
+function undecodableParameters(url: string): string[] {
+  const start = url.indexOf('?');
+  if (start < 0 || !url.includes('%', start)) return [];
+  const names: string[] = [];
+  for (const pair of url.slice(start + 1).split('&')) {
+    const equals = pair.indexOf('=');
+    if (equals < 0 || encodesUtf8(pair.slice(equals + 1))) continue;
+    const name = decodedName(pair.slice(0, equals));
+    if (name !== undefined && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+/**
+ * Errors no single parameter's schema can see: a value whose percent-encoded bytes are not
+ * UTF-8 (see `undecodableParameters`), `from` after `to` (a range no record can be in) and an
+ * `updated_since` that is RFC 3339 but outside the years 0001–9999 in UTC (the stored range).
+ * All are 422s rather than a silent empty or unfiltered page, or a search for other text. Also
+ * called by the error handler, so they are named alongside other bad parameters.
+ */
+export function queryValueErrors(request: { query: unknown; url: string }): ParameterError[] {
+  const { from, to, updated_since } = (request.query ?? {}) as Record<string, unknown>;
+  const errors: ParameterError[] = undecodableParameters(request.url).map((parameter) => ({
+    parameter,
+    message: 'must be UTF-8 text: its percent-encoded bytes are not UTF-8',
+  }));
   if (
     typeof from === 'string' &&
     typeof to === 'string' &&
@@ -98,7 +145,7 @@ export async function rejectBadQueryValues(request: FastifyRequest): Promise<voi
   const declared =
     (request.routeOptions.schema?.querystring as { properties?: object } | undefined)?.properties ??
     {};
-  const errors = queryValueErrors(request.query).filter((e) => e.parameter in declared);
+  const errors = queryValueErrors(request).filter((e) => e.parameter in declared);
   if (errors.length > 0) throw validationFailed(errors);
 }
 

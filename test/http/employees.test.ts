@@ -251,6 +251,17 @@ describeEachDialect('GET /employees', (dialect) => {
       assert.equal(res.status, 200, res.body);
       assert.deepEqual(res.json.data, []);
     });
+
+    it('refuses a search whose percent-encoded bytes are not UTF-8', async (t) => {
+      const { api, key } = await setUp(t, dialect, records);
+      // `Müller` in Latin-1: otherwise a search for the text `m%fcller`.
+      const res = await api.get('/employees?search=M%FCller', key);
+      assert.equal(res.status, 422, res.body);
+      assert.deepEqual(
+        res.json,
+        validationFailed(['search', 'must be UTF-8 text: its percent-encoded bytes are not UTF-8']),
+      );
+    });
   });
 
   describe('sort', () => {

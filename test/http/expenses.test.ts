@@ -363,6 +363,12 @@ describeEachDialect('GET /expenses', (dialect) => {
         ['search=%00', []],
       ]));
 
+    it('reads a % that starts no escape as itself, and UTF-8 escapes as their characters', (t) =>
+      expectFilters(t, [
+        ['search=50%', [103]],
+        ['search=caf%C3%A9', [102]],
+      ]));
+
     it('filters by updated_since, inclusive, in any offset', (t) =>
       expectFilters(t, [
         ['updated_since=2026-03-10T08:00:00Z', [103, 104, 105, 106]],
@@ -644,6 +650,29 @@ describeEachDialect('GET /expenses', (dialect) => {
           'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
         ]),
       );
+    });
+
+    it('refuses a search whose percent-encoded bytes are not UTF-8, and keeps a stray % literal', async (t) => {
+      const { api, key } = await serve(t, dialect, twoCompanies());
+      const notUtf8 = validationFailed([
+        'search',
+        'must be UTF-8 text: its percent-encoded bytes are not UTF-8',
+      ]);
+      // A cut-off é, bytes of Latin-1, a UTF-16 surrogate, an overlong `/`: each would otherwise be
+      // searched as the literal text `caf%C3`.
+      for (const value of ['caf%C3', '%FF%FE', 'caf%E9', '%ED%A0%80', '%C0%AF', 'ok%20caf%C3']) {
+        assertProblem(await api.get(`/expenses?search=${value}`, key), notUtf8);
+      }
+      // Named alongside a bad parameter of its own schema, and under an encoded name.
+      assertProblem(
+        await api.get('/expenses?per_page=0&s%65arch=%FF', key),
+        validationFailed(
+          ['per_page', 'must be an integer from 1 to 100 in plain decimal digits'],
+          ['search', 'must be UTF-8 text: its percent-encoded bytes are not UTF-8'],
+        ),
+      );
+      // Unknown parameters stay ignored, whatever their bytes.
+      assert.equal((await api.get('/expenses?x=%FF', key)).status, 200);
     });
 
     it('accepts the limits themselves and ignores unknown parameters', async (t) => {

@@ -747,6 +747,17 @@ describeEachDialect('GET /leaves', (dialect) => {
       );
     });
 
+    it('refuses a search whose percent-encoded bytes are not UTF-8', async (t) => {
+      const api = await useApi(t, dialect, { records: acme(leave(1, 1, 1, 1)) });
+      const key = await api.createKey(1);
+      const res = await api.get('/leaves?search=Y%C4&status=pending', key);
+      assert.equal(res.status, 422, res.body);
+      assert.deepEqual(
+        res.json,
+        validationFailed(['search', 'must be UTF-8 text: its percent-encoded bytes are not UTF-8']),
+      );
+    });
+
     it('names every bad parameter of one request', async (t) => {
       const api = await useApi(t, dialect, { records: acme(leave(1, 1, 1, 1)) });
       const key = await api.createKey(1);
