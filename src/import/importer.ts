@@ -172,7 +172,7 @@ export async function importRecords(
     refreshPlannerStatistics(handle, [...IMPORTED_TABLES, ...SUMMARY_TABLES]),
   );
   if (!written) options.onStep?.({ name: 'checkpoint' });
-  await writing;
+  await afterCommit('copying the write-ahead log into the database file', () => writing);
   await session.receipts.removeReplaced(handle.db);
   return session.summary();
 }
