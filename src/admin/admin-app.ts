@@ -13,7 +13,7 @@ import { noSuchResource } from '../http/errors.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { ADMIN_MODELS } from '../schemas/admin.ts';
 import { AdminAuth } from './auth.ts';
-import { answerAdminError } from './errors.ts';
+import { answerAdminError, unreadableJsonBody } from './errors.ts';
 import { ADMIN_DOCUMENT_PATH, adminSwaggerOptions } from './openapi.ts';
 import { panelRoutes } from './panel/panel.routes.ts';
 import { companyRoutes } from './routes/companies.routes.ts';
@@ -28,6 +28,8 @@ export interface AdminAppOptions {
   tokens: readonly AdminToken[];
   logger?: FastifyBaseLogger;
 }
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The admin listener (`ADMIN_PORT`) as a Fastify instance of its own: the admin API under
@@ -69,6 +71,22 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
         actor: request.adminActor || undefined,
       },
       'request',
+    );
+  });
+  // A JSON body is UTF-8 (RFC 8259). Fastify's own parser reads other bytes with U+FFFD in
+  // their place, so a Latin-1 `Müller` became a key named `M�ller`; it is refused instead, and
+  // a body that is not JSON says so rather than that the request is not HTTP.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = strictUtf8.decode(body as Buffer);
+    } catch {
+      return done(unreadableJsonBody('not UTF-8'), undefined);
+    }
+    parseJson(request, text, (error, value) =>
+      error ? done(unreadableJsonBody('not valid JSON'), undefined) : done(null, value),
     );
   });
   app.setErrorHandler(answerAdminError);

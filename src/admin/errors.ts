@@ -33,6 +33,10 @@ export const ndjsonExpected = () =>
     'Send the records as the body, with Content-Type: application/x-ndjson.',
   );
 
+/** A JSON request body that cannot be read: its bytes are not UTF-8, or its text not JSON. */
+export const unreadableJsonBody = (why: 'not UTF-8' | 'not valid JSON') =>
+  new ApiError('bad_request', `The request body is ${why}: send a JSON object encoded as UTF-8.`);
+
 /** One 422 naming every bad field of a JSON request body. */
 export const invalidBody = (errors: ParameterError[]) =>
   new ApiError(

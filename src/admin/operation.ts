@@ -17,6 +17,7 @@ type AdminTag = 'Companies' | 'Keys';
 
 /** What each error status of the admin API means. */
 const ERROR_RESPONSES = {
+  400: 'The JSON body cannot be read: its bytes are not UTF-8, or its text is not JSON (`bad_request`).',
   401: 'The admin token is missing or wrong (`unauthenticated`).',
   404: 'No company or key with this id (`not_found`).',
   415: 'The body is not of the type the operation reads (`unsupported_media_type`).',
@@ -46,7 +47,7 @@ interface AdminOperationSpec<P, B> {
   body?: B;
   /** The success status, what it means and its body's schema. */
   success: [status: 200 | 201, description: string, schema: TSchema];
-  /** Besides 401, 429 and 503, which every authenticated operation can answer. */
+  /** Besides 401, 429 and 503, which every authenticated operation can answer, and 400 for a JSON body. */
   errors?: ErrorStatus[];
   /** Extra OpenAPI fields of the operation (e.g. an NDJSON request body). */
   extra?: Record<string, unknown>;
@@ -57,7 +58,8 @@ export function adminOperation<P extends TSchema, B extends TSchema>(
   spec: AdminOperationSpec<P, B>,
 ) {
   const [status, description, schema] = spec.success;
-  const errors = [401, ...(spec.errors ?? []), 429, 503] as ErrorStatus[];
+  const unreadable = spec.body ? [400] : [];
+  const errors = [...unreadable, 401, ...(spec.errors ?? []), 429, 503] as ErrorStatus[];
   return {
     operationId: spec.operationId,
     summary: spec.summary,

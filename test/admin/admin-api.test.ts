@@ -270,6 +270,39 @@ describeEachDialect('admin API keys', (dialect) => {
     assert.equal((await call('GET', '/admin/companies/1/keys')).json.data.length, 0);
   });
 
+  it('refuses a JSON body that is not UTF-8 or not JSON with 400, and creates nothing', async (t) => {
+    const { call } = await useAdmin(t, dialect, { records: [company(1)] });
+    const latin1 = await call('POST', '/admin/companies/1/keys', {
+      body: Buffer.from('{"name":"M\xfcller payroll"}', 'latin1'),
+    });
+    assert.equal(latin1.status, 400);
+    assert.deepEqual(
+      latin1.json,
+      problem(
+        'bad_request',
+        'Bad request',
+        400,
+        'The request body is not UTF-8: send a JSON object encoded as UTF-8.',
+      ),
+    );
+    for (const body of ['{"name":', '', '{"name":"x",}', '{"__proto__":{"x":1},"name":"x"}']) {
+      const response = await call('POST', '/admin/companies/1/keys', { body: Buffer.from(body) });
+      assert.equal(response.status, 400, body);
+      assert.equal(
+        response.json.detail,
+        'The request body is not valid JSON: send a JSON object encoded as UTF-8.',
+        body,
+      );
+    }
+    assert.equal((await call('GET', '/admin/companies/1/keys')).json.data.length, 0);
+    // The same name in UTF-8 is taken as it is.
+    const utf8 = await call('POST', '/admin/companies/1/keys', {
+      body: Buffer.from('{"name":"M\u00fcller payroll"}', 'utf8'),
+    });
+    assert.equal(utf8.status, 201, utf8.body);
+    assert.equal(utf8.json.data.name, 'Müller payroll');
+  });
+
   it('revokes a key: 401 on the API, revoked_at in the list, revoking again keeps the first time', async (t) => {
     const { api, call, logLines } = await useAdmin(t, dialect, { records: [company(1)] });
     const created = (await call('POST', '/admin/companies/1/keys', { body: { name: 'old' } })).json
