@@ -60,6 +60,8 @@ describe('the admin panel at /admin', () => {
     // Instance A serves the panel; instance B is another process over the same database.
     const a = await serve({
       ...env,
+      // The admin listener's import folder, in the test's own folder: the kill below leaves it.
+      TMPDIR: dir,
       ADMIN_PORT: String(adminPort),
       ADMIN_TOKEN,
       ADMIN_TOKEN_LABEL: 'panel-test',

@@ -21,12 +21,22 @@ const CONFIG_VARIABLES = [
   ),
 ];
 
-/** `cdapi serve ARGS` until its start-up line; killed when the test ends. */
+/**
+ * `cdapi serve ARGS` until its start-up line; killed when the test ends. Its temporary files
+ * (the admin listener's import folder) go to the test's own folder, which outlives no kill.
+ */
 async function startServe(t: TestContext, args: string[], env: Record<string, string>) {
   const child: ChildProcess = spawn(
     process.execPath,
     [join(ROOT, 'bin/cdapi.js'), 'serve', ...args],
-    { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } },
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        TMPDIR: useTempDir(t),
+        ...env,
+      },
+    },
   );
   t.after(() => child.kill('SIGKILL'));
   let err = '';
