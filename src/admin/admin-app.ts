@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,8 +29,6 @@ export interface AdminAppOptions {
   tokens: readonly AdminToken[];
   logger?: FastifyBaseLogger;
 }
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The admin listener (`ADMIN_PORT`) as a Fastify instance of its own: the admin API under
@@ -79,13 +78,9 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    let text: string;
-    try {
-      text = strictUtf8.decode(body as Buffer);
-    } catch {
-      return done(unreadableJsonBody('not UTF-8'), undefined);
-    }
-    parseJson(request, text, (error, value) =>
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) return done(unreadableJsonBody('not UTF-8'), undefined);
+    parseJson(request, bytes.toString('utf8'), (error, value) =>
       error ? done(unreadableJsonBody('not valid JSON'), undefined) : done(null, value),
     );
   });

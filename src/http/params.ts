@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyRequest } from 'fastify';
 import type { PageRequest, SortOrder } from '../db/list-source.ts';
 import { DEFAULT_PER_PAGE } from '../schemas/common.ts';
@@ -65,16 +66,11 @@ const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A run of percent-encoded bytes (`%C3%A9`). */
 const ENCODED_BYTES = /(?:%[0-9A-Fa-f]{2})+/g;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Whether every run of percent-encoded bytes in `text` is UTF-8. */
 function encodesUtf8(text: string): boolean {
   for (const [run] of text.matchAll(ENCODED_BYTES)) {
-    try {
-      strictUtf8.decode(Buffer.from(run.replaceAll('%', ''), 'hex'));
-    } catch {
-      return false;
-    }
+    if (!isUtf8(Buffer.from(run.replaceAll('%', ''), 'hex'))) return false;
   }
   return true;
 }
