@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
+import { makeDirectorySync } from './directories.ts';
 
 /** The only module that reads process.env. Every value is validated once and frozen. */
 
@@ -157,7 +158,7 @@ function resolveSigningSecret(raw: string | undefined, database: DatabaseTarget)
   }
   const file = resolve(DATA_DIR, SIGNING_SECRET_FILE);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dirname(file), { recursive: true });
+  makeDirectorySync(dirname(file));
   const secret = randomBytes(32).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   return secret;

@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config.ts';
+import { makeDirectorySync } from '../directories.ts';
 import { formatTimestamp } from '../time.ts';
 import type { Database, Db } from './database.ts';
 import { planningOncePool } from './plan-once.ts';
@@ -118,7 +118,7 @@ export function openDatabase(
   options: ConnectionOptions = {},
 ): DatabaseHandle {
   if (target.dialect === 'sqlite') {
-    if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true });
+    if (target.path !== ':memory:') makeDirectorySync(dirname(target.path));
     const sqlite = new SqliteDatabase(target.path);
     // Before anything is written (a database that holds tables keeps the size it was made with).
     sqlite.pragma(`page_size = ${SQLITE_PAGE_BYTES}`);

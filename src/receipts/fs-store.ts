@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { makeDirectory } from '../directories.ts';
 import type { ReceiptStore } from './store.ts';
 
 /** Receipt files under one directory (`RECEIPTS_DIR`). Writes go through a temp file and a rename. */
@@ -21,7 +22,7 @@ export class FileReceiptStore implements ReceiptStore {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const path = this.path(key);
-    await mkdir(dirname(path), { recursive: true });
+    await makeDirectory(dirname(path));
     const temp = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
     await writeFile(temp, bytes);
     await rename(temp, path);

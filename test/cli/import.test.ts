@@ -183,6 +183,29 @@ describe('cdapi import progress', () => {
     );
     assert.ok(!existsSync(join(cwd, 'data')), 'nothing under the working directory’s ./data');
   });
+
+  it('fails at once, and commits nothing, when the receipt store cannot be made (under /proc)', {
+    skip: process.platform !== 'linux' && 'no /proc on this system',
+  }, async (t) => {
+    // Node's own recursive mkdir spins at a full core on such a path and never returns.
+    const dir = useTempDir(t);
+    await writeJpeg(dir, 'slip.jpg');
+    const file = writeNdjson(dir, [
+      ...smallCompany(1, 0).slice(0, 5),
+      expense(1, 1, 1, 1, { receipt: { original: 'slip.jpg' } }),
+    ]);
+    const env = {
+      DATABASE_URL: `sqlite:${join(dir, 'a.db')}`,
+      RECEIPTS_DIR: '/proc/cdapi-test/receipts',
+    };
+    const result = cdapi(['import', file, '--no-progress'], env);
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr,
+      "cdapi: ENOENT: no such file or directory, mkdir '/proc/cdapi-test'\n",
+    );
+    assert.deepEqual(cdapiJson(['companies', 'list'], env), []);
+  });
 });
 
 describeEachDialect('cdapi import', (dialect) => {

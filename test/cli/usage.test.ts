@@ -82,6 +82,18 @@ describe('cdapi usage', () => {
     assert.match(importHelp.stdout, /--progress-every <seconds>/);
   });
 
+  it('stops with a one-line reason, not for ever, when the database’s folder cannot be made (under /proc)', {
+    skip: process.platform !== 'linux' && 'no /proc on this system',
+  }, () => {
+    // Node's own recursive mkdir spins at a full core on such a path and never returns.
+    const result = cdapi(['migrate'], { DATABASE_URL: 'sqlite:/proc/cdapi-test/a.db' });
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr,
+      "cdapi: ENOENT: no such file or directory, mkdir '/proc/cdapi-test'\n",
+    );
+  });
+
   it('with --json, a failure is one JSON line on stderr, usage errors included', () => {
     const unknown = cdapi(['frobnicate', '--json'], {});
     assert.equal(unknown.status, 1);

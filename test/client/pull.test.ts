@@ -240,6 +240,25 @@ describe('cdapi-pull', () => {
     ]);
   });
 
+  it('fails at once with a one-line reason, not for ever, when a folder cannot be made (under /proc)', {
+    skip: process.platform !== 'linux' && 'no /proc on this system',
+  }, async (t) => {
+    const { base, key, out } = await pullSetup(t);
+    // Node's own recursive mkdir spins at a full core on such a path and never returns.
+    for (const [option, folder] of [
+      ['--csv', '/proc/cdapi-pull-test/csv'],
+      ['--receipts', '/proc/cdapi-pull-test/receipts'],
+    ] as const) {
+      const run = await runPull(['--base-url', base, '--out', out, option, folder], key);
+      assert.equal(run.code, 1, `${option}: ${run.stderr}`);
+      assert.equal(
+        run.stderr,
+        "cdapi-pull: ENOENT: no such file or directory, mkdir '/proc/cdapi-pull-test'\n",
+      );
+    }
+    assert.equal(existsSync(out), false, 'before the pull');
+  });
+
   it('pulls only the resources named, and refuses a file pulled with other resources', async (t) => {
     const { base, key, out } = await pullSetup(t);
     const run = await runPull(

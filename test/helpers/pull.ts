@@ -21,6 +21,7 @@ export async function runPull(args: string[], key: string): Promise<PullRun> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [PULL, ...args], {
       env: { PATH: process.env.PATH ?? '', CDAPI_KEY: key },
+      timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {

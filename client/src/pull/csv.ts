@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Mirror, TABLES } from './mirror.ts';
 
@@ -13,7 +13,6 @@ export function csvField(value: string | number | null): string {
 
 /** Writes `DIR/<table>.csv` for every table of the mirror, replacing each file whole. */
 export function writeCsv(mirror: Mirror, dir: string): void {
-  mkdirSync(dir, { recursive: true });
   for (const table of Object.values(TABLES)) {
     const columns = mirror.columnsOf(table);
     const path = join(dir, `${table}.csv`);

@@ -3,6 +3,7 @@ import { ApiError } from '../errors.ts';
 import type { Wait } from '../transport.ts';
 import type { ChangesPage, Resource } from '../types.ts';
 import { writeCsv } from './csv.ts';
+import { makeDirectorySync } from './directories.ts';
 import { Mirror } from './mirror.ts';
 import type { Progress } from './progress.ts';
 import { syncReceipts } from './receipts.ts';
@@ -97,6 +98,8 @@ function claimFile(
  */
 export async function pull(options: PullOptions): Promise<PullSummary> {
   const startedAt = performance.now();
+  // Made before the pull, so a folder that cannot be made fails the run before its longest part.
+  for (const dir of [options.receiptsDir, options.csvDir]) if (dir) makeDirectorySync(dir);
   const client = createClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,

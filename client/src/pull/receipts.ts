@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '../client.ts';
 import { ApiError } from '../errors.ts';
@@ -19,7 +19,6 @@ export async function syncReceipts(
   progress: Progress,
   signal?: AbortSignal,
 ): Promise<number> {
-  mkdirSync(dir, { recursive: true });
   const downloaded = mirror.downloadedReceipts();
   const wanted = mirror.expensesWithReceipts();
   const stale = wanted.filter(
