@@ -21,7 +21,8 @@ export async function runPull(args: string[], key: string): Promise<PullRun> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [PULL, ...args], {
       env: { PATH: process.env.PATH ?? '', CDAPI_KEY: key },
-      timeout: 60_000,
+      // A run that paces itself to a key's limits waits out a minute; a hung one fails.
+      timeout: 300_000,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
