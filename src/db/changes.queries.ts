@@ -51,20 +51,31 @@ export interface FeedPage {
   meta: { next_cursor: string; has_more: boolean };
 }
 
-/** An opaque cursor: the position, base64url. */
-export const encodeCursor = ({ seq, rank, id }: FeedPosition): string =>
-  Buffer.from(`${seq}.${rank}.${id}`).toString('base64url');
+/** A cursor as the service reads it: a position, and the company whose feed it is in. */
+export interface FeedCursor extends FeedPosition {
+  /** Absent from the cursors written before it was added, which are read as this company's. */
+  companyId: number | undefined;
+}
 
-const POSITION = /^(0|[1-9]\d{0,15})\.([0-4])\.(0|[1-9]\d{0,15})$/;
+/** An opaque cursor: the position and the company, base64url. */
+export const encodeCursor = ({ seq, rank, id }: FeedPosition, companyId: number): string =>
+  Buffer.from(`${seq}.${rank}.${id}.${companyId}`).toString('base64url');
 
-/** The position a cursor names, or null when it is not one this service wrote. */
-export function decodeCursor(cursor: string): FeedPosition | null {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return null;
-  const match = POSITION.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+const DIGITS = '(0|[1-9]\\d{0,15})';
+const CURSOR = new RegExp(`^${DIGITS}\\.([0-4])\\.${DIGITS}(?:\\.${DIGITS})?$`);
+
+/** The position and company a cursor names, or null when it is not one this service wrote. */
+export function decodeCursor(cursor: string): FeedCursor | null {
+  if (!/^[A-Za-z0-9_-]{1,80}$/.test(cursor)) return null;
+  const text = Buffer.from(cursor, 'base64url').toString('latin1');
+  const match = CURSOR.exec(text);
   if (!match) return null;
-  const position = { seq: Number(match[1]), rank: Number(match[2]), id: Number(match[3]) };
-  if (!Number.isSafeInteger(position.seq) || !Number.isSafeInteger(position.id)) return null;
-  return encodeCursor(position) === cursor ? position : null;
+  const [seq, rank, id] = [match[1], match[2], match[3]].map(Number) as [number, number, number];
+  const companyId = match[4] === undefined ? undefined : Number(match[4]);
+  if (![seq, id, companyId ?? 0].every(Number.isSafeInteger)) return null;
+  // One spelling a cursor: the text it stands for, written back, is the cursor given.
+  if (Buffer.from(text, 'latin1').toString('base64url') !== cursor) return null;
+  return { seq, rank, id, companyId };
 }
 
 interface Candidate {
@@ -164,34 +175,59 @@ async function commitTimes(
 }
 
 export interface FeedRequest {
+  /** The position to read after, and the cursor the client sent for it (none: the start). */
   after: FeedPosition;
+  cursor: string | undefined;
   limit: number;
   /** The ranks of the resources to read. */
   ranks: readonly number[];
 }
 
+/** Why a cursor cannot be read on from (a 410). */
+export type LostCursor =
+  /** The feed has forgotten a deletion after it. */
+  | 'forgotten'
+  /** It is past the company's latest import: the database is older than the cursor. */
+  | 'ahead';
+
+const before = (a: FeedPosition, b: FeedPosition) =>
+  a.seq - b.seq || a.rank - b.rank || a.id - b.id;
+
 /**
  * A page of a company's change feed (PRODUCT.md §7): every record at its latest change after
  * `after`, in commit order. A record whose row is gone or has left its list by the time it is
- * read is a `delete` here (its own deletion or change comes later in the feed). Null when the
- * feed has forgotten deletions after `after` (a 410).
+ * read is a `delete` here (its own deletion or change comes later in the feed). When the feed
+ * cannot go on from `after`, the reason (a 410).
  */
 export async function readChanges(
   db: Db,
   companyId: number,
   request: FeedRequest,
   urls: ReceiptUrls,
-): Promise<FeedPage | null> {
-  const { after, limit, ranks } = request;
+): Promise<FeedPage | { lost: LostCursor }> {
+  const { after, cursor, limit, ranks } = request;
   const found = await candidates(db, companyId, after, ranks, limit + 1);
-  // Checked after the read: deletions are forgotten only ever later, so what was read holds
-  // every deletion after `after` when none after it is forgotten now.
+  // Checked after the read: deletions are forgotten and imports numbered only ever later, so
+  // what was read holds every deletion after `after` when none after it is forgotten now.
   const company = await db
     .selectFrom('companies')
-    .select('changes_forgotten_seq')
+    .select([
+      'change_seq',
+      'changes_forgotten_seq',
+      'changes_forgotten_resource',
+      'changes_forgotten_id',
+    ])
     .where('id', '=', companyId)
     .executeTakeFirst();
-  if (after !== FEED_START && after.seq < Number(company?.changes_forgotten_seq ?? 0)) return null;
+  if (cursor !== undefined && company !== undefined) {
+    const forgotten = {
+      seq: Number(company.changes_forgotten_seq),
+      rank: Number(company.changes_forgotten_resource),
+      id: Number(company.changes_forgotten_id),
+    };
+    if (before(after, forgotten) < 0) return { lost: 'forgotten' };
+    if (after.seq > Number(company.change_seq)) return { lost: 'ahead' };
+  }
   const entries = found.slice(0, limit);
   const [records, times] = await Promise.all([
     recordsOf(db, companyId, entries, urls),
@@ -204,7 +240,7 @@ export async function readChanges(
   const data = entries.map((entry): FeedEntry => {
     const record = records.get(`${entry.rank}.${entry.id}`) ?? null;
     return {
-      cursor: encodeCursor(entry),
+      cursor: encodeCursor(entry, companyId),
       resource: (FEED_RESOURCES[entry.rank] as (typeof FEED_RESOURCES)[number]).name,
       id: entry.id,
       change: record ? 'upsert' : 'delete',
@@ -216,7 +252,11 @@ export async function readChanges(
   return {
     data,
     meta: {
-      next_cursor: encodeCursor(last ?? after),
+      // Nothing new: the cursor sent, as it was sent (one written before cursors named their
+      // company stays as it is).
+      next_cursor: last
+        ? encodeCursor(last, companyId)
+        : (cursor ?? encodeCursor(after, companyId)),
       has_more: found.length > limit,
     },
   };

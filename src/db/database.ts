@@ -32,8 +32,13 @@ export interface CompaniesTable {
   data_version: Generated<number>;
   /** The number of the company's latest import that wrote to it (migration 0008). */
   change_seq: Generated<number>;
-  /** Deletions up to this number are forgotten: older cursors get 410 (migration 0008). */
+  /**
+   * The position of the newest forgotten deletion (its import's number, resource rank and
+   * record id; migrations 0008 and 0011): a cursor before it gets 410.
+   */
   changes_forgotten_seq: Generated<number>;
+  changes_forgotten_resource: Generated<number>;
+  changes_forgotten_id: Generated<number>;
 }
 
 export interface ApiKeysTable {

@@ -1,3 +1,4 @@
+import type { LostCursor } from '../db/changes.queries.ts';
 import type { Scope } from '../keys/scopes.ts';
 import {
   ERRORS,
@@ -76,10 +77,12 @@ export const validationFailed = (errors: ParameterError[]) =>
     { errors },
   );
 
-export const cursorExpired = () =>
+export const cursorExpired = (lost: LostCursor = 'forgotten') =>
   new ApiError(
     'cursor_expired',
-    'This cursor is older than the deletions the change feed still remembers; read the feed again from the beginning (without after).',
+    lost === 'forgotten'
+      ? 'This cursor is older than the deletions the change feed still remembers; read the feed again from the beginning (without after).'
+      : 'This cursor is ahead of the change feed (its data was restored from a copy older than the cursor); read the feed again from the beginning (without after).',
   );
 
 export const receiptNotFound = () =>

@@ -196,14 +196,19 @@ export class ChangeLog {
       .where('committed_at', '<=', cutoff)
       .executeTakeFirst();
     if (oldest?.seq == null) return;
-    const forgotten = await this.db
+    // The newest deletion forgotten, by its position in the feed.
+    const newest = await this.db
       .selectFrom('deleted_records')
-      .select((eb) => eb.fn.max('change_seq').as('seq'))
+      .select(['change_seq', 'resource', 'record_id'])
       .where('company_id', '=', companyId)
       .where('change_seq', '<=', Number(oldest.seq))
+      .orderBy('change_seq', 'desc')
+      .orderBy('resource', 'desc')
+      .orderBy('record_id', 'desc')
+      .limit(1)
       .executeTakeFirst();
-    if (forgotten?.seq == null) return;
-    const seq = Number(forgotten.seq);
+    if (newest === undefined) return;
+    const seq = Number(newest.change_seq);
     await this.db
       .deleteFrom('deleted_records')
       .where('company_id', '=', companyId)
@@ -211,7 +216,11 @@ export class ChangeLog {
       .execute();
     await this.db
       .updateTable('companies')
-      .set({ changes_forgotten_seq: seq })
+      .set({
+        changes_forgotten_seq: seq,
+        changes_forgotten_resource: Number(newest.resource),
+        changes_forgotten_id: Number(newest.record_id),
+      })
       .where('id', '=', companyId)
       .where('changes_forgotten_seq', '<', seq)
       .execute();

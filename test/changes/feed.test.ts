@@ -245,7 +245,7 @@ describeEachDialect('GET /changes', (dialect) => {
     assert.deepEqual(summary(only.json.data), ['upsert leave 1']);
   });
 
-  it('refuses malformed parameters, and another company’s cursor reveals nothing', async (t) => {
+  it('refuses malformed parameters and another company’s cursor', async (t) => {
     const api = await useApi(t, dialect, { records: [] });
     await api.load([...smallCompany(1, 0), ...smallCompany(2, 100)]);
     await api.load([employee(2, 101, { last_name: 'Again' })]);
@@ -265,11 +265,57 @@ describeEachDialect('GET /changes', (dialect) => {
       assert.equal(res.status, 422, `${query}: ${res.body}`);
       assert.equal(res.json.code, 'validation_failed');
     }
+    // A position in company 2's feed is none in company 1's: read on from it, company 1's
+    // client would skip (or never see) changes.
     const theirs = await readAll(api, two);
     const mine = await api.get(`/changes?after=${theirs.cursor}`, one);
-    // A position past company 1's feed: nothing of company 2 in it.
-    assert.equal(mine.status, 200);
+    assert.equal(mine.status, 422, mine.body);
+    assert.deepEqual(mine.json.errors, [
+      {
+        parameter: 'after',
+        message: 'must be a cursor from an earlier answer of this operation for this company',
+      },
+    ]);
     assert.doesNotMatch(mine.body, /Again|"id":10\d/);
+  });
+
+  it('reads on from a cursor written before cursors named their company', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load(smallCompany(1, 0));
+    const key = await api.createKey(1);
+    const { entries } = await readAll(api, key);
+    // The third entry's position, as cursors were written before: `seq.rank.id`.
+    const third = entries[2];
+    assert.equal(third?.resource, 'leave');
+    const [seq] = Buffer.from(third.cursor, 'base64url').toString().split('.');
+    const legacy = Buffer.from(`${seq}.2.${third.id}`).toString('base64url');
+    const rest = await api.get(`/changes?after=${legacy}`, key);
+    assert.equal(rest.status, 200, rest.body);
+    assert.deepEqual(summary(rest.json.data), summary(entries.slice(3)));
+    const last = entries.at(-1);
+    const legacyLast = Buffer.from(`${seq}.4.${last?.id}`).toString('base64url');
+    const nothing = await api.get(`/changes?after=${legacyLast}`, key);
+    assert.deepEqual(nothing.json, {
+      data: [],
+      meta: { next_cursor: legacyLast, has_more: false },
+    });
+  });
+
+  it('answers 410 for a cursor ahead of the feed (its data restored from an older copy)', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load(smallCompany(1, 0));
+    const key = await api.createKey(1);
+    const { cursor } = await readAll(api, key);
+    const [seq, rank, id, companyId] = Buffer.from(cursor, 'base64url').toString().split('.');
+    assert.equal(companyId, '1');
+    const ahead = Buffer.from(`${Number(seq) + 1}.${rank}.${id}.1`).toString('base64url');
+    const res = await api.get(`/changes?after=${ahead}`, key);
+    assert.equal(res.status, 410, res.body);
+    assert.equal(res.json.code, 'cursor_expired');
+    assert.match(res.json.detail, /ahead of the change feed/);
+    // The next import takes that number: the same cursor is a position in the feed again.
+    await api.load([employee(1, 1, { last_name: 'Later' })]);
+    assert.equal((await api.get(`/changes?after=${ahead}`, key)).status, 200);
   });
 
   it('answers 410 for a cursor older than the deletions it has forgotten', async (t) => {
@@ -289,6 +335,38 @@ describeEachDialect('GET /changes', (dialect) => {
     // From the beginning it still works, without the forgotten deletion.
     const all = await readAll(api, key);
     assert.ok(!summary(all.entries).includes('delete expense 2'));
+  });
+
+  it('answers 410 for a cursor inside an import, before a deletion it has forgotten, and not after it', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load([...smallCompany(1, 0), expense(1, 2, 1, 1), expense(1, 3, 1, 1)]);
+    const key = await api.createKey(1);
+    const { cursor: start } = await readAll(api, key);
+    const remove = (id: number) => ({ type: 'delete', resource: 'expense', company_id: 1, id });
+    await api.load([employee(1, 1, { last_name: 'Renamed' }), remove(2), remove(3)]);
+    // One entry a page: the cursor a client holds when it stops after each.
+    const { entries } = await readAll(api, key, start, 1);
+    assert.deepEqual(summary(entries), [
+      'upsert employee 1',
+      'upsert leave 1',
+      'upsert expense 1',
+      'delete expense 2',
+      'delete expense 3',
+    ]);
+    await api.load([employee(1, 1, { last_name: 'Later' })], { changesRetentionDays: 0 });
+    // Every cursor of that import before its last deletion missed one: read again.
+    for (const entry of entries.slice(0, -1)) {
+      const res = await api.get(`/changes?after=${entry.cursor}`, key);
+      assert.equal(res.status, 410, `after ${summary([entry])}: ${res.body}`);
+    }
+    // The last one has seen them all, and reads on.
+    const after = await api.get(`/changes?after=${entries.at(-1)?.cursor}`, key);
+    assert.equal(after.status, 200, after.body);
+    assert.deepEqual(summary(after.json.data), [
+      'upsert employee 1',
+      'upsert leave 1',
+      'upsert expense 1',
+    ]);
   });
 
   it('refuses a delete of a record others still name, and of another company’s', async (t) => {

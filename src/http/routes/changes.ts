@@ -3,6 +3,7 @@ import {
   decodeCursor,
   FEED_RESOURCES,
   FEED_START,
+  type FeedPosition,
   type FeedResource,
   readChanges,
 } from '../../db/changes.queries.ts';
@@ -41,7 +42,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
         success: {
           200: jsonResponse('A page of the change feed.', ChangesPageSchema),
           410: problemResponse(
-            'The cursor is older than the deletions the feed still remembers (`CHANGES_RETENTION_DAYS`): read the feed again from the beginning.',
+            'The cursor is older than the deletions the feed still remembers (`CHANGES_RETENTION_DAYS`), or ahead of the feed (its data restored from an older copy): read the feed again from the beginning.',
             [cursorExpired().toProblem()],
             RATE_LIMIT_HEADERS,
           ),
@@ -70,14 +71,15 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
           }
         }
       }
-      let after = FEED_START;
+      let after: FeedPosition = FEED_START;
       if (query.after !== undefined) {
         const decoded = decodeCursor(query.after);
-        if (!decoded) {
+        // A cursor of another company's feed is not a position in this one.
+        if (!decoded || (decoded.companyId ?? auth.company.id) !== auth.company.id) {
           throw validationFailed([
             {
               parameter: 'after',
-              message: 'must be a cursor from an earlier answer of this operation',
+              message: 'must be a cursor from an earlier answer of this operation for this company',
             },
           ]);
         }
@@ -86,10 +88,10 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
       const page = await readChanges(
         deps.db,
         auth.company.id,
-        { after, limit: query.limit ?? DEFAULT_CHANGES_LIMIT, ranks },
+        { after, cursor: query.after, limit: query.limit ?? DEFAULT_CHANGES_LIMIT, ranks },
         receiptUrls(deps.config, request),
       );
-      if (!page) throw cursorExpired();
+      if ('lost' in page) throw cursorExpired(page.lost);
       return page;
     },
   );
