@@ -19,6 +19,7 @@ import { useApi } from '../helpers/api.ts';
 import { useTempDir } from '../helpers/databases.ts';
 import { listenApi } from '../helpers/listen.ts';
 import { smallCompany } from '../helpers/records.ts';
+import { freePort } from '../helpers/serve.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GENERATED = join(ROOT, 'client/src/generated/openapi.ts');
@@ -78,6 +79,41 @@ describe('the client package', () => {
     const keyArgument = spawnSync(PULL_BIN, ['--key', 'cdk_x'], { encoding: 'utf8' });
     assert.equal(keyArgument.status, 2);
     assert.match(keyArgument.stderr, /Unknown option '--key'/);
+  });
+
+  it('cdapi-pull names what failed: a base URL that is not one, a service it cannot reach, an output file it cannot open', async (t) => {
+    const dir = useTempDir(t);
+    const run = (args: string[]) =>
+      spawnSync(PULL_BIN, args, {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, CDAPI_KEY: 'cdk_x' },
+        cwd: dir,
+        timeout: 60_000,
+      });
+    const notUrl = run(['--base-url', 'api.example.com', '--out', 'x.sqlite']);
+    assert.equal(notUrl.status, 2);
+    assert.equal(
+      notUrl.stderr,
+      'cdapi-pull: --base-url must be an http:// or https:// URL, such as http://127.0.0.1:8080/api/company/v1 (not api.example.com)\nRun cdapi-pull --help for the options.\n',
+    );
+    const port = await freePort();
+    const closed = run([
+      '--base-url',
+      `http://127.0.0.1:${port}/api/company/v1`,
+      '--out',
+      'x.sqlite',
+    ]);
+    assert.equal(closed.status, 1);
+    assert.equal(
+      closed.stderr.trimEnd().split('\n').at(-1),
+      `cdapi-pull: cannot reach the service: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+    const folder = run(['--base-url', 'http://127.0.0.1:1/api/company/v1', '--out', dir]);
+    assert.equal(folder.status, 1);
+    assert.equal(
+      folder.stderr,
+      `cdapi-pull: cannot open the output file ${dir}: unable to open database file\n`,
+    );
   });
 
   it('types path ids as integers, multi-value filters as arrays, bodies as the document says', () => {

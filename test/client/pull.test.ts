@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { terminalProgress } from '../../client/src/pull/progress.ts';
 import { createDemoCompany, DEFAULT_DEMO_EMPLOYEES } from '../../src/demo/demo.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { useApi } from '../helpers/api.ts';
@@ -228,6 +229,20 @@ describe('cdapi-pull', () => {
       Buffer.from((await client.expenses.receipt(1)).data),
     );
 
+    // A new image under the same `updated_at` (the source's own): fetched again all the same.
+    await writeJpeg(api.dir, 'other.jpg', 120, 80);
+    const before = readFileSync(join(receipts, '2.jpg'));
+    // Expense 2 as companyRecords() has it, but for its receipt.
+    await api.load([expense(1, 2, 3, 1, { receipt: { original: 'other.jpg' } })]);
+    const asked = seen.receipts; // the test's own request above counts too
+    assert.equal((await runPull(args, key)).code, 0);
+    assert.equal(seen.receipts, asked + 1);
+    assert.notDeepEqual(readFileSync(join(receipts, '2.jpg')), before);
+    assert.deepEqual(
+      readFileSync(join(receipts, '2.jpg')),
+      Buffer.from((await client.expenses.receipt(2)).data),
+    );
+
     const lines = readFileSync(join(csv, 'expenses.csv'), 'utf8').split('\r\n');
     assert.match(lines[0] ?? '', /^id,/);
     assert.equal(lines.length - 2, readMirror(out).tables.expenses?.length);
@@ -316,5 +331,21 @@ describe('cdapi-pull', () => {
     assert.ok(readdirSync(receipts).length > 0);
     const compared = await listsAndMirror(client, out);
     assert.deepEqual(compared.mirror, compared.service);
+  });
+});
+
+describe('cdapi-pull progress', () => {
+  it('counts past an estimate that fell short (the feed’s deletions are not in the lists’ totals)', () => {
+    let shown = '';
+    const write = (text: string) => {
+      shown += text;
+      return true;
+    };
+    const progress = terminalProgress({ write, isTTY: true });
+    progress.start('records', 10);
+    progress.advance(12);
+    progress.finish();
+    const last = shown.split('\r\x1b[K').at(-1) ?? '';
+    assert.match(last, /^\[#+\] 100% 12\/12 records · [\d,]+\/s · ETA 0:00\n$/);
   });
 });

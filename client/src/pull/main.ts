@@ -83,6 +83,11 @@ export async function main(
       return 0;
     }
     if (!values['base-url']) throw new UsageError('--base-url is required');
+    if (!/^https?:$/.test(URL.parse(values['base-url'])?.protocol ?? '')) {
+      throw new UsageError(
+        `--base-url must be an http:// or https:// URL, such as http://127.0.0.1:8080/api/company/v1 (not ${values['base-url']})`,
+      );
+    }
     if (!values.out) throw new UsageError('--out is required');
     const apiKey = env.CDAPI_KEY;
     if (!apiKey)
@@ -111,9 +116,18 @@ export async function main(
     const reason =
       error instanceof ApiError
         ? `${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`
-        : (error as Error).message;
+        : describeFailure(error as Error);
     stderr.write(`cdapi-pull: ${reason}\n`);
     if (usage) stderr.write('Run cdapi-pull --help for the options.\n');
     return usage ? 2 : 1;
   }
+}
+
+/** A failure's message, with the reason fetch keeps in `cause` ("fetch failed" alone says nothing). */
+function describeFailure(error: Error): string {
+  const cause = error.cause instanceof Error ? error.cause : null;
+  if (error.name === 'TypeError' && error.message === 'fetch failed' && cause) {
+    return `cannot reach the service: ${cause.message}`;
+  }
+  return error.message;
 }

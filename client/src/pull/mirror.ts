@@ -39,7 +39,11 @@ export class Mirror {
   private readonly statements = new Map<string, StatementSync>();
 
   constructor(path: string) {
-    this.db = new DatabaseSync(path);
+    try {
+      this.db = new DatabaseSync(path);
+    } catch (error) {
+      throw new Error(`cannot open the output file ${path}: ${(error as Error).message}`);
+    }
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     this.db.exec(
       `CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -76,7 +80,9 @@ export class Mirror {
           this.statement(`DELETE FROM ${quote(table)} WHERE id = ?`).run(entry.id);
           deletes += 1;
         } else {
-          this.upsert(table, entry.record as Record<string, unknown>);
+          const record = entry.record as Record<string, unknown>;
+          if (entry.resource === 'expense') this.noteExpenseAgain(record);
+          this.upsert(table, record);
           upserts += 1;
         }
       }
@@ -128,6 +134,28 @@ export class Mirror {
       `INSERT INTO ${RECEIPTS_TABLE} (expense_id, updated_at) VALUES (?, ?)
        ON CONFLICT (expense_id) DO UPDATE SET updated_at = excluded.updated_at`,
     ).run(expenseId, updatedAt);
+  }
+
+  /**
+   * An expense the feed brings again whose record is the one stored, field for field, changed
+   * in what the record does not show: its receipt image, say, under the same `updated_at` (the
+   * source's own). Its downloaded receipt is marked as not matching (null), so it is fetched
+   * again. One whose fields changed is fetched again when its `updated_at` did; one that came
+   * again only for its embedded employee or category is not.
+   */
+  private noteExpenseAgain(record: Record<string, unknown>): void {
+    const id = record.id as number;
+    const downloaded = this.statement(
+      `SELECT 1 FROM ${RECEIPTS_TABLE} WHERE expense_id = ? AND updated_at IS NOT NULL`,
+    ).get(id);
+    if (!downloaded) return;
+    const stored = this.statement(`SELECT * FROM ${quote(TABLES.expense)} WHERE id = ?`).get(id);
+    const same =
+      stored !== undefined &&
+      Object.keys(record).every((name) => name in stored && stored[name] === cellOf(record[name]));
+    if (same) {
+      this.statement(`UPDATE ${RECEIPTS_TABLE} SET updated_at = NULL WHERE expense_id = ?`).run(id);
+    }
   }
 
   close(): void {

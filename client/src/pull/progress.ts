@@ -55,9 +55,11 @@ class Phase {
   figures(): string {
     const rate = `${grouped(this.rate())}/s`;
     if (this.total === null) return `${grouped(this.done)} ${this.label} · ${rate}`;
-    const left = Math.max(0, this.total - this.done);
-    const eta = this.rate() > 0 ? clock(left / this.rate()) : '?';
-    return `${grouped(this.done)}/${grouped(this.total)} ${this.label} · ${rate} · ETA ${eta}`;
+    // The total is an estimate (the lists' totals, without the deletions the feed also brings):
+    // past it, the count so far is the better one.
+    const total = Math.max(this.total, this.done);
+    const eta = this.rate() > 0 ? clock((total - this.done) / this.rate()) : '?';
+    return `${grouped(this.done)}/${grouped(total)} ${this.label} · ${rate} · ETA ${eta}`;
   }
 }
 
