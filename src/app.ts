@@ -15,7 +15,7 @@ import { Admission } from './http/admission.ts';
 import { api } from './http/api.ts';
 import { type AuthContext, createAuthenticator } from './http/auth.ts';
 import { answerClientError, answerRouterError, routeEveryRequest } from './http/client-errors.ts';
-import { API_PREFIX, type ApiDeps } from './http/deps.ts';
+import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { databaseUnreachable } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
@@ -110,6 +110,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
+    const problem = hostProblem(request);
+    if (problem) throw problem;
   });
   // One line a request. The route pattern, never the URL: a signed receipt URL or a search
   // term must not end up in the logs. The company and the key id (never the key) say who

@@ -7,6 +7,7 @@ import type { SqliteReaders } from '../db/sqlite-readers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import type { Admission } from './admission.ts';
 import type { Authenticator } from './auth.ts';
+import { type ApiError, unusableHost } from './errors.ts';
 import type { ResponseCache } from './response-cache.ts';
 
 /** Where the API lives; /healthz, /readyz and /docs are outside it. */
@@ -40,9 +41,29 @@ export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
   };
 }
 
+/**
+ * A host name or IP address, with an optional port, as URLs carry it: RFC 3986's authority
+ * without user info, narrowed to what names a host (no percent escapes or sub-delimiters).
+ */
+const AUTHORITY = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The 400 for a request from which this API's absolute URLs cannot be built (RFC 9112 asks a
+ * 400 for an invalid Host), or null. The host and scheme are those of `Host` (`X-Forwarded-Host`
+ * and `X-Forwarded-Proto` behind a trusted proxy); an empty host (HTTP/1.0) is the listener's.
+ */
+export function hostProblem(request: FastifyRequest): ApiError | null {
+  if (request.host !== '' && !AUTHORITY.test(request.host)) return unusableHost('host');
+  if (request.protocol !== 'http' && request.protocol !== 'https') return unusableHost('scheme');
+  return null;
+}
+
 /** The absolute base of this API as the client reached it (or as PUBLIC_BASE_URL says). */
 export function apiBaseUrl(config: ServerConfig, request: FastifyRequest): string {
-  return config.publicBaseUrl ?? `${request.protocol}://${request.host}${API_PREFIX}`;
+  if (config.publicBaseUrl) return config.publicBaseUrl;
+  const { localAddress, localPort } = request.socket;
+  const listener = localAddress?.includes(':') ? `[${localAddress}]` : localAddress;
+  return `${request.protocol}://${request.host || `${listener}:${localPort}`}${API_PREFIX}`;
 }
 
 /** The receipt operation's URLs that expenses carry, on this API's base. */

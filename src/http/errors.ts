@@ -85,6 +85,15 @@ export const cursorExpired = (lost: LostCursor = 'forgotten') =>
       : 'This cursor is ahead of the change feed (its data was restored from a copy older than the cursor); read the feed again from the beginning (without after).',
   );
 
+/** A Host (or trusted proxy's X-Forwarded-Host or -Proto) from which no URL can be built. */
+export const unusableHost = (part: 'host' | 'scheme') =>
+  new ApiError(
+    'bad_request',
+    part === 'host'
+      ? 'The Host header (or X-Forwarded-Host) is not a host name or IP address with an optional port.'
+      : 'X-Forwarded-Proto is neither http nor https.',
+  );
+
 export const receiptNotFound = () =>
   new ApiError('receipt_not_found', 'This expense has no receipt image.');
 

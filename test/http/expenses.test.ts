@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { type ApiResponse, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
+import { listenApi } from '../helpers/listen.ts';
 import { insufficientScope, NOT_FOUND, validationFailed } from '../helpers/problems.ts';
 import { NOT_PLAIN_NUMBERS } from '../helpers/query-values.ts';
 import { category, company, employee, expense, writeJpeg } from '../helpers/records.ts';
@@ -157,6 +159,67 @@ describeEachDialect('GET /expenses', (dialect) => {
       assert.equal(
         res.json.data[0].receipt_url,
         'http://hr.acme.test:8443/api/company/v1/expenses/500/receipt',
+      );
+    });
+
+    it('answers 400 to a Host that names no host, instead of URLs built from it', async (t) => {
+      const { api, key } = await serve(t, dialect, shapeRecords());
+      for (const host of ['a<b', '[::1', 'ex.com/x', 'a b', 'ex.com:99999999', 'user@ex.com']) {
+        for (const path of ['/expenses', '/expenses/500', '/expenses/500/receipt', '/me']) {
+          const res = await api.get(path, key, { headers: { host } });
+          assert.equal(res.status, 400, `${host} ${path}: ${res.body}`);
+          assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+          assert.equal(res.json.code, 'bad_request');
+          assert.doesNotMatch(res.body, /ex\.com|a<b/);
+        }
+      }
+      for (const host of ['[::1]:8080', '10.0.0.7', 'api_internal.local:80']) {
+        const res = await api.get('/expenses/500', key, { headers: { host } });
+        assert.equal(
+          res.json.data.receipt_url,
+          `http://${host}/api/company/v1/expenses/500/receipt`,
+        );
+      }
+    });
+
+    it('takes the host and scheme from a trusted proxy’s headers, and refuses ones that name none', async (t) => {
+      const { api, key } = await serve(t, dialect, shapeRecords(), { trustProxy: true });
+      const forwarded = (headers: Record<string, string>) =>
+        api.get('/expenses/500', key, { headers: { host: 'internal:8080', ...headers } });
+      const good = await forwarded({
+        'x-forwarded-host': 'hr.acme.test',
+        'x-forwarded-proto': 'https',
+      });
+      assert.equal(
+        good.json.data.receipt_url,
+        'https://hr.acme.test/api/company/v1/expenses/500/receipt',
+      );
+      for (const headers of [
+        { 'x-forwarded-host': 'a b' } as Record<string, string>,
+        { 'x-forwarded-host': '[::1' },
+        { 'x-forwarded-proto': 'javascript' },
+        { 'x-forwarded-proto': 'ht tp' },
+      ]) {
+        const res = await forwarded(headers);
+        assert.equal(res.status, 400, `${JSON.stringify(headers)}: ${res.body}`);
+        assert.equal(res.json.code, 'bad_request');
+      }
+    });
+
+    it('builds receipt_url from the listener’s address for an HTTP/1.0 request without Host', async (t) => {
+      const { api, key } = await serve(t, dialect, shapeRecords());
+      const base = new URL(await listenApi(api));
+      const socket = connect(Number(base.port), base.hostname);
+      socket.write(
+        `GET /api/company/v1/expenses/500 HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+      );
+      let answer = '';
+      for await (const chunk of socket) answer += chunk;
+      assert.match(answer, /^HTTP\/1\.1 200 /);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+      assert.equal(
+        body.data.receipt_url,
+        `http://127.0.0.1:${base.port}/api/company/v1/expenses/500/receipt`,
       );
     });
 

@@ -289,6 +289,7 @@ describe('operations', () => {
     assert.deepEqual(Object.keys(responses), [
       '200',
       '302',
+      '400',
       '401',
       '403',
       '404',
@@ -321,7 +322,15 @@ describe('operations', () => {
     const operation = byId(SIGNED_FILE);
     assert.deepEqual(operation.security, []);
     assert.equal(operation['x-required-scope'], undefined);
-    assert.deepEqual(Object.keys(operation.responses), ['200', '304', '403', '404', '422', '503']);
+    assert.deepEqual(Object.keys(operation.responses), [
+      '200',
+      '304',
+      '400',
+      '403',
+      '404',
+      '422',
+      '503',
+    ]);
     const image = operation.responses['200'];
     assert.deepEqual(Object.keys(image?.content ?? {}), [
       'image/jpeg',

@@ -780,6 +780,16 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
                 headers: {
@@ -890,6 +900,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1005,6 +1025,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1140,6 +1170,16 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
                 headers: {
@@ -1260,6 +1300,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1401,6 +1451,16 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
                 headers: {
@@ -1521,6 +1581,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1645,6 +1715,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1787,6 +1867,16 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt. */
             403: {
                 headers: {
@@ -1871,6 +1961,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -1974,6 +2074,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {
@@ -2090,6 +2200,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked. */
             401: {

@@ -14,6 +14,7 @@ import {
   rateLimited,
   recordNotFound,
   unauthenticated,
+  unusableHost,
   validationFailed,
 } from '../errors.ts';
 import { type HeaderKey, headers, RATE_LIMIT_HEADERS } from './headers.ts';
@@ -77,7 +78,7 @@ export function problemResponse(description: string, examples: Problem[], carrie
 }
 
 type ProblemResponse = ReturnType<typeof problemResponse>;
-type ErrorStatus = 304 | 401 | 403 | 404 | 422 | 429 | 503;
+type ErrorStatus = 304 | 400 | 401 | 403 | 404 | 422 | 429 | 503;
 
 interface OperationSpec<Q, P, R> {
   /** A stable name for client generators: `listLeaves`, `getLeave`. */
@@ -123,6 +124,13 @@ export interface OperationSchema<Q, P, R> {
   response: R & Record<ErrorStatus, ProblemResponse>;
 }
 
+/** Every operation's 400: the absolute URLs of answers are built from the request's host. */
+export const HOST_REFUSED = problemResponse(
+  'The `Host` header (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`) names no host: no answer’s URLs could be built from it.',
+  [unusableHost('host').toProblem()],
+  [],
+);
+
 /** The 404 of a record looked up by id. */
 export const RECORD_NOT_FOUND = {
   description: 'No record with this id in the key’s company (or the id is malformed).',
@@ -159,6 +167,7 @@ export function operation<
   const { scope } = spec;
   const accepted: HeaderKey[] = RATE_LIMIT_HEADERS;
   const errors: Partial<Record<ErrorStatus, unknown>> = {
+    400: HOST_REFUSED,
     401: problemResponse(
       'No valid API key: the `Authorization: Bearer` header is missing, malformed, unknown or revoked.',
       [unauthenticated().toProblem()],

@@ -22,7 +22,7 @@ import {
   validationFailed,
 } from '../errors.ts';
 import { headers, RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
-import { noBodyResponse, operation, problemResponse } from '../openapi/operation.ts';
+import { HOST_REFUSED, noBodyResponse, operation, problemResponse } from '../openapi/operation.ts';
 import { plainInteger } from '../params.ts';
 
 /** The signed URL's answer: the image bytes, in any type a served receipt can have. */
@@ -128,6 +128,7 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
           200: imageResponse(
             'The image. `processed` is always JPEG; `original` keeps the type it was imported with.',
           ),
+          400: HOST_REFUSED,
           304: noBodyResponse(
             'The `If-None-Match` ETag is current: use the cached image. No body.',
             ['RequestId', 'CacheControlReceiptFile', 'ReceiptETag', 'ReceiptContentDisposition'],
