@@ -39,17 +39,24 @@ export function moneyToNumber(units: number): number {
   return units / SCALE;
 }
 
-/** Making an Intl.NumberFormat costs microseconds; an import asks once per money field. */
-const fractionDigitsByCurrency = new Map<string, number>();
+/**
+ * The minor units of ISO 4217 (its list one, 2025) where they are not 2. Not the runtime's
+ * `Intl` data: that is CLDR's, which gives what is shown, not what the currency has (HUF, IDR,
+ * COP 0 and IQD 0, where ISO 4217 has 2, 2, 2 and 3), so real amounts such as 1250.50 HUF were
+ * refused. Codes ISO 4217 lists without minor units (XAU, XDR) and unknown ones take 2.
+ */
+const ISO_4217_MINOR_UNITS: Readonly<Record<string, number>> = {
+  ...Object.fromEntries(
+    'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'
+      .split(' ')
+      .map((code) => [code, 0]),
+  ),
+  ...Object.fromEntries('BHD IQD JOD KWD LYD OMR TND'.split(' ').map((code) => [code, 3])),
+  CLF: 4,
+  UYW: 4,
+};
 
-/** Decimal places a currency uses (JPY 0, EUR 2, KWD 3), from the runtime's ISO 4217 data. */
+/** Decimal places a currency has (JPY 0, EUR 2, KWD 3), by ISO 4217. */
 export function currencyFractionDigits(currency: string): number {
-  let digits = fractionDigitsByCurrency.get(currency);
-  if (digits === undefined) {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-      .maximumFractionDigits as number;
-    // Bounded: only well-formed three-letter codes get here, and the runtime knows few.
-    if (fractionDigitsByCurrency.size < 1000) fractionDigitsByCurrency.set(currency, digits);
-  }
-  return digits;
+  return ISO_4217_MINOR_UNITS[currency] ?? 2;
 }

@@ -190,6 +190,39 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     });
   });
 
+  it('takes amounts to the decimal places ISO 4217 gives their currency, not the ones shown', async (t) => {
+    const { db, run } = await setup(t);
+    // CLDR (the runtime's Intl data) shows HUF, IDR, COP and IQD without decimals.
+    const amounts: Array<[string, string]> = [
+      ['1250.50', 'HUF'],
+      ['15000.50', 'IDR'],
+      ['100.25', 'COP'],
+      ['1.250', 'IQD'],
+      ['0.5', 'MGA'],
+      ['1.2345', 'CLF'],
+      ['7.5', 'XAU'],
+    ];
+    await run(
+      expensesOf(amounts, (amount, currency) => ({ amount, currency, tax_amount: 0, items: [] })),
+    );
+    const rows = await db.selectFrom('expenses').select('amount_e4').orderBy('id').execute();
+    assert.deepEqual(
+      rows.map((r) => moneyToNumber(r.amount_e4)),
+      [1250.5, 15000.5, 100.25, 1.25, 0.5, 1.2345, 7.5],
+    );
+    for (const [amount, currency, places] of [
+      ['1.505', 'HUF', 2],
+      ['1.2345', 'IQD', 3],
+      ['10.5', 'ISK', 0],
+      ['10.5', 'XOF', 0],
+    ] as const) {
+      const line = expense(1, 300, 1, 1, { amount, currency, tax_amount: 0, items: [] });
+      await assert.rejects(run([line], `${currency}.ndjson`), {
+        message: `line 1: amount: has more than ${places} decimal places`,
+      });
+    }
+  });
+
   it('takes the largest record the rules allow, every character written as an escape', async (t) => {
     const { db, run } = await setup(t);
     const text = (length: number) => 'ş'.repeat(length);
