@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { chunks } from '../db/chunks.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
@@ -66,6 +67,7 @@ export async function beginImport(
   const trx = await handle.db.startTransaction().execute();
   const ended = () => trx.isCommitted || trx.isRolledBack;
   try {
+    if (handle.dialect === 'sqlite') await takeSqliteWriteLock(trx);
     const setAside = await setIndexesAside(trx, handle.dialect);
     const writer = rowWriter(handle, trx);
     const log = new ChangeLog(trx, options);
@@ -106,6 +108,23 @@ export async function beginImport(
   } catch (error) {
     await trx.rollback().execute();
     throw error;
+  }
+}
+
+/**
+ * SQLite has one writer at a time. A transaction that reads before it writes and finds another
+ * writer at its first write fails at once (it cannot wait: its snapshot would be stale), so a
+ * second import failed with "database is locked" at once; one whose first statement writes
+ * waits for the busy timeout like any other command. The statement writes no row.
+ */
+async function takeSqliteWriteLock(trx: Db): Promise<void> {
+  try {
+    await sql`delete from companies where 0`.execute(trx);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    throw new Error(
+      'another import or command is writing to this SQLite database, which takes one writer at a time: run this import again when it has finished',
+    );
   }
 }
 

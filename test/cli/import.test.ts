@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { BIN, cdapi, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import {
@@ -182,6 +184,38 @@ describe('cdapi import progress', () => {
       'the original and the processed variant',
     );
     assert.ok(!existsSync(join(cwd, 'data')), 'nothing under the working directory’s ./data');
+  });
+
+  it('waits for another writer of the SQLite file, and says so when it holds on past the busy timeout', async (t) => {
+    const dir = useTempDir(t);
+    const path = join(dir, 'a.db');
+    const env = { DATABASE_URL: `sqlite:${path}` };
+    assert.equal(cdapi(['migrate'], env).status, 0);
+    const other = new Database(path);
+    t.after(() => other.close());
+    // Another import holds SQLite's one write lock for a second: this one waits, then runs.
+    other.exec('begin immediate');
+    const released = setTimeout(() => other.exec('rollback'), 1000);
+    const waited = await promisify(execFile)(
+      process.execPath,
+      [BIN, 'import', writeNdjson(dir, smallCompany(1, 0)), '--no-progress'],
+      { env: { PATH: process.env.PATH ?? '', ...env } },
+    );
+    clearTimeout(released);
+    assert.match(waited.stdout, /^Imported 6 records/);
+    // Held past the busy timeout (5 s): a reason, and nothing written.
+    other.exec('begin immediate');
+    const refused = cdapi(['import', writeNdjson(dir, smallCompany(2, 10), 'two.ndjson')], env);
+    other.exec('rollback');
+    assert.equal(refused.status, 1);
+    assert.equal(
+      refused.stderr.trimEnd().split('\n').at(-1),
+      'cdapi: another import or command is writing to this SQLite database, which takes one writer at a time: run this import again when it has finished',
+    );
+    assert.deepEqual(
+      cdapiJson<Array<{ id: number }>>(['companies', 'list'], env).map((c) => c.id),
+      [1],
+    );
   });
 
   it('fails at once, and commits nothing, when the receipt store cannot be made (under /proc)', {
