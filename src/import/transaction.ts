@@ -122,8 +122,12 @@ async function takeSqliteWriteLock(trx: Db): Promise<void> {
     await sql`delete from companies where 0`.execute(trx);
   } catch (error) {
     if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
-    throw new Error(
-      'another import or command is writing to this SQLite database, which takes one writer at a time: run this import again when it has finished',
+    // Still SQLITE_BUSY, which the admin API answers 503 with Retry-After.
+    throw Object.assign(
+      new Error(
+        'another import or command is writing to this SQLite database, which takes one writer at a time: run this import again when it has finished',
+      ),
+      { code: 'SQLITE_BUSY' },
     );
   }
 }
