@@ -86,6 +86,10 @@ export class ImportSession {
     const pending = this.pending[record.descriptor.type as RecordType];
     this.references.check(line, record, pending.get(row.id)?.row.company_id);
     const queue = (receipt: NewReceipt | null) => {
+      // The same record earlier in this batch: its receipt files are unused unless this one has
+      // them too (checked after the commit).
+      const earlier = pending.get(row.id)?.receipt;
+      if (earlier) this.receipts.noteReplaced([earlier.original_key, earlier.processed_key]);
       pending.set(row.id, { line, row, children, receipt });
       return this.counted(record);
     };

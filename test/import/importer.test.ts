@@ -402,6 +402,23 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     assert.equal((await db.selectFrom('receipts').select('expense_id').execute()).length, 0);
   });
 
+  it('removes the receipt of a record that a later line of the same file replaces', async (t) => {
+    const { db, dir, receiptsDir, run } = await setup(t);
+    await writeJpeg(dir, 'first.jpg', 40, 30);
+    await writeJpeg(dir, 'second.jpg', 50, 30);
+    const base = [...smallCompany(1, 0).slice(0, 2), category(1, 1)];
+    const withReceipt = (original: string) => expense(1, 1, 1, 1, { receipt: { original } });
+    await run([...base, withReceipt('first.jpg'), expense(1, 1, 1, 1, { receipt: null })]);
+    assert.deepEqual(listFiles(receiptsDir), []);
+    await run([...base, withReceipt('first.jpg'), withReceipt('second.jpg')], 'swap.ndjson');
+    const receipt = await db.selectFrom('receipts').selectAll().executeTakeFirstOrThrow();
+    assert.deepEqual(listFiles(receiptsDir), [receipt.original_key, receipt.processed_key]);
+    // The same image twice: kept.
+    await run([withReceipt('first.jpg'), withReceipt('first.jpg')], 'twice.ndjson');
+    const again = await db.selectFrom('receipts').selectAll().executeTakeFirstOrThrow();
+    assert.deepEqual(listFiles(receiptsDir), [again.original_key, again.processed_key]);
+  });
+
   it('follows links that stay inside the folder: to a receipt, to a folder, to the folder itself', async (t) => {
     const { db, dir, importAt } = await setup(t);
     // The real folder: a receipt, a folder of scans, and links to both inside it.
