@@ -21,7 +21,7 @@ import { databaseUnreachable } from './http/errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
 import { registerETags } from './http/plugins/etag.ts';
-import { OTHER_METHODS } from './http/plugins/read-only.ts';
+import { knownPaths, OTHER_METHODS, refuseOtherMethods } from './http/plugins/read-only.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
@@ -144,6 +144,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // (docs/performance.md, item 45). Larger ones (change-feed pages of 1,000 entries) still go to
   // the threads.
   await app.register(compress, { global: true, threshold: 1024, syncThreshold: 128 * 1024 });
+  // The paths outside the API (/docs, /healthz, …): other methods on them are 405 as well.
+  const pathsOutsideApi = knownPaths(app);
   // The API description is generated from the same route schemas that validate and serialize.
   await app.register(swagger, swaggerOptions(config.publicBaseUrl));
   // The reference page, served from the installed package: no CDN, nothing leaves the host.
@@ -205,6 +207,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const degraded = Object.values(checks).some((state) => state !== 'ok');
     return { status: degraded ? 'degraded' : 'ok', checks };
   });
+
+  refuseOtherMethods(app, pathsOutsideApi, '');
 
   // SQLite reads run on threads of their own, so a slow one holds no other request.
   const readers =

@@ -263,6 +263,14 @@ const KNOWN_PATHS = [
   '/leave-types',
   '/expenses/1/receipt',
   '/receipt-files/1/original',
+  // Outside the API's base path.
+  '/healthz',
+  '/readyz',
+  '/docs',
+  '/docs/errors',
+  '/docs/json',
+  '/docs/static/index.css',
+  '/api/company/v1/openapi.json',
 ];
 
 describe('paths and methods', () => {

@@ -22,7 +22,7 @@ export const OTHER_METHODS: readonly string[] = METHODS.filter(
 export function knownPaths(app: FastifyInstance): Set<string> {
   const paths = new Set<string>();
   app.addHook('onRoute', (route) => {
-    if (route.method === 'GET') paths.add(route.url);
+    if ([route.method].flat().includes('GET')) paths.add(route.url);
   });
   return paths;
 }
@@ -31,11 +31,15 @@ const refuseMethod = async (_request: FastifyRequest, _reply: FastifyReply) => {
   throw methodNotAllowed();
 };
 
-export function refuseOtherMethods(app: FastifyInstance, paths: Iterable<string>): void {
+export function refuseOtherMethods(
+  app: FastifyInstance,
+  paths: Iterable<string>,
+  prefix = API_PREFIX,
+): void {
   for (const url of paths) {
     app.route({
       method: [...OTHER_METHODS],
-      url: url.slice(API_PREFIX.length) || '/',
+      url: url.slice(prefix.length) || '/',
       // Not operations: the document lists what the API does, and says it is read-only.
       schema: { hide: true },
       config: { public: true },
