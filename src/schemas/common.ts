@@ -93,11 +93,13 @@ export const PerPageParam = Type.Integer({
 });
 
 const ID = '[1-9][0-9]{0,15}';
+/** An id in a query: plain digits, where leading zeros are digits too (`05` is 5, as `per_page=05`). */
+const QUERY_ID = `0*${ID}`;
 
 /** One id or a comma-separated list of up to 100 (an extension: one call instead of many). */
 export const IdListParam = (what: string) =>
   Type.String({
-    pattern: `^${ID}(,${ID}){0,${MAX_IDS_PER_FILTER - 1}}$`,
+    pattern: `^${QUERY_ID}(,${QUERY_ID}){0,${MAX_IDS_PER_FILTER - 1}}$`,
     description: `Only records of this ${what}; a comma-separated list of up to ${MAX_IDS_PER_FILTER} ids for several, in plain decimal digits without spaces.${example('12,15')}`,
     ...commaList({ type: 'integer', minimum: 1 }, MAX_IDS_PER_FILTER),
     ...says(

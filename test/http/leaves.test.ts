@@ -232,6 +232,8 @@ describeEachDialect('GET /leaves', (dialect) => {
         ['employee_id=2', [2]],
         ['employee_id=2,3', [2, 3]],
         ['employee_id=1,1', [1, 4]],
+        // Leading zeros are digits, as in per_page=05.
+        ['employee_id=02,0003', [2, 3]],
         ['employee_id=99', []],
         ['employee_id=9999999999999999', []],
         // Another company's employee is no filter into its data.
