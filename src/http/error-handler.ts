@@ -29,6 +29,12 @@ function parameterErrors(request: FastifyRequest, error: FastifyError): Paramete
       issue.instancePath.replace(/^\//, '').split('/')[0] ||
       String((issue.params as { missingProperty?: string }).missingProperty ?? '(query)');
     if (seen.has(parameter)) continue;
+    // A repeated parameter arrives as a list, which no schema of one value takes.
+    const value = (request.query as Record<string, unknown> | undefined)?.[parameter];
+    if (Array.isArray(value)) {
+      seen.set(parameter, `must be given once, not ${value.length} times`);
+      continue;
+    }
     const declared = schema?.properties?.[parameter]?.[ERROR_MESSAGE_KEYWORD];
     seen.set(parameter, typeof declared === 'string' ? declared : (issue.message ?? 'is invalid'));
   }

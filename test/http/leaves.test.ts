@@ -797,6 +797,22 @@ describeEachDialect('GET /leaves', (dialect) => {
       assert.deepEqual(res.json, validationFailed(...errors));
     });
 
+    it('says a repeated parameter is repeated, not that its value is malformed', async (t) => {
+      const api = await useApi(t, dialect, { records: acme(leave(1, 1, 1, 1)) });
+      const key = await api.createKey(1);
+      const res = await api.get(
+        '/leaves?status=approved&status=pending&page=1&page=1&page=1&per_page=5&employee_id=1',
+        key,
+      );
+      assert.deepEqual(
+        res.json,
+        validationFailed(
+          ['status', 'must be given once, not 2 times'],
+          ['page', 'must be given once, not 3 times'],
+        ),
+      );
+    });
+
     it('names an inverted date range together with other bad parameters', async (t) => {
       const api = await useApi(t, dialect, { records: acme(leave(1, 1, 1, 1)) });
       const key = await api.createKey(1);
