@@ -630,7 +630,7 @@ describeEachDialect('GET /expenses', (dialect) => {
         ['status=', 'status', EXPENSE_STATUSES_MESSAGE],
         ['status=paid,', 'status', EXPENSE_STATUSES_MESSAGE],
         ['status=paid,,pending', 'status', EXPENSE_STATUSES_MESSAGE],
-        ['status=paid&status=pending', 'status', EXPENSE_STATUSES_MESSAGE],
+        ['status=paid&status=pending', 'status', 'must be given once, not 2 times'],
         ['category_id=0', 'category_id', ID_LIST_MESSAGE],
         ['category_id=-1', 'category_id', ID_LIST_MESSAGE],
         ['category_id=abc', 'category_id', ID_LIST_MESSAGE],
