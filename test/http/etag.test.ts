@@ -36,6 +36,8 @@ describeEachDialect('conditional requests', (dialect) => {
           const again = await api.get(path, key, { headers: { 'if-none-match': condition } });
           assert.equal(again.status, 304, `${path} ${condition}`);
           assert.equal(again.body, '');
+          // RFC 9110 §8.6: a 304's Content-Length, if any, is the 200's; 0 would mislead caches.
+          assert.equal(again.headers['content-length'], undefined, `${path} ${condition}`);
           assert.equal(again.headers.etag, etag);
           assert.ok(again.headers.ratelimit, 'a 304 is a counted request');
         }

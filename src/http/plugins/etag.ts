@@ -29,7 +29,7 @@ export function registerETags(app: FastifyInstance): void {
       reply.code(304);
       reply.removeHeader('content-type');
       reply.removeHeader('content-length');
-      return '';
+      return null;
     }
     return payload;
   });
