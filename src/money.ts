@@ -23,7 +23,19 @@ export function parseMoney(value: unknown, maxFractionDigits = MONEY_SCALE_DIGIT
   else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
   else throw new MoneyError('must be a decimal string or a number');
   const match = DECIMAL.exec(text);
-  if (!match) throw new MoneyError(`"${text}" is not a plain decimal number`);
+  if (!match) {
+    // A JSON number always is one: its shortest form is an exponent (1e-7, 1e+30) or longer
+    // than the 12 places read here (0.30000000000000004), so say which bound it passes.
+    if (typeof value === 'number') {
+      if (value < 0) throw new MoneyError('must not be negative');
+      throw new MoneyError(
+        value >= MONEY_MAX_UNITS
+          ? 'is too large'
+          : `has more than ${maxFractionDigits} decimal places`,
+      );
+    }
+    throw new MoneyError(`"${text}" is not a plain decimal number`);
+  }
   const [, sign, whole = '0', fraction = ''] = match;
   if (sign === '-') throw new MoneyError('must not be negative');
   const significant = fraction.replace(/0+$/, '');

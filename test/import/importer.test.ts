@@ -652,6 +652,21 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         expect: /^line 4: amount: "12,50" is not a plain decimal number$/,
       },
       {
+        name: 'a JSON number with more places than the currency, as its writer printed it',
+        line: expense(1, 5, 1, 1, { amount: 0.30000000000000004, items: [] }),
+        expect: /^line 4: amount: has more than 2 decimal places$/,
+      },
+      {
+        name: 'a JSON number in exponent form, too fine',
+        line: expense(1, 5, 1, 1, { amount: 1e-7, items: [] }),
+        expect: /^line 4: amount: has more than 2 decimal places$/,
+      },
+      {
+        name: 'a JSON number in exponent form, too large',
+        line: employee(1, 5, { salary: 1.2345678901234568e29 }),
+        expect: /^line 4: salary: is too large$/,
+      },
+      {
         name: 'negative money',
         line: expense(1, 5, 1, 1, { amount: '-1.00' }),
         expect: /^line 4: amount: must not be negative$/,
