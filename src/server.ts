@@ -103,13 +103,30 @@ export async function startServer(
       })
     : null;
   let metricsServer: Server | null = null;
+  // A listener that cannot start names the address and its settings, not just the system's
+  // error (a HOST that does not resolve said "getaddrinfo ENOTFOUND", read as the database's).
+  const listening = async <T>(port: number, variables: string, listen: () => Promise<T>) => {
+    try {
+      return await listen();
+    } catch (error) {
+      throw new Error(
+        `cannot listen on ${config.host}:${port} (${variables}): ${(error as Error).message}`,
+      );
+    }
+  };
   try {
-    await app.listen({ host: config.host, port: config.port });
+    await listening(config.port, 'HOST, PORT', () =>
+      app.listen({ host: config.host, port: config.port }),
+    );
     if (metrics && config.metricsPort !== null) {
-      metricsServer = await listenForMetrics(metrics, config.host, config.metricsPort);
+      const { metricsPort } = config;
+      metricsServer = await listening(metricsPort, 'HOST, METRICS_PORT', () =>
+        listenForMetrics(metrics, config.host, metricsPort),
+      );
     }
     if (adminApp && config.admin) {
-      await adminApp.listen({ host: config.host, port: config.admin.port });
+      const { port } = config.admin;
+      await listening(port, 'HOST, ADMIN_PORT', () => adminApp.listen({ host: config.host, port }));
     }
   } catch (error) {
     await app.close();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -91,6 +92,22 @@ describe('cdapi usage', () => {
     assert.equal(
       result.stderr,
       "cdapi: ENOENT: no such file or directory, mkdir '/proc/cdapi-test'\n",
+    );
+  });
+
+  it('says which address it cannot listen on, and by which settings', async (t) => {
+    const dir = useTempDir(t);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    t.after(() => taken.close());
+    const { port } = taken.address() as AddressInfo;
+    const result = cdapi(['serve', '--port', String(port)], {
+      DATABASE_URL: `sqlite:${join(dir, 'a.db')}`,
+    });
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr.trimEnd().split('\n').at(-1),
+      `cdapi: cannot listen on 127.0.0.1:${port} (HOST, PORT): listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
     );
   });
 
