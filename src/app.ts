@@ -62,7 +62,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     // Slow clients: headers and the whole request must arrive in time (else 408), and an idle
     // keep-alive connection is closed. Node checks every connection once a second for this.
-    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    // An HTTP/1.1 request without Host is refused by `hostProblem` (problem+json), not by
+    // Node's bare 400 without a body or request id.
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: 1000,
+      requireHostHeader: false,
+    },
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     // A connection silent both ways for this long is closed, even mid-response (a client that

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -72,9 +73,11 @@ export function answerClientError(
   const current = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (socket.writable && !current?.headersSent) {
     const body = JSON.stringify(protocolProblem(status));
+    // The headers every answer carries: a request id (the request's own was not read) and nosniff.
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

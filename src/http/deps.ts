@@ -53,7 +53,11 @@ const AUTHORITY = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
  * and `X-Forwarded-Proto` behind a trusted proxy); an empty host (HTTP/1.0) is the listener's.
  */
 export function hostProblem(request: FastifyRequest): ApiError | null {
-  if (request.host !== '' && !AUTHORITY.test(request.host)) return unusableHost('host');
+  if (request.host === '') {
+    // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 predates it.
+    return request.raw.httpVersion === '1.0' ? null : unusableHost('missing');
+  }
+  if (!AUTHORITY.test(request.host)) return unusableHost('host');
   if (request.protocol !== 'http' && request.protocol !== 'https') return unusableHost('scheme');
   return null;
 }

@@ -86,12 +86,14 @@ export const cursorExpired = (lost: LostCursor = 'forgotten') =>
   );
 
 /** A Host (or trusted proxy's X-Forwarded-Host or -Proto) from which no URL can be built. */
-export const unusableHost = (part: 'host' | 'scheme') =>
+export const unusableHost = (part: 'host' | 'missing' | 'scheme') =>
   new ApiError(
     'bad_request',
-    part === 'host'
-      ? 'The Host header (or X-Forwarded-Host) is not a host name or IP address with an optional port.'
-      : 'X-Forwarded-Proto is neither http nor https.',
+    {
+      host: 'The Host header (or X-Forwarded-Host) is not a host name or IP address with an optional port.',
+      missing: 'An HTTP/1.1 request must carry a Host header.',
+      scheme: 'X-Forwarded-Proto is neither http nor https.',
+    }[part],
   );
 
 export const receiptNotFound = () =>

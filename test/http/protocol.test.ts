@@ -365,6 +365,13 @@ describe('paths and methods', () => {
     > = [
       ['bytes that are not HTTP', '\u0000\u0001 hello\r\n\r\n', 'bad_request', 400, 'Bad request'],
       [
+        'an HTTP/1.1 request without Host',
+        `GET ${API_PREFIX}/me HTTP/1.1\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n`,
+        'bad_request',
+        400,
+        'Bad request',
+      ],
+      [
         'a path out of the static folder',
         rawGet('/docs/static/%2e%2e/%2e%2e/package.json'),
         'forbidden',
@@ -404,6 +411,8 @@ describe('paths and methods', () => {
       const response = await rawRequest(port, request);
       assert.equal(response?.status, status, `${label}: ${response?.body}`);
       assert.match(response.headers['content-type'] ?? '', PROBLEM_JSON, label);
+      assert.match(response.headers['x-request-id'] ?? '', /^[\w-]{8,}$/, label);
+      assert.equal(response.headers['x-content-type-options'], 'nosniff', label);
       const body = JSON.parse(response.body);
       assert.deepEqual(
         body,
