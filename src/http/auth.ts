@@ -105,7 +105,11 @@ export function createAuthenticator(options: {
     keyCache,
     // Order (docs/api.md): 401 → 403 company_inactive → 429 → 403 insufficient_scope.
     async authenticate(request, reply) {
-      const header = request.headers.authorization;
+      // Node keeps the first of several Authorization headers; which key was meant is unknown.
+      const header =
+        authorizationCount(request.raw.rawHeaders) === 1
+          ? request.headers.authorization
+          : undefined;
       const match = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
       const presented = match?.[1];
       const now = clock();
@@ -145,4 +149,13 @@ export function createAuthenticator(options: {
       noteUse(key.keyId, now, request.auth.usedAt);
     },
   };
+}
+
+/** How many Authorization headers a request carries (names at the even places of rawHeaders). */
+function authorizationCount(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === 'authorization') count += 1;
+  }
+  return count;
 }

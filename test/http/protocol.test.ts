@@ -122,6 +122,24 @@ describeEachDialect('authentication', (dialect) => {
     }
   });
 
+  it('answers 401 to two Authorization headers, whichever comes first', async (t) => {
+    const { api, key } = await setUp(t, dialect);
+    const other = await api.createKey(1);
+    const reference = await api.get('/employees', null);
+    for (const pair of [
+      [key, other],
+      [key, key],
+      [key, 'not-a-key'],
+    ]) {
+      const authorization = pair.map((k) => `Bearer ${k}`);
+      const res = await api.get('/employees', null, {
+        headers: { authorization } as unknown as Record<string, string>,
+      });
+      assert.equal(res.status, 401, res.body);
+      assert.deepEqual(answerOf(res), answerOf(reference));
+    }
+  });
+
   it('takes the scheme name in any case', async (t) => {
     const { api, key } = await setUp(t, dialect);
     const res = await api.get('/me', null, { headers: { authorization: `bearer ${key}` } });
