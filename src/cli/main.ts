@@ -46,12 +46,21 @@ function printFailure(message: string, details: Record<string, unknown> = {}): v
   );
 }
 
+let helpForFailure = '';
+
 const program = new Command('cdapi')
   .description('Company Data API: the read-only HR data service and its administration.')
   .version(VERSION, '-V, --version', 'print the version')
   .showSuggestionAfterError()
   // Commander's own usage errors (`error: …`) take the same one-line form as every other.
-  .configureOutput({ outputError: (message) => printFailure(message.replace(/^error: /, '')) })
+  .configureOutput({
+    outputError: (message) => printFailure(message.replace(/^error: /, '')),
+    // Only help shown for a failure comes here (`cdapi keys` without its command): kept, and
+    // replaced by one line below, as every other failure is.
+    writeErr: (text) => {
+      helpForFailure = text;
+    },
+  })
   .addHelpText('after', PROGRAM_HELP)
   .exitOverride();
 
@@ -88,7 +97,15 @@ try {
   await program.parseAsync();
 } catch (error) {
   if (error instanceof CommanderError) {
-    // Commander has printed its message (through printFailure) or the help or version text.
+    // Commander has printed its message (through printFailure) or the help or version text;
+    // or kept the help it shows for a command group called without its command.
+    if (error.code === 'commander.help' && error.exitCode !== 0) {
+      const command = /^Usage: (.+?) \[options\]/.exec(helpForFailure)?.[1] ?? 'cdapi';
+      const group = command.replace(/^cdapi ?/, '');
+      printFailure(
+        `${group ? `${group} needs` : 'give'} a command: run ${command} --help to list them`,
+      );
+    }
     process.exitCode = error.exitCode;
   } else {
     // The first line only: a database error may carry a query or a stack below it.

@@ -111,6 +111,25 @@ describe('cdapi usage', () => {
     );
   });
 
+  it('says in one line that a command group needs its command, instead of printing its help', () => {
+    for (const [args, line] of [
+      [[], 'cdapi: give a command: run cdapi --help to list them\n'],
+      [['keys'], 'cdapi: keys needs a command: run cdapi keys --help to list them\n'],
+      [
+        ['companies'],
+        'cdapi: companies needs a command: run cdapi companies --help to list them\n',
+      ],
+    ] as const) {
+      const result = cdapi([...args], {});
+      assert.equal(result.status, 1, args.join(' '));
+      assert.equal(result.stderr, line);
+      assert.equal(result.stdout, '');
+    }
+    const help = cdapi(['keys', '--help'], {});
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^Usage: cdapi keys \[options\] \[command\]/);
+  });
+
   it('with --json, a failure is one JSON line on stderr, usage errors included', () => {
     const unknown = cdapi(['frobnicate', '--json'], {});
     assert.equal(unknown.status, 1);
