@@ -39,6 +39,13 @@ describeEachDialect('conditional requests', (dialect) => {
           // RFC 9110 §8.6: a 304's Content-Length, if any, is the 200's; 0 would mislead caches.
           assert.equal(again.headers['content-length'], undefined, `${path} ${condition}`);
           assert.equal(again.headers.etag, etag);
+          const head = await api.get(path, key, {
+            method: 'HEAD',
+            headers: { 'if-none-match': condition },
+          });
+          assert.equal(head.status, 304, `HEAD ${path} ${condition}: ${head.body}`);
+          assert.equal(head.headers['content-length'], undefined, `HEAD ${path} ${condition}`);
+          assert.equal(head.headers.etag, etag);
           assert.ok(again.headers.ratelimit, 'a 304 is a counted request');
         }
         const other = await api.get(path, key, { headers: { 'if-none-match': 'W/"other"' } });

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 
 /** Whether an `If-None-Match` value names `etag` (weak comparison, RFC 9110 §13.1.2). */
@@ -29,7 +30,10 @@ export function registerETags(app: FastifyInstance): void {
       reply.code(304);
       reply.removeHeader('content-type');
       reply.removeHeader('content-length');
-      return null;
+      // No body and no Content-Length (RFC 9110 §8.6: it would have to be the 200's). A HEAD
+      // gets an empty stream, as Fastify's own HEAD hook, which runs after this one, would set
+      // Content-Length: 0 for anything else and cannot take null.
+      return request.method === 'HEAD' ? Readable.from([]) : null;
     }
     return payload;
   });
