@@ -73,6 +73,7 @@ describeEachDialect('the key cache', (dialect) => {
       authenticator.authenticate(
         {
           headers: { authorization: `Bearer ${generated.key}` },
+          raw: { rawHeaders: ['Authorization', `Bearer ${generated.key}`] },
           routeOptions: { config: { scope: null } },
         } as unknown as FastifyRequest,
         { headers: () => {} } as unknown as FastifyReply,
