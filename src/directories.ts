@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /*
@@ -19,18 +18,6 @@ export function makeDirectorySync(path: string): void {
     } catch (error) {
       // Made by someone else meanwhile: fine, as long as it is a folder.
       if (!(isCode(error, 'EEXIST') && statSync(folder, { throwIfNoEntry: false })?.isDirectory()))
-        throw error;
-    }
-  }
-}
-
-/** The same, without blocking the event loop. */
-export async function makeDirectory(path: string): Promise<void> {
-  for (const folder of missingFolders(path)) {
-    try {
-      await mkdir(folder);
-    } catch (error) {
-      if (!(isCode(error, 'EEXIST') && (await stat(folder).catch(() => null))?.isDirectory()))
         throw error;
     }
   }

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { makeDirectory } from '../directories.ts';
+import { makeDirectorySync } from '../directories.ts';
 import type { ReceiptStore } from './store.ts';
 
 /** Receipt files under one directory (`RECEIPTS_DIR`). Writes go through a temp file and a rename. */
@@ -22,7 +22,8 @@ export class FileReceiptStore implements ReceiptStore {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const path = this.path(key);
-    await makeDirectory(dirname(path));
+    // Two stats when the folder is there (each receipt's): not worth an asynchronous twin.
+    makeDirectorySync(dirname(path));
     const temp = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
     await writeFile(temp, bytes);
     await rename(temp, path);
