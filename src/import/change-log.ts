@@ -71,7 +71,7 @@ export class ChangeLog {
     for (const companyId of companyIds) this.companyRowChanged.add(companyId);
   }
 
-  /** Stored parent records whose rows the import changed: what embeds them changes too. */
+  /** Stored parent records whose embedded columns the import changed: what embeds them changes too. */
   parentsUpdated(companyId: number, type: RecordType, ids: readonly number[]): void {
     if (ids.length === 0) return;
     let byType = this.updatedParents.get(companyId);

@@ -186,6 +186,32 @@ async function updatedOf(
   return rows.map((row) => Number(row.id));
 }
 
+/**
+ * The columns that records naming them embed, of the company's stored records among `ids`, as
+ * one comparable text per id: what tells a change that reaches leaves and expenses (a new
+ * department) from one that does not (a new salary).
+ */
+async function embeddedValues(
+  db: Db,
+  descriptor: TenantRecordType,
+  companyId: number,
+  ids: number[],
+): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom(descriptor.table)
+    .select(['id', ...descriptor.embedded.map((column) => sql.ref<unknown>(column).as(column))])
+    .where('company_id', '=', companyId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(
+    rows.map((row: Record<string, unknown>) => [
+      Number(row.id),
+      JSON.stringify(descriptor.embedded.map((column) => row[column])),
+    ]),
+  );
+}
+
 /** A record that comes back forgets its remembered deletion. */
 async function forgetDeletions(
   db: Db,
@@ -237,15 +263,29 @@ export async function writeBatch(
   for (const descriptor of TENANT_TYPES) {
     const rows = batch[descriptor.table] as TableRows;
     stampRows(descriptor, batch, log);
-    const changed = await writer.write(descriptor.table, rows, 'upsert');
     const tenant = descriptor as TenantRecordType;
     const own = owners.get(descriptor) as Owned;
+    const storedParents = PARENT_TYPES.has(descriptor.type as RecordType)
+      ? byCompany(own, stored.get(descriptor) ?? [])
+      : new Map<number, number[]>();
+    const embeddedBefore = new Map<number, string>();
+    for (const [companyId, ids] of storedParents) {
+      for (const [id, values] of await embeddedValues(db, tenant, companyId, ids)) {
+        embeddedBefore.set(id, values);
+      }
+    }
+    const changed = await writer.write(descriptor.table, rows, 'upsert');
     if (changed > 0) log.mayHaveChanged(own.companyOf.values());
     await forgetDeletions(db, log, tenant, byCompany(own, [...own.companyOf.keys()]));
-    if (changed > 0 && PARENT_TYPES.has(descriptor.type as RecordType)) {
-      for (const [companyId, ids] of byCompany(own, stored.get(descriptor) ?? [])) {
+    if (changed > 0) {
+      for (const [companyId, ids] of storedParents) {
         const updated = await updatedOf(db, tenant, companyId, ids, log.seqOf(companyId));
-        log.parentsUpdated(companyId, descriptor.type as RecordType, updated);
+        const after = await embeddedValues(db, tenant, companyId, updated);
+        log.parentsUpdated(
+          companyId,
+          descriptor.type as RecordType,
+          updated.filter((id) => after.get(id) !== embeddedBefore.get(id)),
+        );
       }
     }
     if (descriptor.children.length === 0 && !descriptor.receipt) continue;

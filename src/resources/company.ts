@@ -24,6 +24,7 @@ export const company = recordType({
   type: 'company',
   table: 'companies',
   noun: ['company', 'companies'],
+  embedded: [],
   parents: [],
   children: [],
   receipt: false,

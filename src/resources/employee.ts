@@ -39,6 +39,7 @@ export const employee = recordType({
   type: 'employee',
   table: 'employees',
   noun: ['employee', 'employees'],
+  embedded: ['employee_number', 'full_name', 'department'],
   parents: [],
   children: [],
   receipt: false,

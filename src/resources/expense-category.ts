@@ -20,6 +20,7 @@ export const expenseCategory = recordType({
   type: 'expense_category',
   table: 'expense_categories',
   noun: ['expense category', 'expense categories'],
+  embedded: ['name'],
   parents: [],
   children: [],
   receipt: false,

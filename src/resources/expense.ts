@@ -69,6 +69,7 @@ export const expense = recordType({
   type: 'expense',
   table: 'expenses',
   noun: ['expense', 'expenses'],
+  embedded: [],
   parents: [
     { field: 'employee_id', type: 'employee' },
     { field: 'category_id', type: 'expense_category' },

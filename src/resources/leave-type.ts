@@ -23,6 +23,7 @@ export const leaveType = recordType({
   type: 'leave_type',
   table: 'leave_types',
   noun: ['leave type', 'leave types'],
+  embedded: ['name', 'type_key'],
   parents: [],
   children: [],
   receipt: false,

@@ -65,6 +65,7 @@ export const leave = recordType({
   type: 'leave',
   table: 'leaves',
   noun: ['leave', 'leaves'],
+  embedded: [],
   parents: [
     { field: 'employee_id', type: 'employee' },
     { field: 'leave_type_id', type: 'leave_type' },

@@ -19,6 +19,12 @@ export interface RecordTypeDescriptor {
    * to the same company and come earlier in the file or be stored already.
    */
   readonly parents: readonly Reference[];
+  /**
+   * The columns that records naming it embed (a leave's `employee`, an expense's `category`):
+   * a change to one of them changes those records too, in the change feed; a change to any
+   * other column (an employee's salary, a leave type's quota) changes only this record.
+   */
+  readonly embedded: readonly string[];
   /** Rows it brings along: written with it, and replaced with it when it is imported again. */
   readonly children: readonly Child[];
   /** Whether it may name a receipt image (stored by the importer, a `receipts` row). */

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { FEED_RESOURCES } from '../../src/db/changes.queries.ts';
-import { TENANT_RECORD_TYPES } from '../../src/resources/index.ts';
+import { PARENT_TYPES, TENANT_RECORD_TYPES } from '../../src/resources/index.ts';
 import { FEED_RESOURCE_NAMES } from '../../src/schemas/changes.ts';
+import { EmployeeSummarySchema } from '../../src/schemas/common.ts';
+import { ExpenseSchema } from '../../src/schemas/expenses.ts';
+import { LeaveSchema } from '../../src/schemas/leaves.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import {
@@ -52,6 +55,18 @@ it('the feed’s resources are the record types of a company, in the order its s
     [...FEED_RESOURCE_NAMES],
     types.map(([type]) => type),
   );
+});
+
+it('re-sends what embeds a record exactly when a column the API embeds changes', () => {
+  const embedded = (schema: { properties: Record<string, unknown> }) =>
+    Object.keys(schema.properties).filter((name) => name !== 'id');
+  const byType = new Map(TENANT_RECORD_TYPES.map((d) => [d.type, [...d.embedded]]));
+  assert.deepEqual(byType.get('employee'), embedded(EmployeeSummarySchema));
+  assert.deepEqual(byType.get('leave_type'), embedded(LeaveSchema.properties.leave_type));
+  assert.deepEqual(byType.get('expense_category'), embedded(ExpenseSchema.properties.category));
+  for (const descriptor of TENANT_RECORD_TYPES) {
+    if (!PARENT_TYPES.has(descriptor.type)) assert.deepEqual(descriptor.embedded, []);
+  }
 });
 
 const summary = (entries: Entry[]) => entries.map((e) => `${e.change} ${e.resource} ${e.id}`);
@@ -191,6 +206,17 @@ describeEachDialect('GET /changes', (dialect) => {
     assert.match(JSON.stringify(next.entries[1]?.record), /Renamed/);
     cursor = next.cursor;
 
+    // A new salary and position, a leave type's new quota: nothing a leave or expense embeds,
+    // so only the employee and the leave type come again.
+    await api.load([
+      company(1),
+      employee(1, 1, { last_name: 'Renamed', salary: '99999.00', position: 'Controller' }),
+      leaveType(1, 1, { max_days_per_year: 20 }),
+    ]);
+    next = await readAll(api, key, cursor);
+    assert.deepEqual(summary(next.entries), ['upsert employee 1', 'upsert leave_type 1']);
+    cursor = next.cursor;
+
     // Deleted: a delete entry; gone from lists, totals and single reads.
     await api.load([{ type: 'delete', resource: 'expense', company_id: 1, id: 2 }]);
     next = await readAll(api, key, cursor);
@@ -203,19 +229,24 @@ describeEachDialect('GET /changes', (dialect) => {
     // A category that left its list is a delete; back in it, an upsert.
     await api.load([category(1, 1, { active: false })]);
     next = await readAll(api, key, cursor);
-    // The expense embeds its category's name: it comes again with it.
-    assert.deepEqual(summary(next.entries), ['delete expense_category 1', 'upsert expense 1']);
+    // The expense embeds its inactive category as it did: it does not come again.
+    assert.deepEqual(summary(next.entries), ['delete expense_category 1']);
     await api.load([category(1, 1, { active: true })]);
     next = await readAll(api, key, next.cursor);
+    assert.deepEqual(summary(next.entries), ['upsert expense_category 1']);
+    // A renamed category: the expense embeds the name, so it comes again.
+    await api.load([category(1, 1, { name: 'Travel, renamed' })]);
+    next = await readAll(api, key, next.cursor);
     assert.deepEqual(summary(next.entries), ['upsert expense_category 1', 'upsert expense 1']);
+    assert.match(JSON.stringify(next.entries[1]?.record), /Travel, renamed/);
 
     // A record changed twice appears once, at its latest change.
     const all = await readAll(api, key);
     assert.deepEqual(summary(all.entries), [
-      'upsert leave_type 1',
-      'upsert employee 1',
       'upsert leave 1',
       'upsert leave 2',
+      'upsert employee 1',
+      'upsert leave_type 1',
       'delete expense 2',
       'upsert expense_category 1',
       'upsert expense 1',
