@@ -1,6 +1,7 @@
+import { statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { buildAdminApp } from './admin/admin-app.ts';
 import { buildApp } from './app.ts';
 import type { ServerConfig } from './config.ts';
@@ -13,6 +14,29 @@ import type { RateLimitStore } from './ratelimit/limiter.ts';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.ts';
 import { RedisRateLimitStore } from './ratelimit/redis-store.ts';
 import { FileReceiptStore } from './receipts/fs-store.ts';
+
+/**
+ * A RECEIPTS_DIR that is not a folder is most likely a wrong path: every receipt would answer
+ * 404. It is said once at the start; the service still starts (a new installation has no
+ * receipts yet, and the first import makes the folder).
+ */
+function warnOfMissingReceiptStore(config: ServerConfig, logger: Logger): void {
+  let problem: string | null = null;
+  try {
+    if (!statSync(config.receiptsDir).isDirectory()) problem = 'is not a folder';
+  } catch (error) {
+    problem =
+      (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'does not exist yet'
+        : `cannot be read: ${(error as Error).message}`;
+  }
+  if (problem) {
+    logger.warn(
+      { receiptsDir: config.receiptsDir },
+      `RECEIPTS_DIR ${problem}: receipt images answer 404 until an import stores them there`,
+    );
+  }
+}
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -84,6 +108,7 @@ export async function startServer(
     if (config.redisUrl) metrics.trackRateLimitStore(limiter);
     metrics.trackImports(primary.db);
   }
+  warnOfMissingReceiptStore(config, logger);
   const app = await buildApp({
     config,
     database: replica ?? primary,

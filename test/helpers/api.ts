@@ -52,6 +52,8 @@ export interface TestApi extends TestDatabase {
     key?: string | null,
     options?: Omit<InjectOptions, 'url' | 'path'>,
   ): Promise<ApiResponse>;
+  /** What the app has logged so far, one parsed JSON line each. */
+  logLines(): Array<Record<string, unknown>>;
 }
 
 export function testServerConfig(
@@ -193,6 +195,7 @@ export async function useApi(
     app,
     config,
     dir,
+    logLines: () => log.lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     async load(records, importOptions) {
       files += 1;
       return importFile(

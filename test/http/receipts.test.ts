@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import sharp from 'sharp';
@@ -213,6 +213,31 @@ describeEachDialect('receipts', (dialect) => {
     assert.deepEqual((await problemOf(bad)).errors, [
       { parameter: 'variant', message: 'must be processed or original' },
     ]);
+  });
+
+  it('answers 404 receipt_not_found and warns the operator when the store has lost the file', async (t) => {
+    const { api, base, auth } = await receiptApi(t, dialect);
+    rmSync(api.config.receiptsDir, { recursive: true });
+    const lost = await fetch(`${base}/expenses/2/receipt`, { headers: auth });
+    assert.equal(lost.status, 404);
+    assert.equal((await problemOf(lost)).code, 'receipt_not_found');
+    const warnings = api.logLines().filter((line) => line.level === 40);
+    assert.deepEqual(
+      warnings.map(({ msg, expenseId, variant, companyId }) => ({
+        msg,
+        expenseId,
+        variant,
+        companyId,
+      })),
+      [
+        {
+          msg: 'receipt file missing from the receipt store (RECEIPTS_DIR)',
+          expenseId: 2,
+          variant: 'processed',
+          companyId: 1,
+        },
+      ],
+    );
   });
 
   it('counts the redirect against the rate limit, and needs expenses.read', async (t) => {

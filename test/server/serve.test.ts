@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
-import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
+import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { freePort, serveCompany } from '../helpers/serve.ts';
 
@@ -42,6 +43,24 @@ describeEachDialect('cdapi serve', (dialect) => {
     assert.ok(lines.some((line) => line.msg === 'shutting down'));
     // V8 took the heap setting the CLI gives it (src/heap.ts): an unknown flag is only reported.
     assert.ok(!server.stderr().includes('unrecognized flag'), server.stderr());
+  });
+
+  it('warns once at the start when RECEIPTS_DIR is not a folder, and serves', async (t) => {
+    const receipts = join(useTempDir(t), 'not-made');
+    const { server, headers } = await servedCompany(t, dialect, {
+      extraEnv: { RECEIPTS_DIR: receipts },
+    });
+    assert.equal((await fetch(`${server.base}/me`, { headers })).status, 200);
+    const warnings = server.logLines().filter((line) => line.level === 40);
+    assert.deepEqual(
+      warnings.map(({ msg, receiptsDir }) => ({ msg, receiptsDir })),
+      [
+        {
+          msg: 'RECEIPTS_DIR does not exist yet: receipt images answer 404 until an import stores them there',
+          receiptsDir: receipts,
+        },
+      ],
+    );
   });
 
   it('keeps serving with per-instance limits and reports degraded when Redis is unreachable', async (t) => {

@@ -177,7 +177,15 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
       if (!receipt) throw receiptNotFound();
       const file = fileOf(receipt, variant);
       const stat = await deps.receipts.stat(file.key);
-      if (!stat) throw receiptNotFound();
+      if (!stat) {
+        // The expense names the file but the store has none: RECEIPTS_DIR names another folder,
+        // or files were lost. The operator hears of it; the caller gets the same 404.
+        request.log.warn(
+          { expenseId: grant.expenseId, variant, companyId: grant.companyId },
+          'receipt file missing from the receipt store (RECEIPTS_DIR)',
+        );
+        throw receiptNotFound();
+      }
       const etag = `"${receipt.originalSha256}-${variant}"`;
       const remaining = Math.max(0, grant.expires - Math.floor(Date.now() / 1000));
       reply
