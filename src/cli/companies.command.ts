@@ -1,12 +1,9 @@
 import type { Command } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
-import { FileReceiptStore } from '../receipts/fs-store.ts';
-import {
-  changeCompanyStatus,
-  listCompanies,
-  purgeConfirmedCompany,
-} from '../services/companies.service.ts';
 import { parseId, print, table, withDatabase } from './context.ts';
+
+/** Loaded when a command runs, not for every `cdapi` (see main.ts). */
+const companiesService = () => import('../services/companies.service.ts');
 
 export function registerCompanyCommands(program: Command): void {
   const companies = program
@@ -18,6 +15,7 @@ export function registerCompanyCommands(program: Command): void {
     .description('list every company')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }) => {
+      const { listCompanies } = await companiesService();
       const rows = await withDatabase(({ handle }) => listCompanies(handle.db));
       print(options.json, rows, () =>
         table(
@@ -41,6 +39,7 @@ export function registerCompanyCommands(program: Command): void {
       .argument('<id>', 'company id', parseId('company id'))
       .option('--json', 'machine-readable output')
       .action(async (id: number, options: { json?: boolean }) => {
+        const { changeCompanyStatus } = await companiesService();
         const company = await withDatabase(({ handle }) =>
           changeCompanyStatus(handle.db, id, active),
         );
@@ -61,6 +60,10 @@ export function registerCompanyCommands(program: Command): void {
     .requiredOption('--confirm <id>', 'the same company id again: nothing can bring it back')
     .option('--json', 'machine-readable output')
     .action(async (id: number, options: { confirm: string; json?: boolean }) => {
+      const [{ purgeConfirmedCompany }, { FileReceiptStore }] = await Promise.all([
+        companiesService(),
+        import('../receipts/fs-store.ts'),
+      ]);
       const summary = await withDatabase(({ config, handle }) =>
         purgeConfirmedCompany(handle, new FileReceiptStore(requireReceiptsDir(config)), id, {
           field: '--confirm',

@@ -1,19 +1,26 @@
 import { InvalidArgumentError } from 'commander';
 import { type Config, loadConfig } from '../config.ts';
-import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
-import { ensureSchema } from '../db/migrate.ts';
+import type { DatabaseHandle } from '../db/connect.ts';
 
 export interface CommandContext {
   config: Config;
   handle: DatabaseHandle;
 }
 
-/** Opens the configured database for one command, its schema checked (see ensureSchema). */
+/**
+ * Opens the configured database for one command, its schema checked (see ensureSchema). The
+ * database modules (Kysely, both drivers, the migrations) load here, when a command needs them:
+ * `cdapi --help` or a mistyped option answers without them, and each command loads only its own.
+ */
 export async function withDatabase<T>(
   run: (context: CommandContext) => Promise<T>,
   options: { migrate?: boolean } = {},
 ): Promise<T> {
   const config = loadConfig();
+  const [{ openDatabase }, { ensureSchema }] = await Promise.all([
+    import('../db/connect.ts'),
+    import('../db/migrate.ts'),
+  ]);
   const handle = openDatabase(config.database);
   try {
     if (options.migrate !== false) await ensureSchema(handle);

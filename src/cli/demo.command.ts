@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
-import { createDemoCompany, DEFAULT_DEMO_EMPLOYEES } from '../demo/demo.ts';
-import { FileReceiptStore } from '../receipts/fs-store.ts';
+import { DEFAULT_DEMO_EMPLOYEES } from '../demo/context.ts';
 import { count, parseCount, print, withDatabase } from './context.ts';
 
 export function registerDemoCommand(program: Command): void {
@@ -11,6 +10,10 @@ export function registerDemoCommand(program: Command): void {
     .option('--employees <n>', 'number of employees', parseCount(1, 5000), DEFAULT_DEMO_EMPLOYEES)
     .option('--json', 'print {"company_id","key_id","key","counts"}')
     .action(async (options: { employees: number; json?: boolean }) => {
+      const [{ createDemoCompany }, { FileReceiptStore }] = await Promise.all([
+        import('../demo/demo.ts'),
+        import('../receipts/fs-store.ts'),
+      ]);
       const demo = await withDatabase(({ config, handle }) =>
         createDemoCompany(handle, new FileReceiptStore(requireReceiptsDir(config)), options),
       );

@@ -1,10 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
-import { importFile } from '../import/importer.ts';
 import type { ImportSummary } from '../import/session.ts';
-import { FileReceiptStore } from '../receipts/fs-store.ts';
-import { RECORD_TYPES } from '../resources/index.ts';
-import { countedImport } from '../services/import.service.ts';
+import type { RECORD_TYPES } from '../resources/index.ts';
 import { count, print, withDatabase } from './context.ts';
 import { IMPORT_HELP } from './help.ts';
 import { ImportProgressReporter } from './progress.ts';
@@ -15,12 +12,12 @@ interface ImportCommandOptions {
   progressEvery: number;
 }
 
-function summaryLine(summary: ImportSummary): string {
+function summaryLine(summary: ImportSummary, recordTypes: typeof RECORD_TYPES): string {
   // Each type as people count it: `1 leave type`, `2 leave types`.
-  const parts = RECORD_TYPES.filter(({ type }) => summary.counts[type] > 0).map(({ type, noun }) =>
-    count(summary.counts[type], noun[0], noun[1]),
-  );
-  for (const { type, noun } of RECORD_TYPES) {
+  const parts = recordTypes
+    .filter(({ type }) => summary.counts[type] > 0)
+    .map(({ type, noun }) => count(summary.counts[type], noun[0], noun[1]));
+  for (const { type, noun } of recordTypes) {
     const deleted = summary.deletes[type];
     if (deleted > 0) parts.push(`${count(deleted, noun[0], noun[1])} deleted`);
   }
@@ -52,6 +49,13 @@ export function registerImportCommand(program: Command): void {
     )
     .addHelpText('after', IMPORT_HELP)
     .action(async (file: string, options: ImportCommandOptions) => {
+      const [{ importFile }, { FileReceiptStore }, { RECORD_TYPES }, { countedImport }] =
+        await Promise.all([
+          import('../import/importer.ts'),
+          import('../receipts/fs-store.ts'),
+          import('../resources/index.ts'),
+          import('../services/import.service.ts'),
+        ]);
       const summary = await withDatabase(async ({ config, handle }) => {
         const store = new FileReceiptStore(requireReceiptsDir(config));
         const progress = options.progress
@@ -83,6 +87,6 @@ export function registerImportCommand(program: Command): void {
           progress?.end();
         }
       });
-      print(options.json, summary, () => summaryLine(summary));
+      print(options.json, summary, () => summaryLine(summary, RECORD_TYPES));
     });
 }

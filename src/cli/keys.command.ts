@@ -2,13 +2,17 @@ import { type Command, InvalidArgumentError } from 'commander';
 import {
   DEFAULT_PER_HOUR,
   DEFAULT_PER_MINUTE,
+  isValidKeyName,
+  KEY_NAME_MAX_LENGTH,
+  MAX_RATE,
   parseScopes,
   SCOPES,
   type Scope,
 } from '../keys/scopes.ts';
-import { KEY_NAME_MAX_LENGTH, MAX_RATE } from '../schemas/admin.ts';
-import { createKey, isValidKeyName, listKeys, revokeKey } from '../services/keys.service.ts';
 import { parseCount, parseId, print, table, withDatabase } from './context.ts';
+
+/** Loaded when a command runs, not for every `cdapi` (see main.ts). */
+const keysService = () => import('../services/keys.service.ts');
 
 interface CreateOptions {
   company: number;
@@ -59,6 +63,7 @@ export function registerKeyCommands(program: Command): void {
     )
     .option('--json', 'print {"id","company_id","name","scopes","key"}')
     .action(async (options: CreateOptions) => {
+      const { createKey } = await keysService();
       const created = await withDatabase(({ handle }) =>
         createKey(handle.db, {
           companyId: options.company,
@@ -84,6 +89,7 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--company <id>', 'company id', parseId('--company'))
     .option('--json', 'machine-readable output')
     .action(async (options: { company: number; json?: boolean }) => {
+      const { listKeys } = await keysService();
       const rows = await withDatabase(({ handle }) => listKeys(handle.db, options.company));
       print(options.json, rows, () =>
         table(
@@ -119,6 +125,7 @@ export function registerKeyCommands(program: Command): void {
     .argument('<key-id>', 'key id from keys list', parseId('key id'))
     .option('--json', 'machine-readable output')
     .action(async (keyId: number, options: { json?: boolean }) => {
+      const { revokeKey } = await keysService();
       const key = await withDatabase(({ handle }) => revokeKey(handle.db, keyId));
       print(options.json, key, () => `Key ${keyId} "${key.name}" revoked at ${key.revoked_at}.`);
     });

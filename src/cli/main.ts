@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
-import { SchemaOutdatedError } from '../db/migrate.ts';
+import { SchemaOutdatedError } from '../db/schema-outdated-error.ts';
 import { limitHeapGrowth } from '../heap.ts';
 import { ImportError } from '../import/import-error.ts';
 import { ServiceError } from '../services/errors.ts';
@@ -64,6 +64,9 @@ const program = new Command('cdapi')
   .addHelpText('after', PROGRAM_HELP)
   .exitOverride();
 
+// The commands register their options here and load their implementation (the server, the
+// importer, the database modules) when they run: `cdapi --help`, a mistyped option or `cdapi
+// keys list` start without the rest (0.1 s of CPU for `--version` against 1.0 s loading it all).
 registerServeCommand(program);
 registerMigrateCommand(program);
 registerImportCommand(program);

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { migrateToLatest } from '../db/migrate.ts';
 import { count, print, withDatabase } from './context.ts';
 
 export function registerMigrateCommand(program: Command): void {
@@ -8,6 +7,7 @@ export function registerMigrateCommand(program: Command): void {
     .description('apply pending database migrations (safe to run again)')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }) => {
+      const { migrateToLatest } = await import('../db/migrate.ts');
       const outcome = await withDatabase(({ handle }) => migrateToLatest(handle.db), {
         migrate: false,
       });

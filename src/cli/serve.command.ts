@@ -1,9 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { forgetAdminTokens, loadServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
-import { createDemoCompany, DEFAULT_DEMO_EMPLOYEES } from '../demo/demo.ts';
-import { FileReceiptStore } from '../receipts/fs-store.ts';
-import { adminUrl, apiUrl, metricsUrl, startServer } from '../server.ts';
+import { DEFAULT_DEMO_EMPLOYEES } from '../demo/context.ts';
 import { parseCount } from './context.ts';
 import { SERVE_HELP } from './help.ts';
 
@@ -37,10 +35,15 @@ export function registerServeCommand(program: Command): void {
       const config = loadServerConfig(undefined, { port: options.port, host: options.host });
       // Only the admin tokens' digests stay in memory, in the configuration.
       forgetAdminTokens();
+      const { adminUrl, apiUrl, metricsUrl, startServer } = await import('../server.ts');
       let demoKey: string | null = null;
       const seedDemo = async (database: DatabaseHandle) => {
         const existing = await database.db.selectFrom('companies').select('id').limit(1).execute();
         if (existing.length > 0) return;
+        const [{ createDemoCompany }, { FileReceiptStore }] = await Promise.all([
+          import('../demo/demo.ts'),
+          import('../receipts/fs-store.ts'),
+        ]);
         const demo = await createDemoCompany(database, new FileReceiptStore(config.receiptsDir), {
           employees: DEFAULT_DEMO_EMPLOYEES,
         });

@@ -12,6 +12,7 @@ import * as m0008 from './migrations/0008_change_feed.ts';
 import * as m0009 from './migrations/0009_expense_text_indexes.ts';
 import * as m0010 from './migrations/0010_leave_counts.ts';
 import * as m0011 from './migrations/0011_changes_forgotten_position.ts';
+import { SchemaOutdatedError } from './schema-outdated-error.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
 // from dist/ after a build.
@@ -73,5 +74,3 @@ export async function ensureSchema(handle: DatabaseHandle): Promise<void> {
     );
   }
 }
-
-export class SchemaOutdatedError extends Error {}

@@ -18,6 +18,9 @@ export interface Context {
   lastDay: Day;
 }
 
+/** The employees of a demo company unless `cdapi demo --employees` says otherwise. */
+export const DEFAULT_DEMO_EMPLOYEES = 60;
+
 /** Retired leave types and expense categories only appear on records older than this. */
 export const RETIRED_BEFORE_DAYS = 180;
 

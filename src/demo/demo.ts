@@ -14,7 +14,6 @@ import { camelCase, RECORD_TYPES } from '../resources/index.ts';
 import { type DemoIds, demoRecords } from './generate.ts';
 import { type ReceiptExpense, writeExpenseReceipt } from './receipt-images.ts';
 
-export const DEFAULT_DEMO_EMPLOYEES = 60;
 const DEMO_RECEIPTS = 4;
 
 export interface DemoCompany {

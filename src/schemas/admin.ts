@@ -1,5 +1,11 @@
 import { Type } from 'typebox';
-import { DEFAULT_PER_HOUR, DEFAULT_PER_MINUTE, SCOPES } from '../keys/scopes.ts';
+import {
+  DEFAULT_PER_HOUR,
+  DEFAULT_PER_MINUTE,
+  KEY_NAME_MAX_LENGTH,
+  MAX_RATE,
+  SCOPES,
+} from '../keys/scopes.ts';
 import { NullableTimestamp, Timestamp } from './common.ts';
 import { ERRORS, type ErrorCode } from './problems.ts';
 
@@ -7,11 +13,6 @@ import { ERRORS, type ErrorCode } from './problems.ts';
  * The admin API's contract (its own OpenAPI document, on the admin listener). Models carry
  * `$id`s of their own, apart from the public API's, since the two documents never meet.
  */
-
-/** A key's label: 1 to 100 characters, not blank. */
-export const KEY_NAME_MAX_LENGTH = 100;
-/** The highest `per_minute` or `per_hour` a key may be given. */
-export const MAX_RATE = 1_000_000_000;
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Scope = Type.Enum([...SCOPES], { type: 'string' });

@@ -2,15 +2,10 @@ import type { Db } from '../db/database.ts';
 import { type ApiKeySummary, insertApiKey, listApiKeys, revokeApiKey } from '../db/keys.queries.ts';
 import { generateApiKey } from '../keys/api-key.ts';
 import type { Scope } from '../keys/scopes.ts';
-import { KEY_NAME_MAX_LENGTH } from '../schemas/admin.ts';
 import { getCompany } from './companies.service.ts';
 import { keyNotFound } from './errors.ts';
 
 /** What `cdapi keys …` and the admin API's key operations share. */
-
-/** A key's label: 1 to 100 characters, not blank (the admin API's schema says the same). */
-export const isValidKeyName = (name: string): boolean =>
-  name.trim() !== '' && name.length <= KEY_NAME_MAX_LENGTH;
 
 export interface KeyRequest {
   companyId: number;
