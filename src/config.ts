@@ -80,11 +80,11 @@ export interface AdminConfig {
 }
 
 export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
+  readonly variable: string;
+
+  constructor(variable: string, problem: string) {
     super(`${variable}: ${problem}`);
+    this.variable = variable;
     this.name = 'ConfigError';
   }
 }
@@ -140,6 +140,13 @@ function parsePublicBaseUrl(raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError('PUBLIC_BASE_URL', 'must be an http:// or https:// URL');
+  }
+  // Paths are appended to it, and it is written into every body that links a receipt.
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigError('PUBLIC_BASE_URL', 'must not carry a user name or password');
+  }
+  if (raw.includes('?') || raw.includes('#')) {
+    throw new ConfigError('PUBLIC_BASE_URL', 'must not carry a query (?) or a fragment (#)');
   }
   return raw.replace(/\/+$/, '');
 }

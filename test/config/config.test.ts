@@ -176,6 +176,18 @@ describe('configuration', () => {
     [{ PORT: 'eighty' }, /^PORT: must be a whole number/],
     [{ PORT: '70000' }, /^PORT: must be between 0 and 65535/],
     [{ PUBLIC_BASE_URL: 'api.example.com' }, /^PUBLIC_BASE_URL: is not an absolute URL/],
+    [
+      { PUBLIC_BASE_URL: 'https://api.example.com/api/company/v1?x=1' },
+      /^PUBLIC_BASE_URL: must not carry a query \(\?\) or a fragment/,
+    ],
+    [
+      { PUBLIC_BASE_URL: 'https://api.example.com/api/company/v1#top' },
+      /^PUBLIC_BASE_URL: must not carry a query \(\?\) or a fragment/,
+    ],
+    [
+      { PUBLIC_BASE_URL: 'https://user:pw@api.example.com/api/company/v1' },
+      /^PUBLIC_BASE_URL: must not carry a user name or password/,
+    ],
     [{ SIGNED_URL_TTL_SECONDS: '0' }, /^SIGNED_URL_TTL_SECONDS: must be between 1 and/],
     [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY: must be true or false/],
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL: must start with redis:\/\//],
