@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, it, type TestContext } from 'node:test';
 import { terminalProgress } from '../../client/src/pull/progress.ts';
 import { DEFAULT_DEMO_EMPLOYEES } from '../../src/demo/context.ts';
@@ -113,6 +114,18 @@ describe('cdapi-pull', () => {
     assert.equal(summary.upserts, TOTAL);
     assert.equal(summary.deletes, 0);
     assert.equal(readMirror(out).state.cursor, summary.cursor);
+    // Whole numbers and booleans are stored as INTEGER, not as REAL (1.0).
+    const file = new DatabaseSync(out, { readOnly: true });
+    assert.deepEqual(
+      file
+        .prepare(
+          'SELECT DISTINCT typeof(id) AS id, typeof(has_receipt) AS has_receipt FROM expenses',
+        )
+        .all()
+        .map((row) => ({ ...row })),
+      [{ id: 'integer', has_receipt: 'integer' }],
+    );
+    file.close();
     let compared = await listsAndMirror(client, out);
     assert.deepEqual(compared.mirror, compared.service);
     assert.equal(compared.mirror.employees?.length, EMPLOYEES);
@@ -273,6 +286,46 @@ describe('cdapi-pull', () => {
       );
     }
     assert.equal(existsSync(out), false, 'before the pull');
+  });
+
+  it('refuses a key given as an argument without printing it, a base URL that is not the API’s with a hint and no file, and another program’s SQLite file untouched', async (t) => {
+    const { base, key, dir, out } = await pullSetup(t);
+    const withKey = await runPull(['--base-url', base, '--out', out, key], key);
+    assert.equal(withKey.code, 2);
+    assert.match(withKey.stderr, /^cdapi-pull: an API key is never taken as an argument/);
+    assert.equal(withKey.stderr.includes(key), false, withKey.stderr);
+
+    const wrong = await runPull(
+      ['--base-url', base.replace(/\/api\/company\/v1$/, ''), '--out', out],
+      key,
+    );
+    assert.equal(wrong.code, 1);
+    assert.match(
+      wrong.stderr,
+      /^cdapi-pull: 404 not_found: .+ Is --base-url the API's base, ending in \/api\/company\/v1 \(http:\/\/127\.0\.0\.1:\d+\)\?\n$/,
+    );
+    assert.equal(existsSync(out), false, 'no empty file left behind');
+
+    const other = join(dir, 'other.sqlite');
+    const file = new DatabaseSync(other);
+    file.exec('CREATE TABLE employees (id INTEGER PRIMARY KEY, company_id INTEGER NOT NULL)');
+    file.close();
+    const foreign = await runPull(['--base-url', base, '--out', other], key);
+    assert.equal(foreign.code, 1);
+    assert.equal(
+      foreign.stderr,
+      `cdapi-pull: the output file ${other} holds other tables (employees), not a cdapi-pull mirror: use another file\n`,
+    );
+    const after = new DatabaseSync(other, { readOnly: true });
+    assert.deepEqual(
+      after
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+        .all()
+        .map((row) => row.name),
+      ['employees'],
+    );
+    assert.equal(after.prepare('PRAGMA journal_mode').get()?.journal_mode, 'delete');
+    after.close();
   });
 
   it('pulls only the resources named, and refuses a file pulled with other resources', async (t) => {

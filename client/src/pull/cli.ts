@@ -1,4 +1,13 @@
 #!/usr/bin/env node
+// node:sqlite, which the mirror is written with, is there from Node 22.13.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 13)) {
+  process.stderr.write(
+    `cdapi-pull: Node.js 22.13 or later is required (this is ${process.version})\n`,
+  );
+  process.exit(1);
+}
+
 // Node 22 calls node:sqlite experimental and warns on every run: noise for a user of the mirror.
 const emitWarning = process.emitWarning;
 process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {

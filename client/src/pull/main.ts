@@ -62,6 +62,11 @@ export async function main(
   stderr: Output,
 ): Promise<number> {
   try {
+    // parseArgs would print the unexpected argument, a key that then sits in a CI log.
+    if (argv.some((arg) => /(^|=)cdk_/.test(arg)))
+      throw new UsageError(
+        'an API key is never taken as an argument (so it is not printed here): set CDAPI_KEY',
+      );
     const { values } = parseArgs({
       args: argv,
       options: {

@@ -18,6 +18,13 @@ export type StateName = 'cursor' | 'base_url' | 'company_id' | 'resources';
 
 export type Cell = string | number | null;
 
+/**
+ * How a cell is bound: a whole number as a BigInt, which node:sqlite stores as INTEGER (a JS
+ * number it always stores as REAL, so `true` would read back as 1.0 and an id as 10.0).
+ */
+const bound = (cell: Cell): Cell | bigint =>
+  typeof cell === 'number' && Number.isSafeInteger(cell) ? BigInt(cell) : cell;
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** A column value: nested objects and arrays as JSON text, booleans as 0/1. */
@@ -43,6 +50,17 @@ export class Mirror {
       this.db = new DatabaseSync(path);
     } catch (error) {
       throw new Error(`cannot open the output file ${path}: ${(error as Error).message}`);
+    }
+    // Checked before anything is written to it: a file of other tables is not ours to change.
+    const tables = this.db
+      .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+      .all()
+      .map((row) => String(row.name));
+    if (tables.length > 0 && !tables.includes(STATE_TABLE)) {
+      this.db.close();
+      throw new Error(
+        `the output file ${path} holds other tables (${tables.slice(0, 3).join(', ')}${tables.length > 3 ? ', …' : ''}), not a cdapi-pull mirror: use another file`,
+      );
     }
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     this.db.exec(
@@ -173,7 +191,7 @@ export class Mirror {
     }
     const sql = `INSERT OR REPLACE INTO ${quote(table)} (${names.map(quote).join(', ')})
       VALUES (${names.map(() => '?').join(', ')})`;
-    this.statement(sql).run(...names.map((name) => cellOf(record[name])));
+    this.statement(sql).run(...names.map((name) => bound(cellOf(record[name]))));
   }
 
   private statement(sql: string): StatementSync {

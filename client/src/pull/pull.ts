@@ -108,10 +108,18 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       if (wait.ms >= NOTED_WAIT_MS) options.progress.note(describeWait(wait));
     },
   });
-  const mirror = new Mirror(options.out);
   const call = { signal: options.signal };
+  // Asked before the output file is opened, so a wrong address or key leaves no empty file.
+  const me = await client.me(call).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 404) {
+      throw new Error(
+        `${error.message} Is --base-url the API's base, ending in /api/company/v1 (${options.baseUrl})?`,
+      );
+    }
+    throw error;
+  });
+  const mirror = new Mirror(options.out);
   try {
-    const me = await client.me(call);
     claimFile(mirror, {
       base_url: options.baseUrl.replace(/\/+$/, ''),
       company_id: String(me.company.id),
