@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import type { DatabaseTarget } from '../config.ts';
+import { ConfigError, type DatabaseTarget } from '../config.ts';
 import { makeDirectorySync } from '../directories.ts';
 import { formatTimestamp } from '../time.ts';
 import type { Database, Db } from './database.ts';
@@ -113,16 +113,41 @@ const hasUnansweredQuery = (client: pg.PoolClient): boolean =>
  */
 const SQLITE_PAGE_BYTES = 32 * 1024;
 
+/** Errors that say the path names no usable database file: a folder, another file, no access. */
+const UNUSABLE_FILE =
+  /^(SQLITE_(CANTOPEN|NOTADB|IOERR|READONLY|CORRUPT|PERM)|E(NOENT|ACCES|NOTDIR|ROFS|ISDIR|PERM))/;
+
+/**
+ * Opens (or creates) the SQLite file in WAL mode. A path that cannot hold the database stops
+ * with a message naming the variable and the path (`file is not a database` alone names
+ * neither); a busy or locked file is not that, and fails as it is.
+ */
+function openSqliteFile(path: string): SqliteDatabase.Database {
+  let sqlite: SqliteDatabase.Database | undefined;
+  try {
+    if (path !== ':memory:') makeDirectorySync(dirname(path));
+    sqlite = new SqliteDatabase(path);
+    // Before anything is written (a database that holds tables keeps the size it was made with).
+    sqlite.pragma(`page_size = ${SQLITE_PAGE_BYTES}`);
+    sqlite.pragma('journal_mode = WAL');
+    return sqlite;
+  } catch (error) {
+    sqlite?.close();
+    const code = String((error as { code?: unknown }).code ?? '');
+    if (!UNUSABLE_FILE.test(code)) throw error;
+    throw new ConfigError(
+      'DATABASE_URL',
+      `cannot use ${path} as the SQLite database: ${(error as Error).message}`,
+    );
+  }
+}
+
 export function openDatabase(
   target: DatabaseTarget,
   options: ConnectionOptions = {},
 ): DatabaseHandle {
   if (target.dialect === 'sqlite') {
-    if (target.path !== ':memory:') makeDirectorySync(dirname(target.path));
-    const sqlite = new SqliteDatabase(target.path);
-    // Before anything is written (a database that holds tables keeps the size it was made with).
-    sqlite.pragma(`page_size = ${SQLITE_PAGE_BYTES}`);
-    sqlite.pragma('journal_mode = WAL');
+    const sqlite = openSqliteFile(target.path);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`busy_timeout = ${options.statementTimeoutMs ?? 5000}`);

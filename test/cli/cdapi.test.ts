@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import { migrationProvider } from '../../src/db/migrate.ts';
@@ -163,7 +164,7 @@ describeEachDialect('cdapi CLI', (dialect) => {
   });
 
   it('fails with a one-line reason and a non-zero code', async (t) => {
-    const { env } = await setup(t);
+    const { env, dir } = await setup(t);
     const cases: Array<[string[], RegExp]> = [
       [['keys', 'create', '--company', '9', '--name', 'x'], /^cdapi: company 9 not found\n$/],
       [
@@ -201,6 +202,20 @@ describeEachDialect('cdapi CLI', (dialect) => {
       badConfig.stderr,
       'cdapi: configuration: DATABASE_URL: must start with sqlite: or postgres://\n',
     );
+    // A path that cannot hold the database: the message names the variable and the path.
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'not a database\n');
+    for (const [path, reason] of [
+      [dir, 'unable to open database file'],
+      [notes, 'file is not a database'],
+    ]) {
+      const unusable = cdapi(['companies', 'list'], { DATABASE_URL: `sqlite:${path}` });
+      assert.equal(unusable.status, 1);
+      assert.equal(
+        unusable.stderr,
+        `cdapi: configuration: DATABASE_URL: cannot use ${path} as the SQLite database: ${reason}\n`,
+      );
+    }
   });
 
   it('demo creates a company with generated data, receipts and a working key', async (t) => {
