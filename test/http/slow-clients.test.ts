@@ -39,7 +39,11 @@ async function listening(
   return { key, port: (api.app.server.address() as AddressInfo).port };
 }
 
-/** Everything the server sends until it closes the connection, and when it closed it. */
+/**
+ * Everything the server sends until it closes the connection, and when it closed it. A reset
+ * (ECONNRESET: the server closed with our bytes unread while we were writing) is a close too;
+ * `once(socket, 'close')` would reject on that error instead.
+ */
 async function untilClosed(socket: Socket): Promise<{ received: string; elapsedMs: number }> {
   const started = Date.now();
   let received = '';
@@ -48,9 +52,15 @@ async function untilClosed(socket: Socket): Promise<{ received: string; elapsedM
   });
   socket.on('error', () => {});
   const timer = setTimeout(() => socket.destroy(new Error('still open')), BOUND_MS);
-  await once(socket, 'close');
+  await new Promise((resolve) => socket.once('close', resolve));
   clearTimeout(timer);
   return { received, elapsedMs: Date.now() - started };
+}
+
+/** Calls `write` every 100 ms while the socket is open; stops with it. */
+function dripInto(socket: Socket, write: () => void): void {
+  const drip = setInterval(() => (socket.destroyed ? clearInterval(drip) : write()), 100);
+  socket.once('close', () => clearInterval(drip));
 }
 
 describeEachDialect('slow clients', (dialect) => {
@@ -61,11 +71,10 @@ describeEachDialect('slow clients', (dialect) => {
     const request = `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n`;
     let sent = 0;
     // One byte every 100 ms: the headers would take far longer than the timeout to complete.
-    const drip = setInterval(() => {
-      if (!socket.destroyed && sent < request.length) socket.write(request[sent++] ?? '');
-    }, 100);
+    dripInto(socket, () => {
+      if (sent < request.length) socket.write(request[sent++] ?? '');
+    });
     const { received, elapsedMs } = await untilClosed(socket);
-    clearInterval(drip);
     assert.ok(elapsedMs < BOUND_MS, 'the server closed the connection');
     assert.match(received, /^HTTP\/1\.1 408 /);
     assert.ok(received.includes(`Content-Type: ${PROBLEM_CONTENT_TYPE}`), received);
@@ -86,9 +95,8 @@ describeEachDialect('slow clients', (dialect) => {
     );
     // The answer (405) comes at once; the connection stays open only while the body may still
     // arrive in time.
-    const drip = setInterval(() => socket.destroyed || socket.write(' '), 100);
+    dripInto(socket, () => socket.write(' '));
     const { received, elapsedMs } = await untilClosed(socket);
-    clearInterval(drip);
     assert.match(received, /^HTTP\/1\.1 405 /);
     assert.ok(elapsedMs >= REQUEST_TIMEOUT_MS - 100, 'open until the request timeout');
     assert.ok(elapsedMs < BOUND_MS, 'then closed');
