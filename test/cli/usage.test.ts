@@ -91,7 +91,7 @@ describe('cdapi usage', () => {
     assert.equal(result.status, 1);
     assert.equal(
       result.stderr,
-      "cdapi: ENOENT: no such file or directory, mkdir '/proc/cdapi-test'\n",
+      "cdapi: configuration: DATABASE_URL: cannot use /proc/cdapi-test/a.db as the SQLite database: ENOENT: no such file or directory, mkdir '/proc/cdapi-test'\n",
     );
   });
 
