@@ -54,7 +54,11 @@ const DEPARTMENT_WEIGHTS = DEPARTMENTS.map((d) => [d, d.weight] as const);
  */
 export class EmailBook {
   private readonly seen = new Map<string, number>();
-  constructor(private readonly domain: string) {}
+  private readonly domain: string;
+
+  constructor(domain: string) {
+    this.domain = domain;
+  }
 
   address(first: string, last: string): string {
     const base = `${emailPart(first)}.${emailPart(last)}`;

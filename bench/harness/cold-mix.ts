@@ -83,10 +83,13 @@ const LISTS = {
 class Totals {
   private readonly known = new Map<string, number>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly companyId: number,
-  ) {}
+  private readonly db: Db;
+  private readonly companyId: number;
+
+  constructor(db: Db, companyId: number) {
+    this.db = db;
+    this.companyId = companyId;
+  }
 
   async of(list: ListName | 'employees', filter: ListFilter): Promise<number> {
     const key = `${list}:${JSON.stringify(filter)}`;

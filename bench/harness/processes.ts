@@ -77,11 +77,14 @@ export class RssSampler {
   private windowPeak: number | null = null;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(
-    private readonly pid: number,
-    readonly intervalMs: number,
-    private readonly onSample?: (rssBytes: number) => void,
-  ) {
+  private readonly pid: number;
+  readonly intervalMs: number;
+  private readonly onSample?: (rssBytes: number) => void;
+
+  constructor(pid: number, intervalMs: number, onSample?: (rssBytes: number) => void) {
+    this.pid = pid;
+    this.intervalMs = intervalMs;
+    this.onSample = onSample;
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs).unref();
   }

@@ -41,10 +41,13 @@ export class SoakClient {
     timeout: IDLE_SOCKET_MS,
   });
 
-  constructor(
-    private readonly baseUrl: string,
-    private readonly keys: ReadonlyMap<number, string>,
-  ) {}
+  private readonly baseUrl: string;
+  private readonly keys: ReadonlyMap<number, string>;
+
+  constructor(baseUrl: string, keys: ReadonlyMap<number, string>) {
+    this.baseUrl = baseUrl;
+    this.keys = keys;
+  }
 
   async send(call: SoakCall): Promise<CallOutcome> {
     const started = performance.now();

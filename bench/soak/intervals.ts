@@ -147,7 +147,10 @@ export class IntervalRecorder {
   private readonly warmupCount: number;
   private start = performance.now();
 
-  constructor(private readonly plan: IntervalPlan) {
+  private readonly plan: IntervalPlan;
+
+  constructor(plan: IntervalPlan) {
+    this.plan = plan;
     this.buckets = Array.from({ length: intervalCount(plan) }, newBucket);
     this.warmupCount = warmupIntervalCount(plan);
   }

@@ -13,10 +13,13 @@ const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
  * matches); only the digests were kept from the configuration.
  */
 export class AdminAuth {
-  constructor(
-    private readonly tokens: readonly AdminToken[],
-    private readonly failures = new LoginFailures(),
-  ) {}
+  private readonly tokens: readonly AdminToken[];
+  private readonly failures: LoginFailures;
+
+  constructor(tokens: readonly AdminToken[], failures: LoginFailures = new LoginFailures()) {
+    this.tokens = tokens;
+    this.failures = failures;
+  }
 
   /** The label of the token the request carries; throws 401, or 429 after repeated failures. */
   check(request: FastifyRequest): string {

@@ -7,11 +7,15 @@
 export class LoginFailures {
   private readonly failures = new Map<string, number[]>();
 
-  constructor(
-    private readonly limit = 10,
-    private readonly windowMs = 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly limit: number;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+
+  constructor(limit = 10, windowMs = 60_000, now: () => number = Date.now) {
+    this.limit = limit;
+    this.windowMs = windowMs;
+    this.now = now;
+  }
 
   /** Seconds until `address` may try again; 0 when it may now. */
   retryAfterSeconds(address: string): number {

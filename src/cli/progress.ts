@@ -78,7 +78,10 @@ export class ImportProgressReporter {
   private step: CommitStep | null = null;
   private ticker: NodeJS.Timeout | null = null;
 
-  constructor(private readonly options: ProgressOptions) {
+  private readonly options: ProgressOptions;
+
+  constructor(options: ProgressOptions) {
+    this.options = options;
     this.tty = options.out.isTTY === true && !options.json;
     this.lastWrite = this.tty || options.everyMs === 0 ? Number.NEGATIVE_INFINITY : this.started;
   }

@@ -24,7 +24,11 @@ const DEFAULT_MAX_ENTRIES = 10_000;
 export class DerivedCache<T> {
   private readonly entries = new Map<string, Promise<T>>();
 
-  constructor(private readonly maxEntries = DEFAULT_MAX_ENTRIES) {}
+  private readonly maxEntries: number;
+
+  constructor(maxEntries: number = DEFAULT_MAX_ENTRIES) {
+    this.maxEntries = maxEntries;
+  }
 
   /**
    * The value `query` computes (its compiled SQL and parameters, the company id among them,

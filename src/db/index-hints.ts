@@ -20,7 +20,11 @@ import {
  * chooses well from its statistics, so the plugin leaves its queries alone.
  */
 class IndexedBy implements KyselyPlugin {
-  constructor(private readonly index: string) {}
+  private readonly index: string;
+
+  constructor(index: string) {
+    this.index = index;
+  }
 
   transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
     if (!SelectQueryNode.is(node) || !node.from) return node;

@@ -19,10 +19,13 @@ const MARK = '/* plan once */';
  * a parameter, and each call puts the value in its place (encoded, for SQLite's id lists).
  */
 class Slot {
-  constructor(
-    readonly name: string,
-    readonly encode?: (value: unknown) => unknown,
-  ) {}
+  readonly name: string;
+  readonly encode?: (value: unknown) => unknown;
+
+  constructor(name: string, encode?: (value: unknown) => unknown) {
+    this.name = name;
+    this.encode = encode;
+  }
 }
 
 type Binding = { readonly slot: Slot } | { readonly constant: unknown };

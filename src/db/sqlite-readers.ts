@@ -220,7 +220,10 @@ export class SqliteReaders {
   private readonly waiting: Waiting[] = [];
   private stopped = false;
 
-  constructor(private readonly options: ReaderOptions) {
+  private readonly options: ReaderOptions;
+
+  constructor(options: ReaderOptions) {
+    this.options = options;
     for (let i = 0; i < options.threads; i++) this.threads.push(this.start());
   }
 
@@ -274,7 +277,11 @@ export class SqliteReaders {
 }
 
 class ReaderConnection implements DatabaseConnection {
-  constructor(private readonly readers: SqliteReaders) {}
+  private readonly readers: SqliteReaders;
+
+  constructor(readers: SqliteReaders) {
+    this.readers = readers;
+  }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const rows = await this.readers.query(compiledQuery.sql, compiledQuery.parameters);

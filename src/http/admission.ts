@@ -13,11 +13,15 @@ export class Admission {
   #running = 0;
   private readonly waiting = new Set<() => void>();
 
-  constructor(
-    private readonly maxConcurrent: number,
-    private readonly maxQueued: number,
-    private readonly maxWaitMs: number,
-  ) {}
+  private readonly maxConcurrent: number;
+  private readonly maxQueued: number;
+  private readonly maxWaitMs: number;
+
+  constructor(maxConcurrent: number, maxQueued: number, maxWaitMs: number) {
+    this.maxConcurrent = maxConcurrent;
+    this.maxQueued = maxQueued;
+    this.maxWaitMs = maxWaitMs;
+  }
 
   /** Requests being worked on. */
   get running(): number {

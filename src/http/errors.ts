@@ -11,14 +11,18 @@ import {
 
 /** Thrown anywhere in a request; the error handler turns it into its problem+json answer. */
 export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly detail: string;
   readonly headers: Record<string, string>;
 
   constructor(
-    readonly code: ErrorCode,
-    readonly detail: string,
+    code: ErrorCode,
+    detail: string,
     options: { errors?: ProblemErrors; headers?: Record<string, string> } = {},
   ) {
     super(detail);
+    this.code = code;
+    this.detail = detail;
     this.name = 'ApiError';
     this.errors = options.errors;
     this.headers = options.headers ?? {};

@@ -12,7 +12,11 @@ export class ResponseCache {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  private readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
 
   /** What the kept answers and their keys take, within the budget. */
   get bytes(): number {

@@ -38,10 +38,13 @@ export class ChangeLog {
   /** Per company: whether it may have remembered deletions (then an upsert forgets its own). */
   private readonly deletionsKept = new Map<number, boolean>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly options: ChangeLogOptions,
-  ) {}
+  private readonly db: Db;
+  private readonly options: ChangeLogOptions;
+
+  constructor(db: Db, options: ChangeLogOptions) {
+    this.db = db;
+    this.options = options;
+  }
 
   /** The import's number for each company, taken (and the company locked) at first use. */
   async seqsOf(companyIds: Iterable<number>): Promise<void> {

@@ -23,10 +23,13 @@ export class ReceiptIngest {
   /** The import folder with every link in its path followed, once it is needed. */
   private realBaseDir: Promise<string> | undefined;
 
-  constructor(
-    private readonly store: ReceiptStore,
-    private readonly baseDir: string,
-  ) {}
+  private readonly store: ReceiptStore;
+  private readonly baseDir: string;
+
+  constructor(store: ReceiptStore, baseDir: string) {
+    this.store = store;
+    this.baseDir = baseDir;
+  }
 
   /** Stores a receipt's original byte for byte and its processed variant, made now. */
   async ingest(

@@ -66,7 +66,11 @@ const SQLITE_ROWS_PER_STATEMENT = 100;
 class SqliteRowWriter implements RowWriter {
   private readonly statements = new Map<string, SqliteDatabase.Statement>();
 
-  constructor(private readonly sqlite: SqliteDatabase.Database) {}
+  private readonly sqlite: SqliteDatabase.Database;
+
+  constructor(sqlite: SqliteDatabase.Database) {
+    this.sqlite = sqlite;
+  }
 
   async write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<number> {
     const count = rowCount(rows);
@@ -131,7 +135,11 @@ class SqliteRowWriter implements RowWriter {
 class PostgresRowWriter implements RowWriter {
   private readonly texts = new Map<string, string>();
 
-  constructor(private readonly trx: Db) {}
+  private readonly trx: Db;
+
+  constructor(trx: Db) {
+    this.trx = trx;
+  }
 
   async write(table: string, rows: TableRows, mode: 'insert' | 'upsert'): Promise<number> {
     if (rowCount(rows) === 0) return 0;

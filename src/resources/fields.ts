@@ -3,11 +3,13 @@ import { isCalendarDate, normalizeTimestamp } from '../time.ts';
 
 /** A problem with one field of one record; the importer adds the line number. */
 export class FieldError extends Error {
-  constructor(
-    readonly field: string,
-    readonly problem: string,
-  ) {
+  readonly field: string;
+  readonly problem: string;
+
+  constructor(field: string, problem: string) {
     super(`${field}: ${problem}`);
+    this.field = field;
+    this.problem = problem;
     this.name = 'FieldError';
   }
 }
@@ -24,10 +26,13 @@ const CODE = /^[a-z][a-z0-9_]{0,49}$/;
 
 /** Reads typed fields from one parsed NDJSON object, throwing FieldError on the first problem. */
 export class FieldReader {
-  constructor(
-    private readonly record: Record<string, unknown>,
-    private readonly prefix = '',
-  ) {}
+  private readonly record: Record<string, unknown>;
+  private readonly prefix: string;
+
+  constructor(record: Record<string, unknown>, prefix: string = '') {
+    this.record = record;
+    this.prefix = prefix;
+  }
 
   fail(field: string, problem: string): FieldError {
     return new FieldError(`${this.prefix}${field}`, problem);

@@ -4,12 +4,13 @@
  * `invalid`, naming `field`).
  */
 export class ServiceError extends Error {
-  constructor(
-    readonly kind: 'not_found' | 'invalid',
-    message: string,
-    readonly field?: string,
-  ) {
+  readonly kind: 'not_found' | 'invalid';
+  readonly field?: string;
+
+  constructor(kind: 'not_found' | 'invalid', message: string, field?: string) {
     super(message);
+    this.kind = kind;
+    this.field = field;
     this.name = 'ServiceError';
   }
 }

@@ -151,10 +151,13 @@ async function truth(api: TestApi, key: string): Promise<Map<string, unknown>> {
 class Follower {
   readonly copy = new Map<string, unknown>();
   cursor: string | undefined;
-  constructor(
-    private readonly api: TestApi,
-    private readonly key: string,
-  ) {}
+  private readonly api: TestApi;
+  private readonly key: string;
+
+  constructor(api: TestApi, key: string) {
+    this.api = api;
+    this.key = key;
+  }
 
   /** Reads pages until the feed has nothing more now. */
   async catchUp(limit: number): Promise<void> {
