@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +78,8 @@ describe('the client package', () => {
     );
     const keyArgument = spawnSync(PULL_BIN, ['--key', 'cdk_x'], { encoding: 'utf8' });
     assert.equal(keyArgument.status, 2);
-    assert.match(keyArgument.stderr, /Unknown option '--key'/);
+    assert.match(keyArgument.stderr, /^cdapi-pull: an API key is never taken as an argument/);
+    assert.equal(keyArgument.stderr.includes('cdk_x'), false, keyArgument.stderr);
   });
 
   it('cdapi-pull names what failed: a base URL that is not one, a service it cannot reach, an output file it cannot open', async (t) => {
@@ -107,6 +108,11 @@ describe('the client package', () => {
     assert.equal(
       closed.stderr.trimEnd().split('\n').at(-1),
       `cdapi-pull: cannot reach the service: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+    assert.equal(
+      existsSync(join(dir, 'x.sqlite')),
+      false,
+      'a first run that failed leaves no file',
     );
     const folder = run(['--base-url', 'http://127.0.0.1:1/api/company/v1', '--out', dir]);
     assert.equal(folder.status, 1);

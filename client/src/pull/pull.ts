@@ -1,3 +1,4 @@
+import { existsSync, rmSync } from 'node:fs';
 import { type Client, createClient } from '../client.ts';
 import { ApiError } from '../errors.ts';
 import type { Wait } from '../transport.ts';
@@ -109,17 +110,18 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     },
   });
   const call = { signal: options.signal };
-  // Asked before the output file is opened, so a wrong address or key leaves no empty file.
-  const me = await client.me(call).catch((error: unknown) => {
-    if (error instanceof ApiError && error.status === 404) {
-      throw new Error(
-        `${error.message} Is --base-url the API's base, ending in /api/company/v1 (${options.baseUrl})?`,
-      );
-    }
-    throw error;
-  });
+  const created = !existsSync(options.out);
   const mirror = new Mirror(options.out);
+  let done = false;
   try {
+    const me = await client.me(call).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) {
+        throw new Error(
+          `${error.message} Is --base-url the API's base, ending in /api/company/v1 (${options.baseUrl})?`,
+        );
+      }
+      throw error;
+    });
     claimFile(mirror, {
       base_url: options.baseUrl.replace(/\/+$/, ''),
       company_id: String(me.company.id),
@@ -166,6 +168,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     if (options.receiptsDir)
       await syncReceipts(client, mirror, options.receiptsDir, options.progress, options.signal);
     if (options.csvDir) writeCsv(mirror, options.csvDir);
+    done = true;
     return {
       upserts,
       deletes,
@@ -173,6 +176,12 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       seconds: Math.round((performance.now() - startedAt) / 10) / 100,
     };
   } finally {
+    // A first run that failed before its first page (a wrong address or key, a service down)
+    // leaves no file behind; one that got further keeps it, and the next run resumes.
+    const nothingPulled = mirror.state('cursor') === null;
     mirror.close();
+    if (!done && created && nothingPulled) {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${options.out}${suffix}`, { force: true });
+    }
   }
 }
