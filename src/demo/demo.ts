@@ -68,12 +68,14 @@ async function* numbered(
 
 /**
  * A second import with a few deletions (two leave requests, an expense), as a source system
- * sends them: the change feed of a demo company shows deletions from the start.
+ * sends them: the change feed of a demo company shows deletions from the start. Not the first
+ * records: the README's examples read `/leaves/1` and `/expenses/1` of the company `npm start`
+ * makes.
  */
 async function* history(ids: DemoIds): AsyncGenerator<SourceRecord[]> {
   const deleted = [
-    { resource: 'leave', id: ids.leave },
-    { resource: 'leave', id: ids.leave + 1 },
+    { resource: 'leave', id: ids.leave + 2 },
+    { resource: 'leave', id: ids.leave + 3 },
     { resource: 'expense', id: ids.expense + DEMO_RECEIPTS + 2 },
   ];
   yield deleted.map(({ resource, id }, i) => ({

@@ -3,11 +3,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_DEMO_EMPLOYEES } from '../../src/demo/context.ts';
 import { createDemoCompany } from '../../src/demo/demo.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { withErrorTable } from '../../src/openapi.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { ERRORS } from '../../src/schemas/problems.ts';
+import { useApi } from '../helpers/api.ts';
 import { useDatabase, useTempDir } from '../helpers/databases.ts';
 import { writeJpeg } from '../helpers/records.ts';
 
@@ -63,6 +65,22 @@ describe('the documentation', () => {
     const guide = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
     assert.equal(guide, withErrorTable(guide), 'the error table differs: run `npm run openapi`');
     for (const code of Object.keys(ERRORS)) assert.match(guide, new RegExp(`\\| \`${code}\` \\|`));
+  });
+
+  it('has curl lines in the README that answer on the company `npm start` makes, on the first try', async (t) => {
+    const api = await useApi(t, 'sqlite');
+    const demo = await createDemoCompany(api.handle, new FileReceiptStore(api.config.receiptsDir), {
+      employees: DEFAULT_DEMO_EMPLOYEES,
+    });
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const paths = [...readme.matchAll(/^ {4}curl .*Bearer \$KEY" "?\$B(\/[^\s"]+)/gm)].map(
+      (m) => m[1] as string,
+    );
+    assert.ok(paths.length >= 10, `the README's curl lines: ${paths.join(' ')}`);
+    for (const path of paths) {
+      const res = await api.get(path, demo.key);
+      assert.equal(res.status, path.includes('/receipt') ? 302 : 200, `${path}: ${res.body}`);
+    }
   });
 
   it('has an import example that imports as it is beside a demo company, replacing none of it', async (t) => {
