@@ -29,9 +29,12 @@ describeEachDialect('conditional requests', (dialect) => {
         const etag = String(first.headers.etag);
         assert.match(etag, /^W\/"[A-Za-z0-9_-]{27}"$/, path);
         tags.set(path, etag);
-        // Compressed or not, the same answer has the same tag.
+        // Compressed or not, the same answer has the same tag; either says it varies by
+        // Accept-Encoding, once.
         const gzip = await api.get(path, key, { headers: { 'accept-encoding': 'gzip' } });
         assert.equal(gzip.headers.etag, etag, path);
+        assert.equal(first.headers.vary, 'accept-encoding', path);
+        assert.equal(gzip.headers.vary, 'accept-encoding', path);
         for (const condition of [etag, etag.slice(2), `"x", ${etag}`, '*']) {
           const again = await api.get(path, key, { headers: { 'if-none-match': condition } });
           assert.equal(again.status, 304, `${path} ${condition}`);
@@ -39,6 +42,7 @@ describeEachDialect('conditional requests', (dialect) => {
           // RFC 9110 §8.6: a 304's Content-Length, if any, is the 200's; 0 would mislead caches.
           assert.equal(again.headers['content-length'], undefined, `${path} ${condition}`);
           assert.equal(again.headers.etag, etag);
+          assert.equal(again.headers.vary, 'accept-encoding', `${path} ${condition}`);
           const head = await api.get(path, key, {
             method: 'HEAD',
             headers: { 'if-none-match': condition },

@@ -25,6 +25,10 @@ export function registerETags(app: FastifyInstance): void {
     }
     const etag = `W/"${hash('sha1', payload, 'base64url')}"`;
     reply.header('etag', etag);
+    // The body may go out compressed or not, so every answer (a 304 too, and an uncompressed
+    // 200 to a client that accepts no encoding) says it varies by Accept-Encoding, as RFC 9110
+    // §12.5.5 asks; @fastify/compress adds it only where it compresses, and keeps this one.
+    reply.header('vary', 'accept-encoding');
     const ifNoneMatch = request.headers['if-none-match'];
     if (ifNoneMatch && matches(ifNoneMatch, etag)) {
       reply.code(304);
