@@ -272,6 +272,16 @@ describeEachDialect('GET /changes', (dialect) => {
     const refused = await api.get('/changes?resources=leave,expense', key);
     assert.equal(refused.status, 403);
     assert.equal(refused.json.code, 'insufficient_scope');
+    // A missing scope comes before a bad parameter (PRODUCT.md §6), whichever it is.
+    for (const query of [
+      'resources=expense&limit=0',
+      'resources=expense,bogus',
+      'resources=leave&resources=%20expense&after=abc',
+    ]) {
+      const first = await api.get(`/changes?${query}`, key);
+      assert.equal(first.status, 403, query);
+      assert.equal(first.json.code, 'insufficient_scope', query);
+    }
     const only = await api.get('/changes?resources=leave', key);
     assert.deepEqual(summary(only.json.data), ['upsert leave 1']);
   });

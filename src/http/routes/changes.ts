@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import {
   decodeCursor,
   FEED_RESOURCES,
@@ -23,6 +24,22 @@ const SCOPE_OF: Record<FeedResource, Scope | null> = {
   expense_category: 'expenses.read',
   expense: 'expenses.read',
 };
+
+/**
+ * PRODUCT.md §6 puts a missing scope (403) before a bad parameter (422): `resources` naming a
+ * resource the key may not read is refused from the query's raw text, before the query is
+ * validated (`?resources=expense&limit=0` is a 403 for a key without `expenses.read`).
+ */
+async function refuseUnreadableResources(request: FastifyRequest): Promise<void> {
+  const raw = (request.query as Record<string, unknown>).resources;
+  for (const list of Array.isArray(raw) ? raw : [raw]) {
+    if (typeof list !== 'string') continue;
+    for (const name of list.split(',').map((part) => part.trim())) {
+      const scope = Object.hasOwn(SCOPE_OF, name) ? SCOPE_OF[name as FeedResource] : null;
+      if (scope && !request.auth.scopes.includes(scope)) throw insufficientScope(scope);
+    }
+  }
+}
 
 export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
   app.get(
@@ -52,6 +69,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
       // reference operations (explicit columns, mapped at one boundary); a union of five
       // schemas per entry made the generic serializer try each in turn, 20× slower.
       serializerCompiler: () => (data: unknown) => JSON.stringify(data),
+      preValidation: refuseUnreadableResources,
     },
     async (request) => {
       const { query, auth } = request;
