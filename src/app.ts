@@ -189,10 +189,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Where every problem's `type` points: each error code explained under its own anchor.
   registerErrorsPage(app);
 
-  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
+  // Health answers are about this moment: no proxy or cache may keep one.
+  app.get('/healthz', { logLevel: 'warn' }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { status: 'ok' };
+  });
   // Not ready (503) without the database; ready but `degraded` while rate limits cannot be
   // shared, so a load balancer keeps the instance while operators are told.
-  app.get('/readyz', { logLevel: 'warn' }, async () => {
+  app.get('/readyz', { logLevel: 'warn' }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
     const databases: Array<[check: string, label: string, handle: DatabaseHandle]> =
       primary === database
         ? [['database', 'The database', database]]

@@ -71,6 +71,9 @@ describeEachDialect('cdapi serve', (dialect) => {
 
     const ready = await fetch(`${server.origin}/readyz`);
     assert.equal(ready.status, 200);
+    assert.equal(ready.headers.get('cache-control'), 'no-store');
+    const alive = await fetch(`${server.origin}/healthz`);
+    assert.equal(alive.headers.get('cache-control'), 'no-store');
     assert.deepEqual(await ready.json(), {
       status: 'degraded',
       checks: { database: 'ok', redis: 'unreachable' },
