@@ -5,13 +5,16 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 /**
  * Starts a worker thread on the module `name` beside the module at `besideUrl` (pass
  * `import.meta.url`): `name.js` when built. From the sources, a Node that strips types itself
- * (22.18 and later, 24) loads `name.ts` as it is; on an older one the process runs through tsx,
- * whose loader a worker does not inherit, so the thread registers it first.
+ * (22.18 and later, 24) loads `name.ts` as it is; on an older one, or under node_modules where
+ * Node strips nothing, the process runs through tsx (bin/cdapi.js), whose loader a worker does
+ * not inherit, so the thread registers it first.
  */
 export function startModuleThread(besideUrl: string, name: string, options: WorkerOptions): Worker {
   const extension = extname(fileURLToPath(besideUrl));
   const entry = new URL(`./${name}${extension}`, besideUrl);
-  if (extension !== '.ts' || process.features.typescript) return new Worker(entry, options);
+  const nativeTypeScript =
+    process.features.typescript && !entry.pathname.includes('/node_modules/');
+  if (extension !== '.ts' || nativeTypeScript) return new Worker(entry, options);
   const tsx = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry.href)});`;
   return new Worker(new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`), options);
