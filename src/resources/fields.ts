@@ -64,7 +64,7 @@ export class FieldReader {
   id(field: string): number {
     const v = this.required(field);
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > ID_MAX) {
-      throw this.fail(field, 'must be a positive integer');
+      throw this.fail(field, `must be a positive integer of at most ${ID_MAX} (2^53 − 1)`);
     }
     return v;
   }

@@ -609,12 +609,20 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       {
         name: 'wrong type',
         line: employee(1, 5, { id: '5' }),
-        expect: /^line 4: id: must be a positive integer$/,
+        expect:
+          /^line 4: id: must be a positive integer of at most 9007199254740991 \(2\^53 − 1\)$/,
+      },
+      {
+        name: 'id past 2^53 − 1',
+        line: JSON.stringify(employee(1, 5)).replace('"id":5,', '"id":9007199254740992,'),
+        expect:
+          /^line 4: id: must be a positive integer of at most 9007199254740991 \(2\^53 − 1\)$/,
       },
       {
         name: 'non-positive id',
         line: employee(1, 0),
-        expect: /^line 4: id: must be a positive integer$/,
+        expect:
+          /^line 4: id: must be a positive integer of at most 9007199254740991 \(2\^53 − 1\)$/,
       },
       {
         name: 'bad enum',
