@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
-import { parseId, print, table, withDatabase } from './context.ts';
+import { count, parseId, print, table, withDatabase } from './context.ts';
 
 /** Loaded when a command runs, not for every `cdapi` (see main.ts). */
 const companiesService = () => import('../services/companies.service.ts');
@@ -74,9 +74,9 @@ export function registerCompanyCommands(program: Command): void {
       print(options.json, summary, () =>
         [
           `Purged company ${id} (${summary.company.name}):`,
-          `  ${removed.employees} employees, ${removed.leave_types} leave types, ${removed.leaves} leaves,`,
-          `  ${removed.expense_categories} expense categories, ${removed.expenses} expenses,`,
-          `  ${removed.receipt_files} receipt files, ${removed.api_keys} API keys.`,
+          `  ${count(removed.employees, 'employee')}, ${count(removed.leave_types, 'leave type')}, ${count(removed.leaves, 'leave')},`,
+          `  ${count(removed.expense_categories, 'expense category', 'expense categories')}, ${count(removed.expenses, 'expense')},`,
+          `  ${count(removed.receipt_files, 'receipt file')}, ${count(removed.api_keys, 'API key')}.`,
         ].join('\n'),
       );
     });

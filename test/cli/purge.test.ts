@@ -66,7 +66,7 @@ describeEachDialect('cdapi companies purge', (dialect) => {
     assert.equal(text.status, 0, text.stderr);
     assert.match(
       text.stdout,
-      /^Purged company 2 \(Company 2\):\n {2}1 employees, 1 leave types, 1 leaves,/,
+      /^Purged company 2 \(Company 2\):\n {2}1 employee, 1 leave type, 1 leave,\n {2}1 expense category, 2 expenses,\n {2}2 receipt files, 1 API key\.\n$/,
     );
     assert.equal(filesIn(receipts).length, 0);
     const again = cdapi(['companies', 'purge', '2', '--confirm', '2'], env);
