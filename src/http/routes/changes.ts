@@ -78,17 +78,11 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
         const scope = SCOPE_OF[resource.name];
         return scope === null || auth.scopes.includes(scope) ? [rank] : [];
       });
-      let ranks = readable;
-      if (named) {
-        ranks = [...new Set(named)]
-          .map((name) => FEED_RESOURCES.findIndex((r) => r.name === name))
-          .sort((a, b) => a - b);
-        for (const rank of ranks) {
-          if (!readable.includes(rank)) {
-            throw insufficientScope(SCOPE_OF[FEED_RESOURCES[rank]?.name as FeedResource] as Scope);
-          }
-        }
-      }
+      // A named resource the key may not read was refused before validation
+      // (refuseUnreadableResources); the ranks stay within the readable ones all the same.
+      const ranks = named
+        ? readable.filter((rank) => named.includes(FEED_RESOURCES[rank]?.name as FeedResource))
+        : readable;
       let after: FeedPosition = FEED_START;
       if (query.after !== undefined) {
         const decoded = decodeCursor(query.after);
