@@ -50,6 +50,19 @@ export async function setIndexesAside(trx: Db, dialect: Dialect): Promise<SetAsi
   return setAside;
 }
 
+/** Whether no table with a list holds a row: an import now is the database's first load. */
+export async function holdsNoListedRows(db: Db): Promise<boolean> {
+  for (const table of DEFERRABLE_TABLES) {
+    const any = await sql`select 1 from ${sql.table(table)} limit 1`.execute(db);
+    if (any.rows.length > 0) return false;
+  }
+  return true;
+}
+
+/** Whether `setIndexesAside` set every such table aside: each was empty in the transaction. */
+export const setEveryTableAside = (setAside: readonly SetAside[]): boolean =>
+  setAside.length === DEFERRABLE_TABLES.length;
+
 /** Builds what `setIndexesAside` dropped, from the rows now in the tables. */
 export async function rebuildIndexes(
   trx: Db,

@@ -7,7 +7,13 @@ import { refreshLeaveCounts } from '../db/leave-counts.ts';
 import { markListSamples } from '../db/list-samples.ts';
 import { startModuleThread } from '../threads.ts';
 import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
-import { type IndexStep, rebuildIndexes, setIndexesAside } from './deferred-indexes.ts';
+import {
+  holdsNoListedRows,
+  type IndexStep,
+  rebuildIndexes,
+  setEveryTableAside,
+  setIndexesAside,
+} from './deferred-indexes.ts';
 import { rowWriter } from './row-writer.ts';
 import type { Batch, DeleteBatch } from './rows.ts';
 import { deleteBatch, type WriteOutcome, writeBatch } from './writer.ts';
@@ -59,16 +65,46 @@ export type CommitStep =
 
 export type OnCommitStep = (step: CommitStep) => void;
 
-/** A transaction on `handle`'s own connection, in this thread. */
+/**
+ * A transaction on `handle`'s own connection, in this thread.
+ *
+ * A first load into SQLite (no table with a list holds a row) runs without SQLite's
+ * foreign-key checks: the importer has already checked every reference of every record
+ * (`References`: a record the file brought earlier or the database holds, of the same company,
+ * reported by line and field), and children (items, attachments, receipts) come inside their
+ * parent's record. The bench file's ten million look-ups of parents took 7–8 s of its first
+ * load (docs/performance.md, item 62). Every later import keeps them as a second wall. The
+ * setting is the connection's and cannot change inside a transaction, so it is set before the
+ * transaction starts and set back when it ends; should another import store rows between the
+ * look and this one's write lock, the transaction starts again with the checks on.
+ */
 export async function beginImport(
   handle: DatabaseHandle,
   options: ChangeLogOptions,
+  uncheckedFirstLoad = true,
 ): Promise<ImportTransaction> {
-  const trx = await handle.db.startTransaction().execute();
+  const unchecked =
+    uncheckedFirstLoad && handle.dialect === 'sqlite' && (await holdsNoListedRows(handle.db));
+  const checkForeignKeys = (on: boolean) => {
+    if (unchecked && handle.dialect === 'sqlite') {
+      handle.sqlite.pragma(`foreign_keys = ${on ? 'ON' : 'OFF'}`);
+    }
+  };
+  checkForeignKeys(false);
+  const trx = await handle.db
+    .startTransaction()
+    .execute()
+    .catch((error: unknown) => {
+      checkForeignKeys(true);
+      throw error;
+    });
   const ended = () => trx.isCommitted || trx.isRolledBack;
+  let raced = false;
   try {
     if (handle.dialect === 'sqlite') await takeSqliteWriteLock(trx);
     const setAside = await setIndexesAside(trx, handle.dialect);
+    raced = unchecked && !setEveryTableAside(setAside);
+    if (raced) throw new Error('another import stored rows before this one took the write lock');
     const writer = rowWriter(handle, trx);
     const log = new ChangeLog(trx, options);
     // A batch's statements never interleave with the next batch's.
@@ -99,14 +135,18 @@ export async function beginImport(
         await refreshLeaveCounts(trx, changed);
         onStep({ name: 'commit' });
         await trx.commit().execute();
+        checkForeignKeys(true);
         return { written: Promise.resolve() };
       },
       async rollback() {
         if (!ended()) await trx.rollback().execute();
+        checkForeignKeys(true);
       },
     };
   } catch (error) {
     await trx.rollback().execute();
+    checkForeignKeys(true);
+    if (raced) return beginImport(handle, options, false);
     throw error;
   }
 }
