@@ -1,5 +1,6 @@
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Database, Db } from '../db/database.ts';
+import { mergeSearchTables, truncateWriteAheadLog } from '../db/erasure.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 
 /** What a purge removed: the company, and how many of each of its things. */
@@ -92,10 +93,13 @@ export async function purgeCompany(
       await trx.deleteFrom(table).where('company_id', '=', companyId).execute();
     }
     await trx.deleteFrom('companies').where('id', '=', companyId).execute();
+    if (handle.dialect === 'sqlite') await mergeSearchTables(trx, ['employees', 'expenses']);
     const files = new Set(receipts.flatMap((r) => [r.original_key, r.processed_key]));
     return { company: { id: Number(company.id), name: company.name }, counts, files };
   });
   if (!purged) return null;
+  // The log still holds the company's pages as they were (src/db/erasure.ts).
+  truncateWriteAheadLog(handle);
   let removedFiles = 0;
   for (const key of purged.files) {
     const used = await handle.db

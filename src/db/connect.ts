@@ -150,6 +150,8 @@ export function openDatabase(
     const sqlite = openSqliteFile(target.path);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
+    // Deleted and replaced values are overwritten with zeros, not left in free space.
+    sqlite.pragma('secure_delete = ON');
     sqlite.pragma(`busy_timeout = ${options.statementTimeoutMs ?? 5000}`);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { sql } from 'kysely';
 import type { Dialect } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
+import { searchTablesOf } from '../db/erasure.ts';
 import { LISTED_TABLES } from '../resources/index.ts';
 
 /** A table's indexes, or its search table, about to be built. */
@@ -141,19 +142,11 @@ async function dropSqlite(trx: Db, table: string): Promise<SetAside> {
     select type, name, sql from sqlite_master
     where tbl_name = ${table} and type in ('index', 'trigger') and sql is not null
     order by type, name`.execute(trx);
-  const search = await sql<{ name: string }>`
-    select name from sqlite_master
-    where type = 'table' and sql like 'create virtual table%' and sql like ${`%content='${table}'%`}`.execute(
-    trx,
-  );
+  const searchTables = await searchTablesOf(trx, table);
   for (const { type, name } of rows) {
     await sql.raw(`drop ${type} ${name}`).execute(trx);
   }
-  return {
-    table,
-    create: rows.map((row) => row.sql),
-    searchTables: search.rows.map((row) => row.name),
-  };
+  return { table, create: rows.map((row) => row.sql), searchTables };
 }
 
 /** PostgreSQL: every index of the table but those behind its primary key and constraints. */

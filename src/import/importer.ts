@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseHandle } from '../db/connect.ts';
+import { truncateWriteAheadLog } from '../db/erasure.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
@@ -174,7 +175,10 @@ export async function importRecords(
   if (!written) options.onStep?.({ name: 'checkpoint' });
   await afterCommit('copying the write-ahead log into the database file', () => writing);
   await session.receipts.removeReplaced(handle.db);
-  return session.summary();
+  const summary = session.summary();
+  // The log still holds the deleted records' pages as they were (src/db/erasure.ts).
+  if (Object.values(summary.deletes).some((count) => count > 0)) truncateWriteAheadLog(handle);
+  return summary;
 }
 
 /**

@@ -2,9 +2,11 @@ import { sql } from 'kysely';
 import { chunks } from '../db/chunks.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
+import { mergeSearchTables } from '../db/erasure.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
 import { refreshLeaveCounts } from '../db/leave-counts.ts';
 import { markListSamples } from '../db/list-samples.ts';
+import { recordTypeNamed, type TenantRecordType } from '../resources/index.ts';
 import { startModuleThread } from '../threads.ts';
 import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
 import {
@@ -54,7 +56,8 @@ export interface CommittedImport {
  * What a commit is doing: after the last record it can take longer than reading the file did
  * (the large bench import: 27–32 s of reading, then 35 s of these), so `cdapi import` says
  * which. `indexes` and `search` are a first load's (see `setIndexesAside`), one table at a time;
- * `commit` is on SQLite without a writer thread also the copy of the write-ahead log into the
+ * `summaries` is on SQLite, after delete lines, also the merge of the search tables they
+ * deleted from (`mergeSearchTables`); `commit` is on SQLite without a writer thread also the copy of the write-ahead log into the
  * database file. `samples` and `statistics` are the importer's, after the commit
  * (`refreshListSamples`, `refreshPlannerStatistics`), while a writer thread copies its
  * write-ahead log into the file; `checkpoint` is the wait for the rest of that copy.
@@ -107,6 +110,7 @@ export async function beginImport(
     if (raced) throw new Error('another import stored rows before this one took the write lock');
     const writer = rowWriter(handle, trx);
     const log = new ChangeLog(trx, options);
+    const deletedFrom = new Set<string>();
     // A batch's statements never interleave with the next batch's.
     let last: Promise<unknown> = Promise.resolve();
     const inTurn = (apply: () => Promise<WriteOutcome>) => {
@@ -117,7 +121,11 @@ export async function beginImport(
     return {
       reader: trx,
       write: (batch) => inTurn(() => writeBatch(trx, writer, log, batch)),
-      delete: (batch) => inTurn(() => deleteBatch(trx, writer, log, batch)),
+      delete: (batch) =>
+        inTurn(() => {
+          deletedFrom.add((recordTypeNamed(batch.type) as TenantRecordType).table);
+          return deleteBatch(trx, writer, log, batch);
+        }),
       async commit(onStep = () => {}) {
         await rebuildIndexes(trx, handle.dialect, setAside, onStep);
         onStep({ name: 'feed' });
@@ -133,6 +141,7 @@ export async function beginImport(
         onStep({ name: 'summaries' });
         await refreshExpenseTexts(trx, changed);
         await refreshLeaveCounts(trx, changed);
+        if (handle.dialect === 'sqlite') await mergeSearchTables(trx, deletedFrom);
         onStep({ name: 'commit' });
         await trx.commit().execute();
         checkForeignKeys(true);
