@@ -71,20 +71,22 @@ export type OnCommitStep = (step: CommitStep) => void;
 /**
  * A transaction on `handle`'s own connection, in this thread.
  *
- * A first load into SQLite (no table with a list holds a row) runs without SQLite's
- * foreign-key checks: the importer has already checked every reference of every record
+ * `uncheckedFirstLoad` is for a connection that is the import's alone (the writer thread's):
+ * a first load into SQLite (no table with a list holds a row) then runs without SQLite's
+ * foreign-key checks. The importer has already checked every reference of every record
  * (`References`: a record the file brought earlier or the database holds, of the same company,
  * reported by line and field), and children (items, attachments, receipts) come inside their
  * parent's record. The bench file's ten million look-ups of parents took 7–8 s of its first
- * load (docs/performance.md, item 62). Every later import keeps them as a second wall. The
+ * load (docs/performance.md, item 62). Every other import keeps them as a second wall. The
  * setting is the connection's and cannot change inside a transaction, so it is set before the
- * transaction starts and set back when it ends; should another import store rows between the
- * look and this one's write lock, the transaction starts again with the checks on.
+ * transaction starts and set back when it ends (on a shared connection another statement could
+ * run between the two); should another import store rows between the look and this one's write
+ * lock, the transaction starts again with the checks on.
  */
 export async function beginImport(
   handle: DatabaseHandle,
   options: ChangeLogOptions,
-  uncheckedFirstLoad = true,
+  uncheckedFirstLoad = false,
 ): Promise<ImportTransaction> {
   const unchecked =
     uncheckedFirstLoad && handle.dialect === 'sqlite' && (await holdsNoListedRows(handle.db));

@@ -65,7 +65,8 @@ async function answer(transaction: ImportTransaction, request: WriterRequest): P
 }
 
 try {
-  const transaction = await beginImport(handle, changes);
+  // This connection is the import's alone: a first load may leave references to the importer.
+  const transaction = await beginImport(handle, changes, true);
   send({ ok: true });
   // Requests are answered one after another, in the order they came; those that came after
   // the transaction ended (the main thread sends the next batch before the last is written)
