@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { describe, it, type TestContext } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseHandle, Dialect } from '../../src/db/connect.ts';
+import type { Db } from '../../src/db/database.ts';
 import type { Batch, TableRows } from '../../src/import/rows.ts';
 import { ImportSession } from '../../src/import/session.ts';
 import {
@@ -35,26 +36,7 @@ function transactionSuite(dialect: Dialect, onThread: boolean): void {
       onThread && handle.dialect === 'sqlite'
         ? beginImportOnThread(handle, options)
         : beginImport(handle, options);
-    const dir = useTempDir(t);
-    const session = new ImportSession(new FileReceiptStore(dir), dir);
-    let line = 0;
-    /** The rows of `records` as the importer hands them to the transaction. */
-    const batchOf = async (records: unknown[]): Promise<Batch> => {
-      for (const value of records) {
-        line += 1;
-        await session.add(handle.db, line, session.parse(line, value));
-      }
-      const taken: Batch[] = [];
-      const written: WriteOutcome = { conflict: null, refused: null, replacedReceiptKeys: [] };
-      const capture = {
-        write: async (batch: Batch) => {
-          taken.push(batch);
-          return written;
-        },
-      } as unknown as ImportTransaction;
-      await session.flush(capture);
-      return taken[0] as Batch;
-    };
+    const batchOf = batchMaker(t, handle.db);
     const firstNames = () =>
       handle.db.selectFrom('employees').select(['id', 'first_name']).orderBy('id').execute();
     return { handle, begin, batchOf, firstNames };
@@ -122,24 +104,7 @@ describe('import transaction (sqlite): foreign-key checks', () => {
     const { handle, target } = await useDatabase(t, 'sqlite');
     const sqliteHandle = handle as DatabaseHandle & { dialect: 'sqlite' };
     const options = { retentionDays: 30 };
-    const dir = useTempDir(t);
-    const session = new ImportSession(new FileReceiptStore(dir), dir);
-    let line = 0;
-    /** The rows of `records` as the importer hands them to the transaction. */
-    const batchOf = async (records: unknown[]): Promise<Batch> => {
-      for (const value of records) {
-        line += 1;
-        await session.add(handle.db, line, session.parse(line, value));
-      }
-      let taken: Batch | undefined;
-      await session.flush({
-        write: async (batch: Batch) => {
-          taken = batch;
-          return { conflict: null, refused: null, replacedReceiptKeys: [] };
-        },
-      } as unknown as ImportTransaction);
-      return taken as Batch;
-    };
+    const batchOf = batchMaker(t, handle.db);
     /** A leave of employee 99, whom nothing stores: the importer would have refused it. */
     const orphanLeave = async (id: number) => {
       const batch = await batchOf([leave(1, id, 1, 1)]);
@@ -222,3 +187,25 @@ describe('import transaction (sqlite): foreign-key checks', () => {
     assert.equal(handle.sqlite.pragma('foreign_keys', { simple: true }), 1);
   });
 });
+
+/** Makes the rows of records as the importer hands them to the transaction, file order kept. */
+function batchMaker(t: TestContext, db: Db): (records: unknown[]) => Promise<Batch> {
+  const dir = useTempDir(t);
+  const session = new ImportSession(new FileReceiptStore(dir), dir);
+  let line = 0;
+  return async (records) => {
+    for (const value of records) {
+      line += 1;
+      await session.add(db, line, session.parse(line, value));
+    }
+    let taken: Batch | undefined;
+    const written: WriteOutcome = { conflict: null, refused: null, replacedReceiptKeys: [] };
+    await session.flush({
+      write: async (batch: Batch) => {
+        taken = batch;
+        return written;
+      },
+    } as unknown as ImportTransaction);
+    return taken as Batch;
+  };
+}
