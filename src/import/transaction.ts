@@ -57,10 +57,11 @@ export interface CommittedImport {
  * (the large bench import: 27–32 s of reading, then 35 s of these), so `cdapi import` says
  * which. `indexes` and `search` are a first load's (see `setIndexesAside`), one table at a time;
  * `summaries` is on SQLite, after delete lines, also the merge of the search tables they
- * deleted from (`mergeSearchTables`); `commit` is on SQLite without a writer thread also the copy of the write-ahead log into the
- * database file. `samples` and `statistics` are the importer's, after the commit
- * (`refreshListSamples`, `refreshPlannerStatistics`), while a writer thread copies its
- * write-ahead log into the file; `checkpoint` is the wait for the rest of that copy.
+ * deleted from (`mergeSearchTables`); `commit` is on SQLite without a writer thread also the
+ * copy of the write-ahead log into the database file. `samples` and `statistics` are the
+ * importer's, after the commit (`refreshListSamples`, `refreshPlannerStatistics`), while a
+ * writer thread copies its write-ahead log into the file; `checkpoint` is the wait for the
+ * rest of that copy.
  */
 export type CommitStep =
   | IndexStep
