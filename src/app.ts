@@ -239,6 +239,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const deps: ApiDeps = {
     config,
     db: readDb,
+    primaryDb: primary === database ? null : primary.db,
     listCaches: {
       derived: new DerivedCache<number>(),
       anchors: new DerivedCache<AnchorRun>(ANCHOR_CACHE_ENTRIES),

@@ -17,6 +17,8 @@ export const API_PREFIX = '/api/company/v1';
 export interface ApiDeps {
   config: ServerConfig;
   db: Db;
+  /** The primary when `db` is a read replica (DATABASE_READ_URL), else null. */
+  primaryDb: Db | null;
   /** Values derived from companies' data, cached for list queries. */
   listCaches: ListCaches;
   /** Null when RESPONSE_CACHE_MB is 0. */

@@ -13,7 +13,7 @@ import { startServer } from '../../src/server.ts';
 import { testServerConfig } from '../helpers/api.ts';
 import { type TestDatabase, testDialects, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { smallCompany, writeNdjson } from '../helpers/records.ts';
+import { employee, smallCompany, writeNdjson } from '../helpers/records.ts';
 
 const postgres = testDialects().find((dialect) => dialect.name === 'postgres');
 
@@ -36,6 +36,23 @@ async function createKey(database: TestDatabase): Promise<{ id: number; key: str
   return { id, key: generated.key };
 }
 
+/** Two databases holding the same company: a primary and a replica of it. */
+async function primaryAndReplica(t: TestContext) {
+  const dir = useTempDir(t);
+  const primary = await useDatabase(t, 'postgres');
+  const replica = await useDatabase(t, 'postgres');
+  await loadCompany(primary, dir);
+  await loadCompany(replica, dir);
+  return { dir, primary, replica };
+}
+
+/** Reads from `replica` in a read-only session, as a hot standby's is: a write there fails. */
+function readingFrom(replica: TestDatabase): Pick<ServerConfig, 'readDatabase'> {
+  const url = new URL(replica.url);
+  url.searchParams.set('options', '-c default_transaction_read_only=on');
+  return { readDatabase: { dialect: 'postgres', url: url.toString() } };
+}
+
 async function started(t: TestContext, config: ServerConfig) {
   const server = await startServer({ ...config, logLevel: 'silent' });
   t.after(() => server.close());
@@ -47,11 +64,7 @@ if (postgres?.skip) {
 } else {
   describe('PostgreSQL in production', () => {
     it('reads from DATABASE_READ_URL, and looks keys up and records their use on the primary', async (t) => {
-      const dir = useTempDir(t);
-      const primary = await useDatabase(t, 'postgres');
-      const replica = await useDatabase(t, 'postgres');
-      await loadCompany(primary, dir);
-      await loadCompany(replica, dir);
+      const { dir, primary, replica } = await primaryAndReplica(t);
       // Only the replica has this name, and only the primary has the key.
       await replica.handle.db
         .updateTable('employees')
@@ -59,15 +72,7 @@ if (postgres?.skip) {
         .where('company_id', '=', 1)
         .execute();
       const { id, key } = await createKey(primary);
-      // The replica session is read-only, as a hot standby's is: a write sent there would fail.
-      const readOnly = new URL(replica.url);
-      readOnly.searchParams.set('options', '-c default_transaction_read_only=on');
-      const server = await started(
-        t,
-        testServerConfig(primary, dir, {
-          readDatabase: { dialect: 'postgres', url: readOnly.toString() },
-        }),
-      );
+      const server = await started(t, testServerConfig(primary, dir, readingFrom(replica)));
       const headers = { authorization: `Bearer ${key}` };
 
       const employees = await server.app.inject({ url: '/api/company/v1/employees', headers });
@@ -98,6 +103,37 @@ if (postgres?.skip) {
         status: 'ok',
         checks: { primary: 'ok', replica: 'ok' },
       });
+    });
+
+    it('answers a change-feed cursor ahead of the replica from the primary (another replica gave it)', async (t) => {
+      const { dir, primary, replica } = await primaryAndReplica(t);
+      const receipts = new FileReceiptStore(`${dir}/receipts`);
+      const importIntoPrimary = (id: number) =>
+        importFile(primary.handle, receipts, writeNdjson(dir, [employee(1, id)], `${id}.ndjson`));
+      // An import this replica has not replayed yet, and another replica has.
+      await importIntoPrimary(2);
+      const { key } = await createKey(primary);
+      const headers = { authorization: `Bearer ${key}` };
+      const behind = await started(t, testServerConfig(primary, dir, readingFrom(replica)));
+      const upToDate = await started(t, testServerConfig(primary, dir));
+      const feed = (server: typeof behind, after?: string) =>
+        server.app.inject({
+          url: `/api/company/v1/changes?limit=1000${after ? `&after=${after}` : ''}`,
+          headers,
+        });
+      const read = await feed(upToDate);
+      assert.equal(read.statusCode, 200, read.body);
+      const cursor = read.json().meta.next_cursor as string;
+      await importIntoPrimary(3);
+
+      const next = await feed(behind, cursor);
+      assert.equal(next.statusCode, 200, next.body);
+      assert.deepEqual(
+        next
+          .json()
+          .data.map((entry: { resource: string; id: number }) => [entry.resource, entry.id]),
+        [['employee', 3]],
+      );
     });
 
     it('plans no parallel workers for the service, unless the URL asks; imports keep them', async (t) => {

@@ -8,6 +8,7 @@ import {
   type FeedResource,
   readChanges,
 } from '../../db/changes.queries.ts';
+import type { Db } from '../../db/database.ts';
 import type { Scope } from '../../keys/scopes.ts';
 import { ChangesPageSchema, ChangesQuery, DEFAULT_CHANGES_LIMIT } from '../../schemas/changes.ts';
 import { type ApiDeps, receiptUrls } from '../deps.ts';
@@ -97,12 +98,20 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
         }
         after = decoded;
       }
-      const page = await readChanges(
-        deps.db,
-        auth.company.id,
-        { after, cursor: query.after, limit: query.limit ?? DEFAULT_CHANGES_LIMIT, ranks },
-        receiptUrls(deps.config, request),
-      );
+      const read = (db: Db) =>
+        readChanges(
+          db,
+          auth.company.id,
+          { after, cursor: query.after, limit: query.limit ?? DEFAULT_CHANGES_LIMIT, ranks },
+          receiptUrls(deps.config, request),
+        );
+      let page = await read(deps.db);
+      // A cursor ahead of the replica is one another replica gave (several behind a pooler,
+      // or a failover): the primary is as far as any of them. Only a feed restored from an
+      // older copy is behind the cursor there too.
+      if ('lost' in page && page.lost === 'ahead' && deps.primaryDb) {
+        page = await read(deps.primaryDb);
+      }
       if ('lost' in page) throw cursorExpired(page.lost);
       return page;
     },
