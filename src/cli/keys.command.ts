@@ -38,6 +38,22 @@ function nameOption(value: string): string {
   return value;
 }
 
+/** What the operator may not have meant: a key that cannot work yet, or a limit that hides another. */
+function creationCautions(options: CreateOptions, companyActive: boolean): string[] {
+  const cautions: string[] = [];
+  if (!companyActive) {
+    cautions.push(
+      `company ${options.company} is inactive: the key is refused (403 company_inactive) until \`cdapi companies activate ${options.company}\``,
+    );
+  }
+  if (options.perHour < options.perMinute) {
+    cautions.push(
+      `--per-hour ${options.perHour} is below --per-minute ${options.perMinute}: no more than ${options.perHour} requests get through in any minute either`,
+    );
+  }
+  return cautions;
+}
+
 export function registerKeyCommands(program: Command): void {
   const keys = program.command('keys').description('create, list and revoke API keys');
 
@@ -81,6 +97,10 @@ export function registerKeyCommands(program: Command): void {
           created.raw,
         ].join('\n'),
       );
+      // On stderr, so that --json output stays one document.
+      for (const caution of creationCautions(options, created.company.active)) {
+        process.stderr.write(`cdapi: note: ${caution}\n`);
+      }
     });
 
   keys

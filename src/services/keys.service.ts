@@ -1,3 +1,4 @@
+import type { CompanySummary } from '../db/companies.queries.ts';
 import type { Db } from '../db/database.ts';
 import { type ApiKeySummary, insertApiKey, listApiKeys, revokeApiKey } from '../db/keys.queries.ts';
 import { generateApiKey } from '../keys/api-key.ts';
@@ -19,10 +20,12 @@ export interface KeyRequest {
 export interface CreatedKey {
   key: ApiKeySummary;
   raw: string;
+  /** The key's company, as it is now (an inactive one's keys are refused until it is active). */
+  company: CompanySummary;
 }
 
 export async function createKey(db: Db, request: KeyRequest): Promise<CreatedKey> {
-  await getCompany(db, request.companyId);
+  const company = await getCompany(db, request.companyId);
   const generated = generateApiKey();
   const key = await insertApiKey(db, {
     companyId: request.companyId,
@@ -33,7 +36,7 @@ export async function createKey(db: Db, request: KeyRequest): Promise<CreatedKey
     perMinute: request.perMinute,
     perHour: request.perHour,
   });
-  return { key, raw: generated.key };
+  return { key, raw: generated.key, company };
 }
 
 /** The company's keys, by their short prefix: never the key. */

@@ -117,6 +117,39 @@ describeEachDialect('cdapi CLI', (dialect) => {
       human.stdout,
       /^Created key 2 "limited" for company 1 \(scopes: leaves\.read\)\.\nStore it now; it is not shown again:\ncdk_[0-9A-Za-z]{38}\n$/,
     );
+    assert.equal(human.stderr, '');
+  });
+
+  it('keys create notes a key that cannot work yet, and an hourly limit below the minute’s', async (t) => {
+    const { env, dir } = await setup(t);
+    cdapi(['import', writeNdjson(dir, smallCompany(1, 0))], env);
+    assert.equal(cdapi(['companies', 'deactivate', '1'], env).status, 0);
+    const created = cdapi(
+      [
+        'keys',
+        'create',
+        '--company',
+        '1',
+        '--name',
+        'early',
+        '--per-minute',
+        '100',
+        '--per-hour',
+        '50',
+        '--json',
+      ],
+      env,
+    );
+    assert.equal(created.status, 0);
+    assert.equal(JSON.parse(created.stdout).name, 'early');
+    assert.equal(
+      created.stderr,
+      [
+        'cdapi: note: company 1 is inactive: the key is refused (403 company_inactive) until `cdapi companies activate 1`',
+        'cdapi: note: --per-hour 50 is below --per-minute 100: no more than 50 requests get through in any minute either',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('keys list shows the prefix, never the key; keys revoke marks it revoked', async (t) => {
