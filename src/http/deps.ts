@@ -59,9 +59,21 @@ export function hostProblem(request: FastifyRequest): ApiError | null {
     // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 predates it.
     return request.raw.httpVersion === '1.0' ? null : unusableHost('missing');
   }
+  // Node keeps the first of several Host lines; RFC 9112 §3.2 asks a 400 for them (a proxy in
+  // front may have read another one than the service would).
+  if (hostLines(request.raw.rawHeaders) > 1) return unusableHost('several');
   if (!AUTHORITY.test(request.host)) return unusableHost('host');
   if (request.protocol !== 'http' && request.protocol !== 'https') return unusableHost('scheme');
   return null;
+}
+
+/** How many Host header lines came (`rawHeaders` is name, value, name, value…). */
+function hostLines(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === 'host') count += 1;
+  }
+  return count;
 }
 
 /** The absolute base of this API as the client reached it (or as PUBLIC_BASE_URL says). */

@@ -90,12 +90,13 @@ export const cursorExpired = (lost: LostCursor = 'forgotten') =>
   );
 
 /** A Host (or trusted proxy's X-Forwarded-Host or -Proto) from which no URL can be built. */
-export const unusableHost = (part: 'host' | 'missing' | 'scheme') =>
+export const unusableHost = (part: 'host' | 'missing' | 'several' | 'scheme') =>
   new ApiError(
     'bad_request',
     {
       host: 'The Host header (or X-Forwarded-Host) is not a host name or IP address with an optional port.',
       missing: 'An HTTP/1.1 request must carry a Host header.',
+      several: 'A request must carry one Host header, not several.',
       scheme: 'X-Forwarded-Proto is neither http nor https.',
     }[part],
   );

@@ -390,6 +390,13 @@ describe('paths and methods', () => {
         'Bad request',
       ],
       [
+        'two Host header lines',
+        `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n`,
+        'bad_request',
+        400,
+        'Bad request',
+      ],
+      [
         'a path out of the static folder',
         rawGet('/docs/static/%2e%2e/%2e%2e/package.json'),
         'forbidden',
