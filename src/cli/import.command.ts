@@ -18,8 +18,11 @@ function summaryLine(summary: ImportSummary, recordTypes: typeof RECORD_TYPES): 
     .filter(({ type }) => summary.counts[type] > 0)
     .map(({ type, noun }) => count(summary.counts[type], noun[0], noun[1]));
   for (const { type, noun } of recordTypes) {
-    const deleted = summary.deletes[type];
+    const absent = summary.absent_deletes[type];
+    const deleted = summary.deletes[type] - absent;
     if (deleted > 0) parts.push(`${count(deleted, noun[0], noun[1])} deleted`);
+    // An erasure that named a wrong id must not read as done.
+    if (absent > 0) parts.push(`${count(absent, noun[0], noun[1])} to delete not found`);
   }
   return `Imported ${count(summary.records, 'record')} (${parts.join(', ') || 'none'}); ${count(summary.receipts, 'receipt file')}.`;
 }

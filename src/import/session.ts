@@ -14,6 +14,8 @@ export interface ImportSummary {
   counts: Record<RecordType, number>;
   /** Delete lines, by the type they name (an id the company did not have counts too). */
   deletes: Record<RecordType, number>;
+  /** Of those, the lines whose id the company did not have: they changed nothing. */
+  absent_deletes: Record<RecordType, number>;
   receipts: number;
 }
 
@@ -38,6 +40,7 @@ export class ImportSession {
   pendingChildren = 0;
   private readonly counts = zeroCounts();
   private readonly deleteCounts = zeroCounts();
+  private readonly absentDeleteCounts = zeroCounts();
   private records = 0;
 
   constructor(store: ReceiptStore, baseDir: string) {
@@ -136,6 +139,7 @@ export class ImportSession {
       throw new ImportError(line, field, problem);
     }
     this.receipts.noteReplaced(outcome.replacedReceiptKeys);
+    if (deletes) this.absentDeleteCounts[deletes.type] += outcome.absentDeletes;
   }
 
   summary(): ImportSummary {
@@ -143,6 +147,7 @@ export class ImportSession {
       records: this.records,
       counts: { ...this.counts },
       deletes: { ...this.deleteCounts },
+      absent_deletes: { ...this.absentDeleteCounts },
       receipts: this.receipts.count,
     };
   }

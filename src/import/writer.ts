@@ -28,12 +28,15 @@ export interface WriteOutcome {
   refused: { line: number; field: string; problem: string } | null;
   /** Receipt files that rows used before this batch replaced or deleted them. */
   replacedReceiptKeys: string[];
+  /** Delete lines of the batch whose id the company did not have (no change). */
+  absentDeletes: number;
 }
 
 const nothingWritten = (fault: Pick<WriteOutcome, 'conflict'> | Pick<WriteOutcome, 'refused'>) => ({
   conflict: null,
   refused: null,
   replacedReceiptKeys: [],
+  absentDeletes: 0,
   ...fault,
 });
 
@@ -305,7 +308,7 @@ export async function writeBatch(
       await writer.write('receipts', batch.receipts as TableRows, 'insert');
     }
   }
-  return { conflict: null, refused: null, replacedReceiptKeys };
+  return { conflict: null, refused: null, replacedReceiptKeys, absentDeletes: 0 };
 }
 
 /**
@@ -329,11 +332,15 @@ export async function deleteBatch(
   );
   const groups = new Map<number, number[]>();
   const lineOf = new Map<number, number>();
+  let absentDeletes = 0;
   for (let i = 0; i < batch.ids.length; i++) {
     const id = batch.ids[i] as number;
     const companyId = batch.companyIds[i] as number;
     const owner = stored.get(id);
-    if (owner === undefined) continue;
+    if (owner === undefined) {
+      absentDeletes += 1;
+      continue;
+    }
     if (owner !== companyId) {
       const line = batch.lines[i] as number;
       return nothingWritten({
@@ -372,7 +379,7 @@ export async function deleteBatch(
       .execute();
     log.deletionsRemembered(companyId);
   }
-  return { conflict: null, refused: null, replacedReceiptKeys };
+  return { conflict: null, refused: null, replacedReceiptKeys, absentDeletes };
 }
 
 /** The first deleted record (by line) that stored records still name, and how many do. */

@@ -91,6 +91,11 @@ export const ImportSummarySchema = Type.Object(
         'Delete lines of each type (an id the company did not have counts too: replays are no-ops).',
       examples: [{ employee: 1 }],
     }),
+    absent_deletes: Type.Record(Type.String(), Type.Integer(), {
+      description:
+        'Of the delete lines, those whose id the company did not have, by type: they changed nothing (a wrong id, or a replay).',
+      examples: [{ employee: 0 }],
+    }),
     receipts: Type.Integer({ description: 'Receipt images stored (none come by HTTP).' }),
   },
   { $id: 'ImportSummary' },

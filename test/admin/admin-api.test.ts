@@ -360,6 +360,7 @@ describeEachDialect('admin API import', (dialect) => {
     });
     assert.equal(deleted.status, 200, deleted.body);
     assert.equal(deleted.json.data.deletes.employee, 2);
+    assert.equal(deleted.json.data.absent_deletes.employee, 1);
     const key = await api.createKey(3);
     assert.deepEqual(
       (await api.get('/employees', key)).json.data.map((e: { id: number }) => e.id),

@@ -54,6 +54,40 @@ describeEachDialect('cdapi CLI', (dialect) => {
     );
   });
 
+  it('import tells deleted records from delete lines of ids the company did not have', async (t) => {
+    const { env, dir } = await setup(t);
+    cdapi(['import', writeNdjson(dir, [...smallCompany(1, 0), employee(1, 2)])], env);
+    const del = (resource: string, id: number) => ({
+      type: 'delete',
+      resource,
+      company_id: 1,
+      id,
+    });
+    const file = writeNdjson(
+      dir,
+      [del('employee', 2), del('employee', 7), del('leave', 8), del('leave', 9)],
+      'deletes.ndjson',
+    );
+    const human = cdapi(['import', file], env);
+    assert.equal(human.status, 0, human.stderr);
+    assert.equal(
+      human.stdout,
+      'Imported 4 records (1 employee deleted, 1 employee to delete not found, 2 leaves to delete not found); 0 receipt files.\n',
+    );
+    // Replayed, every line finds nothing.
+    const again = cdapiJson<{ deletes: object; absent_deletes: object }>(['import', file], env);
+    const none = {
+      company: 0,
+      employee: 0,
+      leave_type: 0,
+      leave: 0,
+      expense_category: 0,
+      expense: 0,
+    };
+    assert.deepEqual(again.deletes, { ...none, employee: 2, leave: 2 });
+    assert.deepEqual(again.absent_deletes, { ...none, employee: 2, leave: 2 });
+  });
+
   it('import rejects a bad file with one line naming line and field, and changes nothing', async (t) => {
     const { env, dir } = await setup(t);
     const file = writeNdjson(dir, [

@@ -199,7 +199,12 @@ function batchMaker(t: TestContext, db: Db): (records: unknown[]) => Promise<Bat
       await session.add(db, line, session.parse(line, value));
     }
     let taken: Batch | undefined;
-    const written: WriteOutcome = { conflict: null, refused: null, replacedReceiptKeys: [] };
+    const written: WriteOutcome = {
+      conflict: null,
+      refused: null,
+      replacedReceiptKeys: [],
+      absentDeletes: 0,
+    };
     await session.flush({
       write: async (batch: Batch) => {
         taken = batch;
