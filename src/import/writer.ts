@@ -347,7 +347,12 @@ export async function deleteBatch(
         conflict: { line, label: descriptor.type, id, ownerCompanyId: owner },
       });
     }
-    if (!lineOf.has(id)) lineOf.set(id, batch.lines[i] as number);
+    // An earlier line of this batch deletes it: by this line the company no longer has it.
+    if (lineOf.has(id)) {
+      absentDeletes += 1;
+      continue;
+    }
+    lineOf.set(id, batch.lines[i] as number);
     const group = groups.get(companyId);
     if (group) group.push(id);
     else groups.set(companyId, [id]);
@@ -357,8 +362,7 @@ export async function deleteBatch(
 
   await log.seqsOf([...groups.keys()].sort((a, b) => a - b));
   const replacedReceiptKeys: string[] = [];
-  for (const [companyId, unique] of groups) {
-    const ids = [...new Set(unique)];
+  for (const [companyId, ids] of groups) {
     await deleteChildren(db, descriptor, companyId, ids);
     if (descriptor.receipt) replacedReceiptKeys.push(...(await dropReceipts(db, ids, new Map())));
     await db

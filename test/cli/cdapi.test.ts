@@ -65,14 +65,21 @@ describeEachDialect('cdapi CLI', (dialect) => {
     });
     const file = writeNdjson(
       dir,
-      [del('employee', 2), del('employee', 7), del('leave', 8), del('leave', 9)],
+      // The second line deleting employee 2 finds it gone.
+      [
+        del('employee', 2),
+        del('employee', 7),
+        del('employee', 2),
+        del('leave', 8),
+        del('leave', 9),
+      ],
       'deletes.ndjson',
     );
     const human = cdapi(['import', file], env);
     assert.equal(human.status, 0, human.stderr);
     assert.equal(
       human.stdout,
-      'Imported 4 records (1 employee deleted, 1 employee to delete not found, 2 leaves to delete not found); 0 receipt files.\n',
+      'Imported 5 records (1 employee deleted, 2 employees to delete not found, 2 leaves to delete not found); 0 receipt files.\n',
     );
     // Replayed, every line finds nothing.
     const again = cdapiJson<{ deletes: object; absent_deletes: object }>(['import', file], env);
@@ -84,8 +91,8 @@ describeEachDialect('cdapi CLI', (dialect) => {
       expense_category: 0,
       expense: 0,
     };
-    assert.deepEqual(again.deletes, { ...none, employee: 2, leave: 2 });
-    assert.deepEqual(again.absent_deletes, { ...none, employee: 2, leave: 2 });
+    assert.deepEqual(again.deletes, { ...none, employee: 3, leave: 2 });
+    assert.deepEqual(again.absent_deletes, { ...none, employee: 3, leave: 2 });
   });
 
   it('import rejects a bad file with one line naming line and field, and changes nothing', async (t) => {
