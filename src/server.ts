@@ -56,6 +56,25 @@ export function loggerOptions(level: string) {
   };
 }
 
+/**
+ * A database that did not answer in time at start: pg's words ("Connection terminated due to
+ * connection timeout", "canceling statement due to statement timeout") name neither the
+ * setting nor its value, and a DATABASE_STATEMENT_TIMEOUT_MS of a few milliseconds stops the
+ * service this way.
+ */
+function namingTheTimeout(error: unknown, timeoutMs: number): unknown {
+  const message = error instanceof Error ? error.message : '';
+  if (
+    !/connection timeout|timeout exceeded when trying to connect|statement timeout/i.test(message)
+  ) {
+    return error;
+  }
+  return new Error(
+    `the database did not answer within DATABASE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms), which bounds opening a connection and each statement: ${message}`,
+    { cause: error },
+  );
+}
+
 /** How long start-up waits for Redis before it serves with per-instance limits. */
 const REDIS_CONNECT_TIMEOUT_MS = 3000;
 
@@ -93,7 +112,7 @@ export async function startServer(
     await hooks.beforeListen?.(primary);
   } catch (error) {
     await closeResources();
-    throw error;
+    throw namingTheTimeout(error, config.statementTimeoutMs);
   }
   const metrics = config.metricsPort === null ? undefined : new ServiceMetrics();
   if (metrics) {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -133,6 +134,29 @@ if (postgres?.skip) {
           .json()
           .data.map((entry: { resource: string; id: number }) => [entry.resource, entry.id]),
         [['employee', 3]],
+      );
+    });
+
+    it('names DATABASE_STATEMENT_TIMEOUT_MS when the database does not answer at start', async (t) => {
+      // A port that takes connections and never answers, as a database too slow for the setting.
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      t.after(() => {
+        for (const socket of sockets) socket.destroy();
+        return new Promise((resolve) => silent.close(resolve));
+      });
+      const { port } = silent.address() as AddressInfo;
+      const dir = useTempDir(t);
+      const database = await useDatabase(t, 'postgres');
+      const config = {
+        ...testServerConfig(database, dir, { statementTimeoutMs: 300 }),
+        database: { dialect: 'postgres' as const, url: `postgres://cdapi@127.0.0.1:${port}/none` },
+        logLevel: 'silent',
+      };
+      await assert.rejects(
+        startServer(config),
+        /^Error: the database did not answer within DATABASE_STATEMENT_TIMEOUT_MS \(300 ms\), which bounds opening a connection and each statement: .*timeout/,
       );
     });
 
