@@ -67,7 +67,10 @@ export function hostProblem(request: FastifyRequest): ApiError | null {
   return null;
 }
 
-/** How many Host header lines came (`rawHeaders` is name, value, name, value…). */
+/**
+ * How many Host header lines came (`rawHeaders` is name, value, name, value…). Not Node's
+ * `headersDistinct`: the requests of `app.inject` do not have it.
+ */
 function hostLines(rawHeaders: string[]): number {
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {

@@ -42,8 +42,7 @@ interface SetAside {
 export async function setIndexesAside(trx: Db, dialect: Dialect): Promise<SetAside[]> {
   const setAside: SetAside[] = [];
   for (const table of DEFERRABLE_TABLES) {
-    const any = await sql`select 1 from ${sql.table(table)} limit 1`.execute(trx);
-    if (any.rows.length > 0) continue;
+    if (!(await isEmpty(trx, table))) continue;
     setAside.push(
       dialect === 'sqlite' ? await dropSqlite(trx, table) : await dropPostgres(trx, table),
     );
@@ -54,10 +53,14 @@ export async function setIndexesAside(trx: Db, dialect: Dialect): Promise<SetAsi
 /** Whether no table with a list holds a row: an import now is the database's first load. */
 export async function holdsNoListedRows(db: Db): Promise<boolean> {
   for (const table of DEFERRABLE_TABLES) {
-    const any = await sql`select 1 from ${sql.table(table)} limit 1`.execute(db);
-    if (any.rows.length > 0) return false;
+    if (!(await isEmpty(db, table))) return false;
   }
   return true;
+}
+
+async function isEmpty(db: Db, table: string): Promise<boolean> {
+  const any = await sql`select 1 from ${sql.table(table)} limit 1`.execute(db);
+  return any.rows.length === 0;
 }
 
 /** Whether `setIndexesAside` set every such table aside: each was empty in the transaction. */
