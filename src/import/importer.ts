@@ -176,8 +176,12 @@ export async function importRecords(
   await afterCommit('copying the write-ahead log into the database file', () => writing);
   await session.receipts.removeReplaced(handle.db);
   const summary = session.summary();
-  // The log still holds the deleted records' pages as they were (src/db/erasure.ts).
-  if (Object.values(summary.deletes).some((count) => count > 0)) truncateWriteAheadLog(handle);
+  // The log still holds the deleted records' pages as they were (src/db/erasure.ts); delete
+  // lines of ids the company did not have deleted nothing.
+  const deleted = Object.entries(summary.deletes).some(
+    ([type, lines]) => lines > summary.absent_deletes[type as keyof typeof summary.deletes],
+  );
+  if (deleted) truncateWriteAheadLog(handle);
   return summary;
 }
 

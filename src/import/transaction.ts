@@ -125,9 +125,14 @@ export async function beginImport(
       reader: trx,
       write: (batch) => inTurn(() => writeBatch(trx, writer, log, batch)),
       delete: (batch) =>
-        inTurn(() => {
-          deletedFrom.add((recordTypeNamed(batch.type) as TenantRecordType).table);
-          return deleteBatch(trx, writer, log, batch);
+        inTurn(async () => {
+          const outcome = await deleteBatch(trx, writer, log, batch);
+          // Lines that all named ids the company did not have (a replayed delta) removed
+          // nothing: no search table to merge for them.
+          if (outcome.absentDeletes < batch.ids.length) {
+            deletedFrom.add((recordTypeNamed(batch.type) as TenantRecordType).table);
+          }
+          return outcome;
         }),
       async commit(onStep = () => {}) {
         await rebuildIndexes(trx, handle.dialect, setAside, onStep);
