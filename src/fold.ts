@@ -2,9 +2,9 @@
 const ASCII = /^[^\u0080-\uffff]*$/;
 
 /**
- * The one text folding used for search and for sorting text fields (PRODUCT.md §6):
- * NFKD-normalise, drop combining marks, map dotless ı to i, lower-case. Folded strings
- * compare by code point, so every database orders them alike.
+ * The one text folding used for search and for sorting text fields (docs/api.md "Ordering, filters
+ * and search"): NFKD-normalise, drop combining marks, map dotless ı to i, lower-case. Folded
+ * strings compare by code point, so every database orders them alike.
  */
 export function fold(text: string): string {
   // ASCII has nothing to decompose (most personnel numbers, many names and titles).

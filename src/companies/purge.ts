@@ -60,10 +60,10 @@ async function countOf(db: Db, table: CompanyTable, companyId: number): Promise<
 }
 
 /**
- * Deletes a company with all its records, keys and receipt files (PRODUCT.md §7), in one
- * transaction; the files go after the commit, each unless another row still uses it. Its keys
- * are refused from then on (running services within their 1 s key cache). Null when there is
- * no such company.
+ * Deletes a company with all its records, keys and receipt files (docs/admin-api.md, `cdapi
+ * companies purge`), in one transaction; the files go after the commit, each unless another row
+ * still uses it. Its keys are refused from then on (running services within their 1 s key cache).
+ * Null when there is no such company.
  */
 export async function purgeCompany(
   handle: DatabaseHandle,

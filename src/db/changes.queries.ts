@@ -194,10 +194,10 @@ const before = (a: FeedPosition, b: FeedPosition) =>
   a.seq - b.seq || a.rank - b.rank || a.id - b.id;
 
 /**
- * A page of a company's change feed (PRODUCT.md §7): every record at its latest change after
- * `after`, in commit order. A record whose row is gone or has left its list by the time it is
- * read is a `delete` here (its own deletion or change comes later in the feed). When the feed
- * cannot go on from `after`, the reason (a 410).
+ * A page of a company's change feed (docs/api.md "Syncing your data"): every record at its latest
+ * change after `after`, in commit order. A record whose row is gone or has left its list by the
+ * time it is read is a `delete` here (its own deletion or change comes later in the feed). When the
+ * feed cannot go on from `after`, the reason (a 410).
  */
 export async function readChanges(
   db: Db,

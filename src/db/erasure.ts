@@ -4,8 +4,8 @@ import type { Db } from './database.ts';
 
 /**
  * What a deletion leaves behind in a SQLite file, beyond the rows themselves, and how it goes
- * (PRODUCT.md §7: a record deleted at the source, and an employee's right to erasure, must
- * leave the mirror; docs/production.md, "Erasure").
+ * (a record deleted at the source, and an employee's right to erasure, must leave the mirror;
+ * docs/production.md, "Erasure: deleted values on disk").
  *
  * - Free space: every connection sets `secure_delete` (src/db/connect.ts), so SQLite writes
  *   zeros over a deleted or replaced row and over pages it frees.

@@ -105,7 +105,8 @@ function filtered(
   // the ranges first, as they fail most entries, so their statuses are never compared (item 47
   // in docs/performance.md).
   let q = db.selectFrom('leaves as l').where('l.company_id', '=', companyId);
-  // A leave matches a date range when its period intersects it (PRODUCT.md §6).
+  // A leave matches a date range when its period intersects it (docs/api.md "Ordering, filters and
+  // search").
   if (filters.from) q = q.where(date('l.end_date'), '>=', filters.from);
   if (filters.to) q = q.where(date('l.start_date'), '<=', filters.to);
   if (filters.updatedSince) q = q.where(date('l.updated_at'), '>=', filters.updatedSince);

@@ -14,8 +14,8 @@ export interface ChangeLogOptions {
 }
 
 /**
- * What one import changes, for the change feed (PRODUCT.md §7), kept where its rows are
- * written (the import's transaction).
+ * What one import changes, for the change feed (docs/api.md "Syncing your data"), kept where its
+ * rows are written (the import's transaction).
  *
  * Every company the import writes to gets the next number of its `companies.change_seq`; the
  * update takes the company row's lock (PostgreSQL) or happens under SQLite's one writer, and

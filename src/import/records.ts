@@ -4,9 +4,9 @@ import { RECORD_TYPES, recordTypeNamed, TENANT_RECORD_TYPES } from '../resources
 import type { ParsedRow } from '../resources/record-type.ts';
 
 /**
- * One NDJSON object read as the record it stands for (PRODUCT.md §5), by its type's parser, or
- * a FieldError naming the first bad field. Pure: references to other records are checked by
- * the import session, which knows what the file and the database hold.
+ * One NDJSON object read as the record it stands for (docs/import-format.md), by its type's parser,
+ * or a FieldError naming the first bad field. Pure: references to other records are checked by the
+ * import session, which knows what the file and the database hold.
  */
 export interface ParsedRecord {
   descriptor: RecordTypeOf;
@@ -15,7 +15,9 @@ export interface ParsedRecord {
   receiptPath: string | null;
 }
 
-/** A delete line: `{"type":"delete","resource":R,"company_id":C,"id":N}` (PRODUCT.md §7). */
+/**
+ * A delete line: `{"type":"delete","resource":R,"company_id":C,"id":N}` (docs/import-format.md).
+ */
 export interface ParsedDelete {
   descriptor: TenantRecordType;
   companyId: number;

@@ -312,7 +312,7 @@ export async function writeBatch(
 }
 
 /**
- * Applies delete lines of one type (PRODUCT.md §7): an id the company does not have is no
+ * Applies delete lines of one type (docs/import-format.md): an id the company does not have is no
  * change, an id of another company a conflict, a record that stored records still name is
  * refused (naming the first such line and how many name it). A deleted record's children and
  * receipt row go with it, and the change feed remembers the deletion.

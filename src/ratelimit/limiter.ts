@@ -1,5 +1,5 @@
 /**
- * Per-key rate limiting with two rolling windows (PRODUCT.md §6): never more than
+ * Per-key rate limiting with two rolling windows (docs/api.md "Rate limits"): never more than
  * `perMinute` accepted requests in any 60 s, nor `perHour` in any 3600 s. Only accepted
  * requests count; a refused one (429) is not recorded. Stores implement `RateLimitStore`:
  * in-process by default, Redis when several instances share one limit.

@@ -11,7 +11,7 @@ import { leaksIn, NO_LEAKS } from '../helpers/log-leaks.ts';
 import { company, writeNdjson } from '../helpers/records.ts';
 import { freePort, type Served, serve } from '../helpers/serve.ts';
 
-/** PRODUCT.md: a revoked key is refused by every instance within 2 s; polled this long. */
+/** docs/admin-api.md: a revoked key is refused by every instance within 2 s; polled this long. */
 const REVOCATION_POLL_MS = 5000;
 const ADMIN_TOKEN = 'panel-test-admin-token-0123456789abcdef';
 

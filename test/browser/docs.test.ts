@@ -15,7 +15,7 @@ import {
   BROWSER_TIMEOUT_MS as TIMEOUT_MS,
 } from '../helpers/browser.ts';
 
-/** The API's ten operations (SEED-SPEC.md): the page must show each of them. */
+/** The API's ten operations (docs/api.md "Operations"): the page must show each of them. */
 const OPERATIONS = [
   'GET /me',
   'GET /employees',

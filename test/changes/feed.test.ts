@@ -272,7 +272,8 @@ describeEachDialect('GET /changes', (dialect) => {
     const refused = await api.get('/changes?resources=leave,expense', key);
     assert.equal(refused.status, 403);
     assert.equal(refused.json.code, 'insufficient_scope');
-    // A missing scope comes before a bad parameter (PRODUCT.md §6), whichever it is.
+    // A missing scope comes before a bad parameter (docs/api.md "Authentication, in this order"),
+    // whichever it is.
     for (const query of [
       'resources=expense&limit=0',
       'resources=expense,bogus',

@@ -17,11 +17,11 @@ import {
 } from '../helpers/records.ts';
 
 /**
- * The change feed's guarantee (PRODUCT.md §7) as a property: random sequences of imports of
- * one company (upserts, files that change nothing, deletions, deactivations of leave types and
- * categories) while a client bootstraps and follows the feed with random page sizes, reading
- * while each import runs, on a connection of its own as `cdapi import` would. After every step
- * the client's copy equals what the list and single-record operations return.
+ * The change feed's guarantee (docs/api.md "Syncing your data") as a property: random sequences of
+ * imports of one company (upserts, files that change nothing, deletions, deactivations of leave
+ * types and categories) while a client bootstraps and follows the feed with random page sizes,
+ * reading while each import runs, on a connection of its own as `cdapi import` would. After every
+ * step the client's copy equals what the list and single-record operations return.
  *
  * Seeded: FC_SEED=… reproduces a run; FEED_RUNS sets how many.
  */

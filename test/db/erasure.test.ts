@@ -63,9 +63,9 @@ function markOnDisk(path: string): string[] {
   );
 }
 
-// An employee's right to erasure (PRODUCT.md §7): once deleted, their values are gone from
-// the SQLite files, not only from the API. The test's connection stays open, as a running
-// service's do, so the write-ahead log stays too.
+// An employee's right to erasure (docs/production.md "Erasure: deleted values on disk"): once
+// deleted, their values are gone from the SQLite files, not only from the API. The test's
+// connection stays open, as a running service's do, so the write-ahead log stays too.
 describe('erasure from the SQLite files', () => {
   for (const options of [{}, { writerThread: true }] as ImportOptions[]) {
     const how = options.writerThread ? ' (writer thread)' : '';

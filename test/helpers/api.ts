@@ -43,7 +43,7 @@ export interface TestApi extends TestDatabase {
   app: FastifyInstance;
   config: ServerConfig;
   dir: string;
-  /** Imports records in the PRODUCT.md §5 format (receipt paths relative to `dir`). */
+  /** Imports records in the format of docs/import-format.md (receipt paths relative to `dir`). */
   load(records: unknown[], options?: ImportOptions): Promise<ImportSummary>;
   createKey(companyId: number, options?: KeyOptions): Promise<string>;
   /** GET (or another method) on a path under the API prefix, with the key as Bearer token. */

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { formatTimestamp } from '../../src/time.ts';
 
 /**
- * Factories for import records in the PRODUCT.md §5 format. Each takes the fields a test
+ * Factories for import records in the format of docs/import-format.md. Each takes the fields a test
  * cares about and fills the rest with valid values.
  */
 type Fields = Record<string, unknown>;

@@ -363,7 +363,7 @@ function queryString(resource: Resource, p: ListParams, base: number): string {
   return text ? `?${text}` : '';
 }
 
-/** PRODUCT.md's folding, written out here so the model does not borrow the code under test. */
+/** docs/api.md's folding, written out here so the model does not borrow the code under test. */
 const fold = (text: string) =>
   text.normalize('NFKD').replace(/\p{M}/gu, '').replace(/ı/g, 'i').toLowerCase();
 const contains = (text: string, search: string) => fold(text).includes(fold(search));

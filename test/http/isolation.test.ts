@@ -329,7 +329,7 @@ async function useTwoCompanies(t: TestContext, dialect: Dialect): Promise<TwoCom
 
 type Owned = { id: number; companyId: number };
 
-/** PRODUCT.md §6 folding: NFKD, no combining marks, ı → i, lower case. */
+/** The folding of docs/api.md: NFKD, no combining marks, ı → i, lower case. */
 const fold = (text: string) =>
   text.normalize('NFKD').replace(/\p{M}/gu, '').replace(/ı/g, 'i').toLowerCase();
 const contains = (text: string, search: string) => fold(text).includes(fold(search));
@@ -684,7 +684,7 @@ async function checkForeignIdsAreMissing(api: TestApi, key: string, companyId: n
   }
 }
 
-/** Polls until the check holds; PRODUCT.md gives key and company changes 2 s to take effect. */
+/** Polls until the check holds; docs/admin-api.md gives key and company changes 2 s to apply. */
 async function eventually(check: () => Promise<boolean>, what: string) {
   const deadline = Date.now() + 2500;
   while (!(await check())) {

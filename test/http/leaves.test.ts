@@ -7,8 +7,9 @@ import { NOT_PLAIN_NUMBERS } from '../helpers/query-values.ts';
 import { company, employee, leave, leaveType, smallCompany } from '../helpers/records.ts';
 
 /**
- * GET /leaves, GET /leaves/{id} and GET /leave-types: SEED-SPEC.md "Leave" and PRODUCT.md §6
- * (filters, search folding, sort, pagination, 422/404/403 problem bodies).
+ * GET /leaves, GET /leaves/{id} and GET /leave-types: docs/api.md "Resources and their fields"
+ * and "Ordering, filters and search" (filters, search folding, sort, pagination, 422/404/403
+ * problem bodies).
  */
 
 type Fields = Record<string, unknown>;
@@ -1030,7 +1031,8 @@ describeEachDialect('leaves.read scope', (dialect) => {
   it('refuses a key without leaves.read on every leave operation', async (t) => {
     const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
     const key = await api.createKey(1, { scopes: ['expenses.read'] });
-    // Scope comes before parameter validation and record lookup (PRODUCT.md §6).
+    // Scope comes before parameter validation and record lookup (docs/api.md "Authentication, in
+    // this order").
     for (const path of ['/leaves', '/leaves/1', '/leave-types', '/leaves?page=0', '/leaves/999']) {
       const res = await api.get(path, key);
       assert.equal(res.status, 403, `${path}: ${res.body}`);

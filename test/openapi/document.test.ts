@@ -70,7 +70,7 @@ const byId = (operationId: string): Operation => {
 const SIGNED_FILE = 'getReceiptFile';
 const authenticated = operations.filter((o) => o.operation.operationId !== SIGNED_FILE);
 
-/** The scopes of PRODUCT.md: null means any valid key. */
+/** The scopes of docs/api.md: null means any valid key. */
 const SCOPES: Record<string, string | null> = {
   getMe: null,
   listEmployees: null,

@@ -11,7 +11,7 @@ const postgres = testDialects().find((dialect) => dialect.name === 'postgres');
 const redis = testRedisUrl();
 const skip = postgres?.skip ?? redis.skip;
 
-/** PRODUCT.md: a revoked key or a deactivated company is refused everywhere within 2 s. */
+/** docs/admin-api.md: a revoked key or a deactivated company is refused everywhere within 2 s. */
 const FRESHNESS_MS = 2000;
 
 async function statuses(instances: Served[], path: string, key: string): Promise<number[]> {

@@ -10,11 +10,11 @@ function matches(ifNoneMatch: string, etag: string): boolean {
 }
 
 /**
- * Conditional requests (PRODUCT.md §7): every 200 JSON answer of an API operation carries an
- * ETag, a digest of its body, so the tag changes exactly when the answer would. The same
- * request with a matching `If-None-Match` gets a 304 without a body; the request was still
- * counted and checked. The tag is weak: a compressed body is the same answer. Registered on the
- * root before compression, whose hook must see the body afterwards.
+ * Conditional requests (docs/api.md "Responses"): every 200 JSON answer of an API operation carries
+ * an ETag, a digest of its body, so the tag changes exactly when the answer would. The same request
+ * with a matching `If-None-Match` gets a 304 without a body; the request was still counted and
+ * checked. The tag is weak: a compressed body is the same answer. Registered on the root before
+ * compression, whose hook must see the body afterwards.
  */
 export function registerETags(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {

@@ -27,9 +27,10 @@ const SCOPE_OF: Record<FeedResource, Scope | null> = {
 };
 
 /**
- * PRODUCT.md §6 puts a missing scope (403) before a bad parameter (422): `resources` naming a
- * resource the key may not read is refused from the query's raw text, before the query is
- * validated (`?resources=expense&limit=0` is a 403 for a key without `expenses.read`).
+ * docs/api.md ("Authentication, in this order") puts a missing scope (403) before a bad parameter
+ * (422): `resources` naming a resource the key may not read is refused from the query's raw text,
+ * before the query is validated (`?resources=expense&limit=0` is a 403 for a key without
+ * `expenses.read`).
  */
 async function refuseUnreadableResources(request: FastifyRequest): Promise<void> {
   const raw = (request.query as Record<string, unknown>).resources;
