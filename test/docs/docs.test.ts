@@ -61,6 +61,24 @@ describe('the documentation', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('is what code comments refer to: no source file names a document outside the repository', () => {
+    const outside = /\.\.\/shared|SEED-SPEC|PRODUCT\.md/;
+    const thisFile = fileURLToPath(import.meta.url);
+    const sources = ['src', 'test', 'bench', 'client/src', '.ci'].flatMap((folder) =>
+      readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => join(entry.parentPath, entry.name)),
+    );
+    assert.ok(sources.length > 100, `read ${sources.length} source files`);
+    const naming = sources.filter(
+      (file) => file !== thisFile && outside.test(readFileSync(file, 'utf8')),
+    );
+    assert.deepEqual(
+      naming.map((file) => relative(ROOT, file)),
+      [],
+    );
+  });
+
   it('lists every error code as the registry says (docs/api.md: run `npm run openapi`)', () => {
     const guide = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
     assert.equal(guide, withErrorTable(guide), 'the error table differs: run `npm run openapi`');
