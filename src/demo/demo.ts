@@ -10,7 +10,7 @@ import type { ImportSummary } from '../import/session.ts';
 import { generateApiKey } from '../keys/api-key.ts';
 import { DEFAULT_PER_HOUR, DEFAULT_PER_MINUTE, SCOPES } from '../keys/scopes.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
-import { camelCase, RECORD_TYPES } from '../resources/index.ts';
+import { camelCase, RECORD_TYPES, type RecordType } from '../resources/index.ts';
 import { type DemoIds, demoRecords } from './generate.ts';
 import { type ReceiptExpense, writeExpenseReceipt } from './receipt-images.ts';
 
@@ -20,6 +20,7 @@ export interface DemoCompany {
   companyId: number;
   keyId: number;
   key: string;
+  /** The first import's summary, its counts less the records the second one deleted. */
   summary: ImportSummary;
 }
 
@@ -103,8 +104,14 @@ export async function createDemoCompany(
       today: options.today ?? new Date(),
       receipts: DEMO_RECEIPTS,
     });
-    const summary = await importRecords(handle, store, numbered(records, receiptDir), receiptDir);
-    await importRecords(handle, store, history(ids), receiptDir);
+    const loaded = await importRecords(handle, store, numbered(records, receiptDir), receiptDir);
+    const later = await importRecords(handle, store, history(ids), receiptDir);
+    // What the company holds: the records loaded, less those the history deleted.
+    const counts = { ...loaded.counts };
+    for (const type of Object.keys(counts) as RecordType[]) {
+      counts[type] -= later.deletes[type] - later.absent_deletes[type];
+    }
+    const summary = { ...loaded, counts };
     const generated = generateApiKey();
     const key = await insertApiKey(handle.db, {
       companyId: ids.company,

@@ -306,6 +306,18 @@ describeEachDialect('cdapi CLI', (dialect) => {
     assert.ok((demo.counts.leave ?? 0) > 8);
     assert.ok((demo.counts.expense ?? 0) > 8);
     assert.ok(listFiles(env.RECEIPTS_DIR).length > 0);
+    // The counts are what the company holds, after the demo's own deletions.
+    for (const [type, table] of [
+      ['employee', 'employees'],
+      ['leave', 'leaves'],
+      ['expense', 'expenses'],
+    ] as const) {
+      const stored = await handle.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      assert.equal(demo.counts[type], Number(stored.n), type);
+    }
     const statuses = await handle.db
       .selectFrom('leaves')
       .select('status')
