@@ -49,20 +49,39 @@ export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
  */
 const AUTHORITY = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
+/** The authority of a request-target in absolute form (`GET http://host:port/path`). */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/;
+
+/**
+ * The authority of a request-target in absolute form, which RFC 9112 §3.2.2 puts before `Host`,
+ * or null: for an origin-form target, and behind a trusted proxy that names the public host
+ * (`X-Forwarded-Host`), which comes first.
+ */
+function targetHost(request: FastifyRequest): string | null {
+  if (request.ips !== undefined && request.headers['x-forwarded-host'] !== undefined) return null;
+  return ABSOLUTE_FORM.exec(request.raw.url ?? '')?.[1] ?? null;
+}
+
+/** The host (and port) the client reached (see `targetHost`; else `request.host`). */
+const requestHost = (request: FastifyRequest): string => targetHost(request) ?? request.host;
+
 /**
  * The 400 for a request from which this API's absolute URLs cannot be built (RFC 9112 asks a
  * 400 for an invalid Host), or null. The host and scheme are those of `Host` (`X-Forwarded-Host`
- * and `X-Forwarded-Proto` behind a trusted proxy); an empty host (HTTP/1.0) is the listener's.
+ * and `X-Forwarded-Proto` behind a trusted proxy, the target's own host for a request-target in
+ * absolute form); an empty host (HTTP/1.0) is the listener's.
  */
 export function hostProblem(request: FastifyRequest): ApiError | null {
-  if (request.host === '') {
+  const target = targetHost(request);
+  const host = target ?? request.host;
+  if (host === '') {
     // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 predates it.
     return request.raw.httpVersion === '1.0' ? null : unusableHost('missing');
   }
   // Node keeps the first of several Host lines; RFC 9112 §3.2 asks a 400 for them (a proxy in
   // front may have read another one than the service would).
   if (hostLines(request.raw.rawHeaders) > 1) return unusableHost('several');
-  if (!AUTHORITY.test(request.host)) return unusableHost('host');
+  if (!AUTHORITY.test(host)) return unusableHost(target === null ? 'host' : 'target');
   if (request.protocol !== 'http' && request.protocol !== 'https') return unusableHost('scheme');
   return null;
 }
@@ -84,7 +103,7 @@ export function apiBaseUrl(config: ServerConfig, request: FastifyRequest): strin
   if (config.publicBaseUrl) return config.publicBaseUrl;
   const { localAddress, localPort } = request.socket;
   const listener = localAddress?.includes(':') ? `[${localAddress}]` : localAddress;
-  return `${request.protocol}://${request.host || `${listener}:${localPort}`}${API_PREFIX}`;
+  return `${request.protocol}://${requestHost(request) || `${listener}:${localPort}`}${API_PREFIX}`;
 }
 
 /** The receipt operation's URLs that expenses carry, on this API's base. */

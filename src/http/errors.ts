@@ -89,12 +89,17 @@ export const cursorExpired = (lost: LostCursor = 'forgotten') =>
       : 'This cursor is ahead of the change feed (its data was restored from a copy older than the cursor); read the feed again from the beginning (without after).',
   );
 
-/** A Host (or trusted proxy's X-Forwarded-Host or -Proto) from which no URL can be built. */
-export const unusableHost = (part: 'host' | 'missing' | 'several' | 'scheme') =>
+/**
+ * A Host (a trusted proxy's X-Forwarded-Host or -Proto, an absolute-form target's host) from
+ * which no URL can be built.
+ */
+export const unusableHost = (part: 'host' | 'target' | 'missing' | 'several' | 'scheme') =>
   new ApiError(
     'bad_request',
     {
       host: 'The Host header (or X-Forwarded-Host) is not a host name or IP address with an optional port.',
+      target:
+        'The host of the request-target (absolute form) is not a host name or IP address with an optional port.',
       missing: 'An HTTP/1.1 request must carry a Host header.',
       several: 'A request must carry one Host header, not several.',
       scheme: 'X-Forwarded-Proto is neither http nor https.',

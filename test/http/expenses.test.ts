@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
-import { type ApiResponse, useApi } from '../helpers/api.ts';
+import { type ApiResponse, type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import { listenApi } from '../helpers/listen.ts';
 import { insufficientScope, NOT_FOUND, validationFailed } from '../helpers/problems.ts';
@@ -220,6 +220,52 @@ describeEachDialect('GET /expenses', (dialect) => {
       assert.equal(
         body.data.receipt_url,
         `http://127.0.0.1:${base.port}/api/company/v1/expenses/500/receipt`,
+      );
+    });
+
+    it('builds receipt_url from the host of a request-target in absolute form, not Host', async (t) => {
+      const bases = new Map<TestApi, URL>();
+      const ask = async (api: TestApi, key: string, target: string, headers = '') => {
+        const base = bases.get(api) ?? new URL(await listenApi(api));
+        bases.set(api, base);
+        const socket = connect(Number(base.port), base.hostname);
+        socket.write(
+          `GET ${target} HTTP/1.1\r\nHost: other.test\r\n${headers}Authorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+        );
+        let answer = '';
+        for await (const chunk of socket) answer += chunk;
+        const status = Number(answer.slice(9, 12));
+        return { status, body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) };
+      };
+      const target = 'http://hr.acme.test:8080/api/company/v1/expenses/500';
+      const direct = await serve(t, dialect, shapeRecords());
+      // RFC 9112 §3.2.2: the target's own host comes before the Host line.
+      const absolute = await ask(direct.api, direct.key, target);
+      assert.equal(absolute.status, 200);
+      assert.equal(
+        absolute.body.data.receipt_url,
+        'http://hr.acme.test:8080/api/company/v1/expenses/500/receipt',
+      );
+      // No URL of this API can be built on a target's user info.
+      const userInfo = await ask(
+        direct.api,
+        direct.key,
+        'http://someone@hr.acme.test/api/company/v1/expenses/500',
+      );
+      assert.equal(userInfo.status, 400);
+      assert.equal(userInfo.body.code, 'bad_request');
+      assert.match(userInfo.body.detail, /request-target/);
+      // Behind a trusted proxy, the public host it names still comes first.
+      const proxied = await serve(t, dialect, shapeRecords(), { trustProxy: true });
+      const viaProxy = await ask(
+        proxied.api,
+        proxied.key,
+        target,
+        'X-Forwarded-Host: public.test\r\n',
+      );
+      assert.equal(
+        viaProxy.body.data.receipt_url,
+        'http://public.test/api/company/v1/expenses/500/receipt',
       );
     });
 
