@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
-import { count, parseId, print, table, withDatabase } from './context.ts';
+import { count, noteDeletedValuesInWal, parseId, print, table, withDatabase } from './context.ts';
 
 /** Loaded when a command runs, not for every `cdapi` (see main.ts). */
 const companiesService = () => import('../services/companies.service.ts');
@@ -79,5 +79,6 @@ export function registerCompanyCommands(program: Command): void {
           `  ${count(removed.receipt_files, 'receipt file')}, ${count(removed.api_keys, 'API key')}.`,
         ].join('\n'),
       );
+      noteDeletedValuesInWal(summary, options.json);
     });
 }

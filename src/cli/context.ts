@@ -58,6 +58,20 @@ export function print(json: boolean | undefined, value: unknown, human: () => st
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
 }
 
+/**
+ * After an import or a purge that deleted records (text output; `--json` has the field): a
+ * read held SQLite's write-ahead log, so the deleted values are still on disk (src/db/erasure.ts).
+ */
+export function noteDeletedValuesInWal(
+  summary: { deleted_values_in_wal: boolean },
+  json: boolean | undefined,
+): void {
+  if (!summary.deleted_values_in_wal || json) return;
+  process.stderr.write(
+    "cdapi: a read held SQLite's write-ahead log past the busy timeout, so the deleted records' old values are still in the database's -wal file; the next import or purge that deletes records empties it, as does stopping every process that has the database open\n",
+  );
+}
+
 /** Lays rows out as aligned columns under a header. */
 export function table(header: string[], rows: Array<Array<string | number | null>>): string {
   const cells = [header, ...rows.map((r) => r.map((c) => (c === null ? '-' : String(c))))];

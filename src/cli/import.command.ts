@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
 import type { ImportSummary } from '../import/session.ts';
 import type { RECORD_TYPES } from '../resources/index.ts';
-import { count, print, withDatabase } from './context.ts';
+import { count, noteDeletedValuesInWal, print, withDatabase } from './context.ts';
 import { IMPORT_HELP } from './help.ts';
 import { ImportProgressReporter } from './progress.ts';
 
@@ -91,5 +91,6 @@ export function registerImportCommand(program: Command): void {
         }
       });
       print(options.json, summary, () => summaryLine(summary, RECORD_TYPES));
+      noteDeletedValuesInWal(summary, options.json);
     });
 }

@@ -15,6 +15,8 @@ export interface PurgeSummary {
     receipt_files: number;
     api_keys: number;
   };
+  /** See ImportSummary's. */
+  deleted_values_in_wal: boolean;
 }
 
 type CompanyTable = Exclude<keyof Database, 'companies' | 'import_stats'>;
@@ -99,7 +101,7 @@ export async function purgeCompany(
   });
   if (!purged) return null;
   // The log still holds the company's pages as they were (src/db/erasure.ts).
-  truncateWriteAheadLog(handle);
+  const logEmptied = truncateWriteAheadLog(handle);
   let removedFiles = 0;
   for (const key of purged.files) {
     const used = await handle.db
@@ -111,5 +113,9 @@ export async function purgeCompany(
     await store.delete(key);
     removedFiles += 1;
   }
-  return { company: purged.company, removed: { ...purged.counts, receipt_files: removedFiles } };
+  return {
+    company: purged.company,
+    removed: { ...purged.counts, receipt_files: removedFiles },
+    deleted_values_in_wal: !logEmptied,
+  };
 }

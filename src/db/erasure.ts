@@ -49,10 +49,11 @@ export async function mergeSearchTables(trx: Db, tables: Iterable<string>): Prom
  * below it, the file system decides when freed blocks are written over). Waits for readers
  * that still use the log as long as the busy timeout allows; one that holds it longer leaves
  * the log as it is until the next deleting import or purge, or until the last connection to
- * the file closes (SQLite then copies the log and deletes it).
+ * the file closes (SQLite then copies the log and deletes it). Returns false then, so the
+ * operator is told (`deleted_values_in_wal` of an import's or a purge's summary).
  */
-export function truncateWriteAheadLog(handle: DatabaseHandle): void {
-  if (handle.dialect === 'sqlite' && !handle.sqlite.memory) {
-    handle.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  }
+export function truncateWriteAheadLog(handle: DatabaseHandle): boolean {
+  if (handle.dialect !== 'sqlite' || handle.sqlite.memory) return true;
+  const [result] = handle.sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+  return result?.busy === 0;
 }

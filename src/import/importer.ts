@@ -181,7 +181,7 @@ export async function importRecords(
   const deleted = Object.entries(summary.deletes).some(
     ([type, lines]) => lines > summary.absent_deletes[type as keyof typeof summary.deletes],
   );
-  if (deleted) truncateWriteAheadLog(handle);
+  if (deleted) summary.deleted_values_in_wal = !truncateWriteAheadLog(handle);
   return summary;
 }
 

@@ -17,6 +17,11 @@ export interface ImportSummary {
   /** Of those, the lines whose id the company did not have: they changed nothing. */
   absent_deletes: Record<RecordType, number>;
   receipts: number;
+  /**
+   * SQLite: records were deleted, and a read held the write-ahead log past the busy timeout,
+   * so their old values are still in the -wal file (src/db/erasure.ts).
+   */
+  deleted_values_in_wal: boolean;
 }
 
 const zeroCounts = () =>
@@ -149,6 +154,7 @@ export class ImportSession {
       deletes: { ...this.deleteCounts },
       absent_deletes: { ...this.absentDeleteCounts },
       receipts: this.receipts.count,
+      deleted_values_in_wal: false,
     };
   }
 }

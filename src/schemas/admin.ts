@@ -79,6 +79,11 @@ export const NewKeySchema = Type.Object(
   { additionalProperties: false },
 );
 
+const DeletedValuesInWal = Type.Boolean({
+  description:
+    "SQLite: records were deleted, but a read held the write-ahead log past the busy timeout, so their old values are still in the database's -wal file until the next import or purge that deletes records, or until the last connection to the database closes.",
+});
+
 export const ImportSummarySchema = Type.Object(
   {
     records: Type.Integer({ description: 'Lines imported (blank lines are not records).' }),
@@ -97,6 +102,7 @@ export const ImportSummarySchema = Type.Object(
       examples: [{ employee: 0 }],
     }),
     receipts: Type.Integer({ description: 'Receipt images stored (none come by HTTP).' }),
+    deleted_values_in_wal: DeletedValuesInWal,
   },
   { $id: 'ImportSummary' },
 );
@@ -125,6 +131,7 @@ export const PurgeSummarySchema = Type.Object(
       receipt_files: count('Receipt files removed from the store (no other row used them).'),
       api_keys: count('API keys deleted: they answer 401 on every instance within 2 s.'),
     }),
+    deleted_values_in_wal: DeletedValuesInWal,
   },
   { $id: 'PurgeSummary' },
 );

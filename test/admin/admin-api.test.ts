@@ -168,6 +168,7 @@ describeEachDialect('admin API purge', (dialect) => {
         receipt_files: 0,
         api_keys: 1,
       },
+      deleted_values_in_wal: false,
     });
     assert.equal(await statusWithin(async () => (await api.get('/me', key)).status, 401), 401);
     assert.equal((await call('GET', '/admin/companies/1')).status, 404);

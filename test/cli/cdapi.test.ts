@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
+import Database from 'better-sqlite3';
 import { migrationProvider } from '../../src/db/migrate.ts';
 import { isWellFormedApiKey } from '../../src/keys/api-key.ts';
 import { cdapi, cdapiJson } from '../helpers/cli.ts';
@@ -94,6 +95,33 @@ describeEachDialect('cdapi CLI', (dialect) => {
     assert.deepEqual(again.deletes, { ...none, employee: 3, leave: 2 });
     assert.deepEqual(again.absent_deletes, { ...none, employee: 3, leave: 2 });
   });
+
+  if (dialect === 'sqlite') {
+    it('import says when a read held the write-ahead log, so deleted values are still on disk', async (t) => {
+      const { env, dir, target } = await setup(t);
+      const load = cdapi(
+        ['import', writeNdjson(dir, [company(1), employee(1, 2)], 'load.ndjson')],
+        env,
+      );
+      assert.equal(load.status, 0, load.stderr);
+      // A read of its own, begun before the deletion and held past the busy timeout.
+      const reader = new Database((target as { path: string }).path, { readonly: true });
+      t.after(() => reader.close());
+      reader.exec('begin');
+      reader.prepare('select count(*) from employees').get();
+      const deletion = writeNdjson(
+        dir,
+        [{ type: 'delete', resource: 'employee', company_id: 1, id: 2 }],
+        'delete.ndjson',
+      );
+      const held = cdapi(['import', deletion], { ...env, DATABASE_STATEMENT_TIMEOUT_MS: '200' });
+      assert.equal(held.status, 0, held.stderr);
+      assert.equal(held.stdout, 'Imported 1 record (1 employee deleted); 0 receipt files.\n');
+      assert.match(held.stderr, /old values are still in the database's -wal file/);
+      const json = cdapiJson<{ deleted_values_in_wal: boolean }>(['import', deletion], env);
+      assert.equal(json.deleted_values_in_wal, false, 'nothing deleted the second time');
+    });
+  }
 
   it('import rejects a bad file with one line naming line and field, and changes nothing', async (t) => {
     const { env, dir } = await setup(t);

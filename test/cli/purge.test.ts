@@ -51,6 +51,7 @@ describeEachDialect('cdapi companies purge', (dialect) => {
         receipt_files: 2,
         api_keys: 1,
       },
+      deleted_values_in_wal: false,
     });
     const { db } = database.handle;
     for (const table of COMPANY_TABLES) {

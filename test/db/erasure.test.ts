@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it, type TestContext } from 'node:test';
+import Database from 'better-sqlite3';
 import { purgeCompany } from '../../src/companies/purge.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { type ImportOptions, importFile } from '../../src/import/importer.ts';
@@ -85,6 +86,32 @@ describe('erasure from the SQLite files', () => {
       await assertSearchTablesMerged(handle);
     });
   }
+
+  it('says when a read held the write-ahead log past the busy timeout, and the next deleting import empties it', async (t) => {
+    const { handle, path, run } = await setup(t, {});
+    await run([...companyRecords(1, 0)]);
+    // A read begun before the deletion and still open after the busy timeout, as a long export
+    // through a connection of its own would be. A short timeout, so the test need not wait 5 s.
+    const reader = new Database(path, { readonly: true });
+    t.after(() => reader.close());
+    reader.exec('begin');
+    reader.prepare('select count(*) from employees').get();
+    assert.equal(handle.dialect, 'sqlite');
+    handle.sqlite.pragma('busy_timeout = 100');
+
+    const held = await run([
+      { type: 'delete', resource: 'leave', company_id: 1, id: 5 },
+      { type: 'delete', resource: 'expense', company_id: 1, id: 9 },
+      { type: 'delete', resource: 'employee', company_id: 1, id: 2 },
+    ]);
+    assert.equal(held.deleted_values_in_wal, true);
+    assert.notDeepEqual(markOnDisk(path), []);
+
+    reader.exec('commit');
+    const next = await run([{ type: 'delete', resource: 'employee', company_id: 1, id: 11 }]);
+    assert.equal(next.deleted_values_in_wal, false);
+    assert.deepEqual(markOnDisk(path), []);
+  });
 
   it('a company purge leaves none of its values, and the other companies as they were', async (t) => {
     const { handle, path, dir, run } = await setup(t, {});
