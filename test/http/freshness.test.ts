@@ -111,6 +111,8 @@ describeEachDialect('response cache', (dialect) => {
     const names = async () =>
       (await api.get('/employees', key)).json.data.map((e: { full_name: string }) => e.full_name);
     const first = await names();
+    // Made a second time, the answer is kept (the cache keeps what is asked for again).
+    assert.deepEqual(await names(), first);
     // A change behind the importer's back (no new version) is not seen: the answer is kept…
     await api.handle.db.updateTable('employees').set({ full_name: 'Changed Quietly' }).execute();
     assert.deepEqual(await names(), first);

@@ -16,9 +16,9 @@ declare module 'fastify' {
 /**
  * After the key, scope and rate-limit checks (a cached answer is still a counted request):
  * an answer kept for this company's current data version and this URL is sent as it was;
- * otherwise the route runs and its 200 answer is kept as the JSON text, before compression (a
- * route hook of @fastify/compress, run after this one), and compressed afresh for each client
- * that asks.
+ * otherwise the route runs and its 200 answer goes to the cache as the JSON text (kept the
+ * second time it is made, see `ResponseCache`), before compression (a route hook of
+ * @fastify/compress, run after this one), and is compressed afresh for each client that asks.
  */
 export const responseCache = fp<{ cache: ResponseCache; config: ApiDeps['config'] }>(
   async (app, { cache, config }) => {
