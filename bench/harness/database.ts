@@ -1,4 +1,4 @@
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, extname, resolve } from 'node:path';
 import pg from 'pg';
@@ -38,13 +38,23 @@ function cliEnv(databaseUrl: string, receiptsDir: string): NodeJS.ProcessEnv {
   };
 }
 
-/** bench-data/<name>-<engine>-receipts: emptied before each import so every import starts cold. */
+/**
+ * bench-data/<name>-<engine>-receipts: emptied before each import so every import starts cold,
+ * and there even when the data has no receipts, so the service does not warn that it is missing.
+ */
 function receiptsDirFor(dataFile: string, engine: Engine): string {
-  return resolve(BENCH_DATA_DIR, `${basename(dataFile, extname(dataFile))}-${engine}-receipts`);
+  const dir = resolve(
+    BENCH_DATA_DIR,
+    `${basename(dataFile, extname(dataFile))}-${engine}-receipts`,
+  );
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 async function importData(dataFile: string, env: NodeJS.ProcessEnv): Promise<ImportFigures> {
-  rmSync(env.RECEIPTS_DIR as string, { recursive: true, force: true });
+  const receiptsDir = env.RECEIPTS_DIR as string;
+  rmSync(receiptsDir, { recursive: true, force: true });
+  mkdirSync(receiptsDir);
   return timedImport(dataFile, env);
 }
 
