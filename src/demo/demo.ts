@@ -6,7 +6,7 @@ import type { Db } from '../db/database.ts';
 import { insertApiKey } from '../db/keys.queries.ts';
 import { importRecords } from '../import/importer.ts';
 import type { SourceRecord } from '../import/ndjson.ts';
-import type { ImportSummary } from '../import/session.ts';
+import { deletedRecords, type ImportSummary } from '../import/session.ts';
 import { generateApiKey } from '../keys/api-key.ts';
 import { DEFAULT_PER_HOUR, DEFAULT_PER_MINUTE, SCOPES } from '../keys/scopes.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
@@ -109,7 +109,7 @@ export async function createDemoCompany(
     // What the company holds: the records loaded, less those the history deleted.
     const counts = { ...loaded.counts };
     for (const type of Object.keys(counts) as RecordType[]) {
-      counts[type] -= later.deletes[type] - later.absent_deletes[type];
+      counts[type] -= deletedRecords(later, type);
     }
     const summary = { ...loaded, counts };
     const generated = generateApiKey();

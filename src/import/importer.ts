@@ -5,9 +5,9 @@ import { truncateWriteAheadLog } from '../db/erasure.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
-import { IMPORTED_TABLES } from '../resources/index.ts';
+import { IMPORTED_TABLES, RECORD_TYPES } from '../resources/index.ts';
 import { readNdjson, type SourceRecord } from './ndjson.ts';
-import { ImportSession, type ImportSummary } from './session.ts';
+import { deletedRecords, ImportSession, type ImportSummary } from './session.ts';
 import {
   beginImport,
   beginImportOnThread,
@@ -178,9 +178,7 @@ export async function importRecords(
   const summary = session.summary();
   // The log still holds the deleted records' pages as they were (src/db/erasure.ts); delete
   // lines of ids the company did not have deleted nothing.
-  const deleted = Object.entries(summary.deletes).some(
-    ([type, lines]) => lines > summary.absent_deletes[type as keyof typeof summary.deletes],
-  );
+  const deleted = RECORD_TYPES.some(({ type }) => deletedRecords(summary, type) > 0);
   if (deleted) summary.deleted_values_in_wal = !truncateWriteAheadLog(handle);
   return summary;
 }

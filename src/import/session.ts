@@ -24,6 +24,10 @@ export interface ImportSummary {
   deleted_values_in_wal: boolean;
 }
 
+/** Records each type's delete lines removed: the lines less those whose id was not there. */
+export const deletedRecords = (summary: ImportSummary, type: RecordType): number =>
+  summary.deletes[type] - summary.absent_deletes[type];
+
 const zeroCounts = () =>
   Object.fromEntries(RECORD_TYPES.map((d) => [d.type, 0])) as Record<RecordType, number>;
 
