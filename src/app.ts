@@ -251,6 +251,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     receipts: options.receipts,
     authenticator: createAuthenticator({
       primaryDb: primary.db,
+      writePrimary: primary.write,
       limiter: options.limiter,
       onWriteError: (error) => {
         metrics?.countError(error);

@@ -65,40 +65,43 @@ async function countOf(db: Db, table: CompanyTable, companyId: number): Promise<
  * Deletes a company with all its records, keys and receipt files (docs/admin-api.md, `cdapi
  * companies purge`), in one transaction; the files go after the commit, each unless another row
  * still uses it. Its keys are refused from then on (running services within their 1 s key cache).
- * Null when there is no such company.
+ * Null when there is no such company. On SQLite the write lock is waited for off the event loop
+ * (`DatabaseHandle.write`): the admin API purges from inside the service.
  */
 export async function purgeCompany(
   handle: DatabaseHandle,
   store: ReceiptStore,
   companyId: number,
 ): Promise<PurgeSummary | null> {
-  const purged = await handle.db.transaction().execute(async (trx) => {
-    // Locks the company row first: an import of the company running now finishes before.
-    const company = await trx
-      .updateTable('companies')
-      .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-      .where('id', '=', companyId)
-      .returning(['id', 'name'])
-      .executeTakeFirst();
-    if (!company) return null;
-    const counts = Object.fromEntries(
-      await Promise.all(
-        COUNTED.map(async (table) => [table, await countOf(trx, table, companyId)] as const),
-      ),
-    ) as Record<(typeof COUNTED)[number], number>;
-    const receipts = await trx
-      .selectFrom('receipts')
-      .select(['original_key', 'processed_key'])
-      .where('company_id', '=', companyId)
-      .execute();
-    for (const table of COMPANY_TABLES) {
-      await trx.deleteFrom(table).where('company_id', '=', companyId).execute();
-    }
-    await trx.deleteFrom('companies').where('id', '=', companyId).execute();
-    if (handle.dialect === 'sqlite') await mergeSearchTables(trx, ['employees', 'expenses']);
-    const files = new Set(receipts.flatMap((r) => [r.original_key, r.processed_key]));
-    return { company: { id: Number(company.id), name: company.name }, counts, files };
-  });
+  const purged = await handle.write((db) =>
+    db.transaction().execute(async (trx) => {
+      // Locks the company row first: an import of the company running now finishes before.
+      const company = await trx
+        .updateTable('companies')
+        .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+        .where('id', '=', companyId)
+        .returning(['id', 'name'])
+        .executeTakeFirst();
+      if (!company) return null;
+      const counts = Object.fromEntries(
+        await Promise.all(
+          COUNTED.map(async (table) => [table, await countOf(trx, table, companyId)] as const),
+        ),
+      ) as Record<(typeof COUNTED)[number], number>;
+      const receipts = await trx
+        .selectFrom('receipts')
+        .select(['original_key', 'processed_key'])
+        .where('company_id', '=', companyId)
+        .execute();
+      for (const table of COMPANY_TABLES) {
+        await trx.deleteFrom(table).where('company_id', '=', companyId).execute();
+      }
+      await trx.deleteFrom('companies').where('id', '=', companyId).execute();
+      if (handle.dialect === 'sqlite') await mergeSearchTables(trx, ['employees', 'expenses']);
+      const files = new Set(receipts.flatMap((r) => [r.original_key, r.processed_key]));
+      return { company: { id: Number(company.id), name: company.name }, counts, files };
+    }),
+  );
   if (!purged) return null;
   // The log still holds the company's pages as they were (src/db/erasure.ts).
   const logEmptied = truncateWriteAheadLog(handle);

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
@@ -10,6 +11,16 @@ import { planningOncePool } from './plan-once.ts';
 
 export type Dialect = DatabaseTarget['dialect'];
 
+/**
+ * Runs `write` (a few statements, a transaction at most; run again from the start when SQLite
+ * says another connection holds its write lock) on `db`, and gives up after `waitMs` (default:
+ * the statement timeout) with the last SQLITE_BUSY error. See `writeWithoutBlocking`.
+ */
+export type WriteWithoutBlocking = <T>(
+  write: (db: Db) => Promise<T>,
+  waitMs?: number,
+) => Promise<T>;
+
 /** An open database: Kysely for every query, and for SQLite its one raw connection too. */
 export type DatabaseHandle =
   | {
@@ -17,6 +28,8 @@ export type DatabaseHandle =
       readonly dialect: 'sqlite';
       /** The connection Kysely runs on: a statement run here joins Kysely's transaction. */
       readonly sqlite: SqliteDatabase.Database;
+      /** The service's own writes: they never hold the event loop while waiting for the lock. */
+      readonly write: WriteWithoutBlocking;
       close(): Promise<void>;
     }
   | {
@@ -24,6 +37,8 @@ export type DatabaseHandle =
       readonly dialect: 'postgres';
       /** The connection pool, for its metrics. */
       readonly pool: pg.Pool;
+      /** `write(db)`: a PostgreSQL lock is waited for in the server, holding nothing here. */
+      readonly write: WriteWithoutBlocking;
       close(): Promise<void>;
     };
 
@@ -147,14 +162,29 @@ export function openDatabase(
   options: ConnectionOptions = {},
 ): DatabaseHandle {
   if (target.dialect === 'sqlite') {
-    const sqlite = openSqliteFile(target.path);
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
-    // Deleted and replaced values are overwritten with zeros, not left in free space.
-    sqlite.pragma('secure_delete = ON');
-    sqlite.pragma(`busy_timeout = ${options.statementTimeoutMs ?? 5000}`);
+    const busyTimeoutMs = options.statementTimeoutMs ?? 5000;
+    const sqlite = configured(openSqliteFile(target.path), busyTimeoutMs);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };
+    // Opened on the first write: most handles (the CLI's reads, the tests') never write there.
+    let writes: Db | undefined;
+    const writesDb = () => {
+      // Nothing but this connection can hold an in-memory database's lock.
+      if (sqlite.memory) return db;
+      writes ??= new Kysely<Database>({
+        dialect: new SqliteDialect({ database: configured(new SqliteDatabase(sqlite.name), 0) }),
+      });
+      return writes;
+    };
+    return {
+      db,
+      dialect: 'sqlite',
+      sqlite,
+      write: (write, waitMs = busyTimeoutMs) => writeWithoutBlocking(writesDb(), write, waitMs),
+      close: async () => {
+        await writes?.destroy();
+        await db.destroy();
+      },
+    };
   }
   // Server options given in the URL (`?options=-c …`) are kept, and the session is always UTC:
   // pg lets the URL's own `options` replace ours, so the two are joined here.
@@ -191,5 +221,44 @@ export function openDatabase(
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: planningOncePool(pool) }),
   });
-  return { db, dialect: 'postgres', pool, close: () => db.destroy() };
+  return { db, dialect: 'postgres', pool, write: (write) => write(db), close: () => db.destroy() };
+}
+
+/** The settings of every connection to a SQLite file; `busyTimeoutMs` 0 never waits. */
+function configured(sqlite: SqliteDatabase.Database, busyTimeoutMs: number) {
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  // Deleted and replaced values are overwritten with zeros, not left in free space.
+  sqlite.pragma('secure_delete = ON');
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  return sqlite;
+}
+
+/** SQLite's answer while another connection holds the write lock (or wrote since a read began). */
+export const isLockedOut = (error: unknown): boolean =>
+  /^SQLITE_BUSY/.test(String((error as { code?: unknown }).code));
+
+/**
+ * SQLite takes one writer at a time, and better-sqlite3 waits for the lock inside SQLite: on
+ * the event loop, every request of the instance waits with it, for up to the busy timeout (a
+ * key's `last_used_at` write held `/me` and every other request for 10 s while `cdapi import`
+ * ran in another process). `db` is a connection that never waits inside SQLite (busy timeout
+ * 0): while the lock is taken, `write` is tried again after a pause of 2, 4, … 50 ms, the event
+ * loop free meanwhile, until `waitMs` has passed; then its SQLITE_BUSY error is thrown (the
+ * API answers it 503 with `Retry-After`). `waitMs` 0 tries once.
+ */
+async function writeWithoutBlocking<T>(
+  db: Db,
+  write: (db: Db) => Promise<T>,
+  waitMs: number,
+): Promise<T> {
+  const giveUpAt = performance.now() + waitMs;
+  for (let pauseMs = 2; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+    try {
+      return await write(db);
+    } catch (error) {
+      if (!isLockedOut(error) || performance.now() + pauseMs > giveUpAt) throw error;
+      await sleep(pauseMs);
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isLockedOut, type WriteWithoutBlocking } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
 import { findKeyForAuth, type KeyForAuth, recordKeyUse } from '../db/keys.queries.ts';
 import { hashApiKey, isWellFormedApiKey } from '../keys/api-key.ts';
@@ -44,6 +45,11 @@ const CACHE_TTL_MS = 1000;
 const CACHE_MAX_ENTRIES = 10_000;
 /** last_used_at is written at most once a minute per key, so reads never queue behind writes. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/**
+ * A write that found SQLite's lock taken (an import in another process holds it for minutes) is
+ * not waited for: the key's next request this long after tries again.
+ */
+const LAST_USED_RETRY_MS = 5_000;
 
 export interface Authenticator {
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
@@ -54,6 +60,8 @@ export interface Authenticator {
 export function createAuthenticator(options: {
   /** The primary: key lookups and the last_used_at writes go here, not to a replica. */
   primaryDb: Db;
+  /** The primary's writes (`DatabaseHandle.write`), tried once: last_used_at never waits. */
+  writePrimary: WriteWithoutBlocking;
   limiter: RateLimitStore;
   onWriteError: (error: unknown) => void;
   /** The clock, in milliseconds (tests move it). */
@@ -98,7 +106,15 @@ export function createAuthenticator(options: {
     const last = lastWrites.get(keyId);
     if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
     lastWrites.set(keyId, now);
-    recordKeyUse(options.primaryDb, keyId, usedAt).catch(options.onWriteError);
+    options
+      .writePrimary((db) => recordKeyUse(db, keyId, usedAt), 0)
+      .catch((error: unknown) => {
+        if (isLockedOut(error)) {
+          lastWrites.set(keyId, now - LAST_USED_WRITE_INTERVAL_MS + LAST_USED_RETRY_MS);
+        } else {
+          options.onWriteError(error);
+        }
+      });
   }
 
   return {

@@ -25,9 +25,11 @@ export async function countedImport(
     summary = await run();
   } catch (error) {
     // As far as the database allows: the import's own error is the one to report.
-    await recordRun(handle.db, 'failed', started, 0).catch(() => {});
+    await handle.write((db) => recordRun(db, 'failed', started, 0)).catch(() => {});
     throw error;
   }
-  await recordRun(handle.db, 'succeeded', started, summary.records).catch(onUncounted);
+  await handle
+    .write((db) => recordRun(db, 'succeeded', started, summary.records))
+    .catch(onUncounted);
   return summary;
 }

@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { it } from 'node:test';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledQuery } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
-import { insertApiKey } from '../../src/db/keys.queries.ts';
 import { createAuthenticator } from '../../src/http/auth.ts';
-import { importFile } from '../../src/import/importer.ts';
-import { generateApiKey } from '../../src/keys/api-key.ts';
-import { SCOPES } from '../../src/keys/scopes.ts';
 import { MemoryRateLimitStore } from '../../src/ratelimit/memory-store.ts';
-import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
-import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
-import { company, writeNdjson } from '../helpers/records.ts';
+import { authenticateKey, companyWithKey } from '../helpers/authenticate.ts';
+import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
 
 /**
  * The database as the authenticator sees it, counting the statements that read the api_keys
@@ -45,39 +38,17 @@ function countingKeyReads(db: Db) {
 describeEachDialect('the key cache', (dialect) => {
   it('reads a key in use again before its entry expires, once for a burst of requests', async (t) => {
     const { handle } = await useDatabase(t, dialect);
-    const dir = useTempDir(t);
-    await importFile(
-      handle,
-      new FileReceiptStore(join(dir, 'store')),
-      writeNdjson(dir, [company(1)]),
-    );
-    const generated = generateApiKey();
-    await insertApiKey(handle.db, {
-      companyId: 1,
-      name: 'cache',
-      prefix: generated.prefix,
-      hash: generated.hash,
-      scopes: [...SCOPES],
-      perMinute: 1_000_000,
-      perHour: 1_000_000,
-    });
+    const { key } = await companyWithKey(t, handle, 'cache');
     const { db, reads } = countingKeyReads(handle.db);
     let now = 1_000_000;
     const authenticator = createAuthenticator({
       primaryDb: db,
+      writePrimary: (write) => write(db),
       limiter: new MemoryRateLimitStore(),
       onWriteError: (error) => assert.fail(String(error)),
       now: () => now,
     });
-    const request = () =>
-      authenticator.authenticate(
-        {
-          headers: { authorization: `Bearer ${generated.key}` },
-          raw: { rawHeaders: ['Authorization', `Bearer ${generated.key}`] },
-          routeOptions: { config: { scope: null } },
-        } as unknown as FastifyRequest,
-        { headers: () => {} } as unknown as FastifyReply,
-      );
+    const request = () => authenticateKey(authenticator, key);
     const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
     /** Until every read begun has been answered and cached. */
     const settled = async () => {

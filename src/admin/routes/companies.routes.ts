@@ -68,7 +68,9 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
         }),
       },
       async (request) => {
-        const company = await changeCompanyStatus(db, request.params.id, active);
+        const company = await deps.database.write((db) =>
+          changeCompanyStatus(db, request.params.id, active),
+        );
         audit(request.log, request.adminActor, `company.${verb}`, { companyId: company.id });
         return { data: company };
       },

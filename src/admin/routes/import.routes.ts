@@ -50,7 +50,9 @@ export const importRoutes: AdminRoutes<
             deps.receipts,
             parseNdjson(body as AsyncIterable<Buffer>),
             deps.importDir,
-            { changesRetentionDays: deps.changesRetentionDays },
+            // SQLite: a transaction on a thread of its own, so neither its wait for the write
+            // lock nor its statements hold the event loop, and every request with it.
+            { changesRetentionDays: deps.changesRetentionDays, writerThread: true },
           ),
         (error) => request.log.warn({ err: error }, 'import not counted for the metrics'),
       );

@@ -48,13 +48,15 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
     },
     async (request, reply) => {
       const { name, scopes, per_minute, per_hour } = request.body;
-      const created = await createKey(db, {
-        companyId: request.params.id,
-        name,
-        scopes: scopes ?? [...SCOPES],
-        perMinute: per_minute ?? DEFAULT_PER_MINUTE,
-        perHour: per_hour ?? DEFAULT_PER_HOUR,
-      });
+      const created = await deps.database.write((db) =>
+        createKey(db, {
+          companyId: request.params.id,
+          name,
+          scopes: scopes ?? [...SCOPES],
+          perMinute: per_minute ?? DEFAULT_PER_MINUTE,
+          perHour: per_hour ?? DEFAULT_PER_HOUR,
+        }),
+      );
       audit(request.log, request.adminActor, 'key.create', {
         companyId: created.key.company_id,
         keyId: created.key.id,
@@ -80,7 +82,7 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
       }),
     },
     async (request) => {
-      const key = await revokeKey(db, request.params.keyId);
+      const key = await deps.database.write((db) => revokeKey(db, request.params.keyId));
       audit(request.log, request.adminActor, 'key.revoke', {
         companyId: key.company_id,
         keyId: key.id,
