@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import type { Database, Db } from '../db/database.ts';
 import { mergeSearchTables, truncateWriteAheadLog } from '../db/erasure.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
+import { startModuleThread } from '../threads.ts';
 
 /** What a purge removed: the company, and how many of each of its things. */
 export interface PurgeSummary {
@@ -61,21 +62,26 @@ async function countOf(db: Db, table: CompanyTable, companyId: number): Promise<
   return Number(row?.n ?? 0);
 }
 
+/** What `purgeRows` deleted, and whether it could empty the write-ahead log afterwards. */
+export interface PurgedRows {
+  company: { id: number; name: string };
+  counts: Record<(typeof COUNTED)[number], number>;
+  /** The receipt files the company's rows named. */
+  files: string[];
+  logEmptied: boolean;
+}
+
 /**
- * Deletes a company with all its records, keys and receipt files (docs/admin-api.md, `cdapi
- * companies purge`), in one transaction; the files go after the commit, each unless another row
- * still uses it. Its keys are refused from then on (running services within their 1 s key cache).
- * Null when there is no such company. On SQLite the write lock is waited for off the event loop
- * (`DatabaseHandle.write`): the admin API purges from inside the service.
+ * Deletes a company's rows in one transaction (locking the company row first: an import of the
+ * company running now finishes before), then empties SQLite's write-ahead log of their old
+ * values (src/db/erasure.ts). Null when there is no such company.
  */
-export async function purgeCompany(
+export async function purgeRows(
   handle: DatabaseHandle,
-  store: ReceiptStore,
   companyId: number,
-): Promise<PurgeSummary | null> {
+): Promise<PurgedRows | null> {
   const purged = await handle.write((db) =>
     db.transaction().execute(async (trx) => {
-      // Locks the company row first: an import of the company running now finishes before.
       const company = await trx
         .updateTable('companies')
         .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
@@ -87,7 +93,7 @@ export async function purgeCompany(
         await Promise.all(
           COUNTED.map(async (table) => [table, await countOf(trx, table, companyId)] as const),
         ),
-      ) as Record<(typeof COUNTED)[number], number>;
+      ) as PurgedRows['counts'];
       const receipts = await trx
         .selectFrom('receipts')
         .select(['original_key', 'processed_key'])
@@ -98,13 +104,33 @@ export async function purgeCompany(
       }
       await trx.deleteFrom('companies').where('id', '=', companyId).execute();
       if (handle.dialect === 'sqlite') await mergeSearchTables(trx, ['employees', 'expenses']);
-      const files = new Set(receipts.flatMap((r) => [r.original_key, r.processed_key]));
+      const files = [...new Set(receipts.flatMap((r) => [r.original_key, r.processed_key]))];
       return { company: { id: Number(company.id), name: company.name }, counts, files };
     }),
   );
+  return purged && { ...purged, logEmptied: truncateWriteAheadLog(handle) };
+}
+
+/**
+ * Deletes a company with all its records, keys and receipt files (docs/admin-api.md, `cdapi
+ * companies purge`), in one transaction; the files go after the commit, each unless another row
+ * still uses it. Its keys are refused from then on (running services within their 1 s key cache).
+ * Null when there is no such company.
+ *
+ * A SQLite file's rows are deleted on a thread of its own (`purge-thread.ts`): better-sqlite3
+ * runs each statement to its end on the calling thread, and the admin API purges from inside
+ * the service, whose event loop every request needs (700,000 records took two minutes).
+ */
+export async function purgeCompany(
+  handle: DatabaseHandle,
+  store: ReceiptStore,
+  companyId: number,
+): Promise<PurgeSummary | null> {
+  const purged =
+    handle.dialect === 'sqlite' && !handle.sqlite.memory
+      ? await purgeRowsOnThread(handle.sqlite.name, companyId)
+      : await purgeRows(handle, companyId);
   if (!purged) return null;
-  // The log still holds the company's pages as they were (src/db/erasure.ts).
-  const logEmptied = truncateWriteAheadLog(handle);
   let removedFiles = 0;
   for (const key of purged.files) {
     const used = await handle.db
@@ -119,6 +145,31 @@ export async function purgeCompany(
   return {
     company: purged.company,
     removed: { ...purged.counts, receipt_files: removedFiles },
-    deleted_values_in_wal: !logEmptied,
+    deleted_values_in_wal: !purged.logEmptied,
   };
+}
+
+/** What the purge thread is given. */
+export interface PurgeThreadData {
+  path: string;
+  companyId: number;
+}
+
+/** The purge thread's one message: its answer, or its error with the error's code. */
+export type PurgeThreadReply =
+  | { ok: true; purged: PurgedRows | null }
+  | { ok: false; message: string; code?: string };
+
+function purgeRowsOnThread(path: string, companyId: number): Promise<PurgedRows | null> {
+  const workerData: PurgeThreadData = { path, companyId };
+  const worker = startModuleThread(import.meta.url, 'purge-thread', { workerData });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (reply: PurgeThreadReply) => {
+      if (reply.ok) resolve(reply.purged);
+      // The code (SQLITE_BUSY: another import holds the file) decides the API's answer.
+      else reject(Object.assign(new Error(reply.message), { code: reply.code }));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the purge's thread stopped (${code})`)));
+  });
 }

@@ -2,10 +2,9 @@ import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { truncateWriteAheadLog } from '../db/erasure.ts';
-import { refreshListSamples } from '../db/list-samples.ts';
-import { refreshPlannerStatistics } from '../db/statistics.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
-import { IMPORTED_TABLES, RECORD_TYPES } from '../resources/index.ts';
+import { RECORD_TYPES } from '../resources/index.ts';
+import { afterCommit, refreshDerived, refreshDerivedOnThread } from './derived.ts';
 import { readNdjson, type SourceRecord } from './ndjson.ts';
 import { deletedRecords, ImportSession, type ImportSummary } from './session.ts';
 import {
@@ -14,14 +13,6 @@ import {
   type CommittedImport,
   type OnCommitStep,
 } from './transaction.ts';
-
-/**
- * The summaries the import rewrites that queries filter and sum (src/db/expense-texts.ts,
- * leave-counts.ts; the list samples are read whole, by key): PostgreSQL planned a sum over
- * `leave_counts` with no statistics as a scan of the whole table (12.8 ms for a few employees'
- * rows, 1.4 ms with them).
- */
-const SUMMARY_TABLES = ['expense_texts', 'leave_counts'];
 
 const BATCH_SIZE = 500;
 /**
@@ -158,20 +149,16 @@ export async function importRecords(
     await session.receipts.removeAdded(handle.db);
     throw error;
   }
-  // Derived from the committed data, on this thread's connection, while a writer thread copies
-  // its write-ahead log into the file (the large bench file's first load: samples 9–13 s beside
-  // a copy of 6–10 s).
+  // Derived from the committed data; beside a writer thread, on a thread of its own while the
+  // writer copies its write-ahead log into the file (the large bench file's first load: samples
+  // 9–13 s beside a copy of 6–10 s).
   let written = false;
   const writing = committed.written.then(() => {
     written = true;
   });
   writing.catch(() => {});
-  options.onStep?.({ name: 'samples' });
-  await afterCommit('making the list samples', () => refreshListSamples(handle));
-  options.onStep?.({ name: 'statistics' });
-  await afterCommit("refreshing the query planner's statistics", () =>
-    refreshPlannerStatistics(handle, [...IMPORTED_TABLES, ...SUMMARY_TABLES]),
-  );
+  if (onThread) await refreshDerivedOnThread(handle.sqlite.name, options.onStep);
+  else await refreshDerived(handle, options.onStep);
   if (!written) options.onStep?.({ name: 'checkpoint' });
   await afterCommit('copying the write-ahead log into the database file', () => writing);
   await session.receipts.removeReplaced(handle.db);
@@ -181,20 +168,4 @@ export async function importRecords(
   const deleted = RECORD_TYPES.some(({ type }) => deletedRecords(summary, type) > 0);
   if (deleted) summary.deleted_values_in_wal = !truncateWriteAheadLog(handle);
   return summary;
-}
-
-/**
- * A step after the commit that fails (a write lock another import holds past the busy timeout)
- * leaves the records committed, and says so: the next import, of any company, does it again.
- */
-async function afterCommit(step: string, run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `the records are committed, but ${step} failed (${reason}); the next import does it again`,
-      { cause: error },
-    );
-  }
 }
