@@ -23,8 +23,8 @@ const { sqlite } = handle;
 /**
  * The commit does not copy the write-ahead log into the file itself (SQLite's automatic
  * checkpoint, in the COMMIT): the commit is answered first, then the log copied (~2.3 GB after
- * the large bench file's first load, 6–10 s), while the importer makes the list samples on a
- * thread of its own (`refreshDerivedOnThread`), which need the commit and not the copy.
+ * the large bench file's first load, 6–10 s), while the importer makes the list samples on
+ * another connection (`refreshDerived`), which need the commit and not the copy.
  */
 sqlite.pragma('wal_autocheckpoint = 0');
 
@@ -46,7 +46,7 @@ async function answer(transaction: ImportTransaction, request: WriterRequest): P
       case 'commit': {
         await transaction.commit((step) => send({ step }));
         send({ ok: true });
-        // The importer samples the changed lists on a connection of their own meanwhile.
+        // The importer samples the changed lists on another connection meanwhile.
         sqlite.pragma('wal_checkpoint(PASSIVE)');
         break;
       }

@@ -50,9 +50,14 @@ export const importRoutes: AdminRoutes<
             deps.receipts,
             parseNdjson(body as AsyncIterable<Buffer>),
             deps.importDir,
-            // SQLite: a transaction on a thread of its own, so neither its wait for the write
-            // lock nor its statements hold the event loop, and every request with it.
-            { changesRetentionDays: deps.changesRetentionDays, writerThread: true },
+            // SQLite: the transaction, and the samples after it, on threads of their own, so
+            // neither a wait for the write lock nor a statement holds the event loop, and every
+            // request with it.
+            {
+              changesRetentionDays: deps.changesRetentionDays,
+              writerThread: true,
+              derivedOnThread: true,
+            },
           ),
         (error) => request.log.warn({ err: error }, 'import not counted for the metrics'),
       );
