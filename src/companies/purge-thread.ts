@@ -8,8 +8,8 @@ import { type PurgeThreadData, type PurgeThreadReply, purgeRows } from './purge.
  */
 const port = parentPort;
 if (!port) throw new Error('purge-thread.ts runs as a worker thread');
-const { path, companyId } = workerData as PurgeThreadData;
-const handle = openDatabase({ dialect: 'sqlite', path });
+const { path, companyId, busyTimeoutMs } = workerData as PurgeThreadData;
+const handle = openDatabase({ dialect: 'sqlite', path }, { statementTimeoutMs: busyTimeoutMs });
 let reply: PurgeThreadReply;
 try {
   reply = { ok: true, purged: await purgeRows(handle, companyId) };

@@ -128,7 +128,12 @@ export async function purgeCompany(
 ): Promise<PurgeSummary | null> {
   const purged =
     handle.dialect === 'sqlite' && !handle.sqlite.memory
-      ? await purgeRowsOnThread(handle.sqlite.name, companyId)
+      ? await purgeRowsOnThread({
+          path: handle.sqlite.name,
+          companyId,
+          // The handle's own wait for another writer (the service's statement timeout).
+          busyTimeoutMs: Number(handle.sqlite.pragma('busy_timeout', { simple: true })),
+        })
       : await purgeRows(handle, companyId);
   if (!purged) return null;
   let removedFiles = 0;
@@ -153,6 +158,7 @@ export async function purgeCompany(
 export interface PurgeThreadData {
   path: string;
   companyId: number;
+  busyTimeoutMs: number;
 }
 
 /** The purge thread's one message: its answer, or its error with the error's code. */
@@ -160,8 +166,7 @@ export type PurgeThreadReply =
   | { ok: true; purged: PurgedRows | null }
   | { ok: false; message: string; code?: string };
 
-function purgeRowsOnThread(path: string, companyId: number): Promise<PurgedRows | null> {
-  const workerData: PurgeThreadData = { path, companyId };
+function purgeRowsOnThread(workerData: PurgeThreadData): Promise<PurgedRows | null> {
   const worker = startModuleThread(import.meta.url, 'purge-thread', { workerData });
   return new Promise((resolve, reject) => {
     worker.once('message', (reply: PurgeThreadReply) => {

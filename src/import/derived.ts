@@ -1,3 +1,4 @@
+import type SqliteDatabase from 'better-sqlite3';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
@@ -41,17 +42,31 @@ export async function afterCommit(step: string, run: () => Promise<void>): Promi
   }
 }
 
+/** What the thread of `refreshDerivedOnThread` is given. */
+export interface DerivedThreadData {
+  path: string;
+  busyTimeoutMs: number;
+}
+
 /** What the thread of `refreshDerivedOnThread` posts: each step as it starts, then its end. */
 export type DerivedThreadMessage = Parameters<OnCommitStep>[0] | { done: true; error?: string };
 
 /**
- * `refreshDerived` of a SQLite file on a thread of its own (`derived-thread.ts`), with a
+ * `refreshDerived` of `sqlite`'s file on a thread of its own (`derived-thread.ts`), with a
  * connection of its own: better-sqlite3 runs each statement to its end on the calling thread,
  * and the admin API imports from inside the service, whose event loop every request needs (the
  * large bench company's samples take 5–13 s).
  */
-export function refreshDerivedOnThread(path: string, onStep?: OnCommitStep): Promise<void> {
-  const worker = startModuleThread(import.meta.url, 'derived-thread', { workerData: { path } });
+export function refreshDerivedOnThread(
+  sqlite: SqliteDatabase.Database,
+  onStep?: OnCommitStep,
+): Promise<void> {
+  const workerData: DerivedThreadData = {
+    path: sqlite.name,
+    // The connection's own wait for another writer (the service's statement timeout).
+    busyTimeoutMs: Number(sqlite.pragma('busy_timeout', { simple: true })),
+  };
+  const worker = startModuleThread(import.meta.url, 'derived-thread', { workerData });
   return new Promise((resolve, reject) => {
     worker.on('message', (message: DerivedThreadMessage) => {
       if (!('done' in message)) onStep?.(message);

@@ -164,7 +164,7 @@ export async function importRecords(
   });
   writing.catch(() => {});
   if (options.derivedOnThread && handle.dialect === 'sqlite' && !handle.sqlite.memory) {
-    await refreshDerivedOnThread(handle.sqlite.name, options.onStep);
+    await refreshDerivedOnThread(handle.sqlite, options.onStep);
   } else await refreshDerived(handle, options.onStep);
   if (!written) options.onStep?.({ name: 'checkpoint' });
   await afterCommit('copying the write-ahead log into the database file', () => writing);
