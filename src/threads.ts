@@ -19,3 +19,24 @@ export function startModuleThread(besideUrl: string, name: string, options: Work
   const bootstrap = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry.href)});`;
   return new Worker(new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`), options);
 }
+
+/**
+ * An error as a thread posts it to the thread that started it: its message, and its code when
+ * it has one (a SQLITE_BUSY decides the API's 503 with Retry-After; without it, a 500).
+ */
+export interface PostedError {
+  message: string;
+  code?: string;
+}
+
+export function postedError(error: unknown): PostedError {
+  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+  return {
+    message: typeof message === 'string' ? message : String(error),
+    ...(typeof code === 'string' ? { code } : {}),
+  };
+}
+
+/** The error a thread posted, as an Error of this thread with the same message and code. */
+export const errorFromThread = ({ message, code }: PostedError): Error =>
+  Object.assign(new Error(message), code === undefined ? {} : { code });

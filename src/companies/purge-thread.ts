@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/connect.ts';
+import { postedError } from '../threads.ts';
 import { type PurgeThreadData, type PurgeThreadReply, purgeRows } from './purge.ts';
 
 /**
@@ -14,12 +15,7 @@ let reply: PurgeThreadReply;
 try {
   reply = { ok: true, purged: await purgeRows(handle, companyId) };
 } catch (error) {
-  const { message, code } = error as { message?: unknown; code?: unknown };
-  reply = {
-    ok: false,
-    message: String(message ?? error),
-    ...(typeof code === 'string' ? { code } : {}),
-  };
+  reply = { ok: false, ...postedError(error) };
 } finally {
   await handle.close();
 }

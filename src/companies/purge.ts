@@ -2,7 +2,7 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import type { Database, Db } from '../db/database.ts';
 import { mergeSearchTables, truncateWriteAheadLog } from '../db/erasure.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
-import { startModuleThread } from '../threads.ts';
+import { errorFromThread, type PostedError, startModuleThread } from '../threads.ts';
 
 /** What a purge removed: the company, and how many of each of its things. */
 export interface PurgeSummary {
@@ -164,7 +164,7 @@ export interface PurgeThreadData {
 /** The purge thread's one message: its answer, or its error with the error's code. */
 export type PurgeThreadReply =
   | { ok: true; purged: PurgedRows | null }
-  | { ok: false; message: string; code?: string };
+  | ({ ok: false } & PostedError);
 
 function purgeRowsOnThread(workerData: PurgeThreadData): Promise<PurgedRows | null> {
   const worker = startModuleThread(import.meta.url, 'purge-thread', { workerData });
@@ -172,7 +172,7 @@ function purgeRowsOnThread(workerData: PurgeThreadData): Promise<PurgedRows | nu
     worker.once('message', (reply: PurgeThreadReply) => {
       if (reply.ok) resolve(reply.purged);
       // The code (SQLITE_BUSY: another import holds the file) decides the API's answer.
-      else reject(Object.assign(new Error(reply.message), { code: reply.code }));
+      else reject(errorFromThread(reply));
     });
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the purge's thread stopped (${code})`)));

@@ -3,7 +3,7 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import { IMPORTED_TABLES } from '../resources/index.ts';
-import { startModuleThread } from '../threads.ts';
+import { errorFromThread, type PostedError, startModuleThread } from '../threads.ts';
 import type { OnCommitStep } from './transaction.ts';
 
 /**
@@ -49,7 +49,9 @@ export interface DerivedThreadData {
 }
 
 /** What the thread of `refreshDerivedOnThread` posts: each step as it starts, then its end. */
-export type DerivedThreadMessage = Parameters<OnCommitStep>[0] | { done: true; error?: string };
+export type DerivedThreadMessage =
+  | Parameters<OnCommitStep>[0]
+  | { done: true; error?: PostedError };
 
 /**
  * `refreshDerived` of `sqlite`'s file on a thread of its own (`derived-thread.ts`), with a
@@ -71,7 +73,7 @@ export function refreshDerivedOnThread(
     worker.on('message', (message: DerivedThreadMessage) => {
       if (!('done' in message)) onStep?.(message);
       else if (message.error === undefined) resolve();
-      else reject(new Error(message.error));
+      else reject(errorFromThread(message.error));
     });
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the import's thread stopped (${code})`)));

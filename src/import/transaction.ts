@@ -7,7 +7,7 @@ import { refreshExpenseTexts } from '../db/expense-texts.ts';
 import { refreshLeaveCounts } from '../db/leave-counts.ts';
 import { markListSamples } from '../db/list-samples.ts';
 import { recordTypeNamed, type TenantRecordType } from '../resources/index.ts';
-import { startModuleThread } from '../threads.ts';
+import { errorFromThread, type PostedError, startModuleThread } from '../threads.ts';
 import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
 import {
   holdsNoListedRows,
@@ -198,7 +198,7 @@ export type WriterRequest =
   | { op: 'rollback' };
 
 /** The answer to the transaction's start (the first reply) or to one request. */
-export type WriterReply = { ok: true; value?: unknown } | { ok: false; message: string };
+export type WriterReply = { ok: true; value?: unknown } | ({ ok: false } & PostedError);
 
 /** What the writer thread posts: replies, and during a commit the step it starts. */
 export type WriterMessage = WriterReply | { step: CommitStep };
@@ -207,6 +207,8 @@ export type WriterMessage = WriterReply | { step: CommitStep };
 export interface WriterThreadData {
   path: string;
   changes: ChangeLogOptions;
+  /** How long it waits for another writer: as long as the connection that started it. */
+  busyTimeoutMs: number;
 }
 
 /**
@@ -228,7 +230,11 @@ export async function beginImportOnThread(
   handle: DatabaseHandle & { dialect: 'sqlite' },
   options: ChangeLogOptions,
 ): Promise<ImportTransaction> {
-  const workerData: WriterThreadData = { path: handle.sqlite.name, changes: options };
+  const workerData: WriterThreadData = {
+    path: handle.sqlite.name,
+    changes: options,
+    busyTimeoutMs: Number(handle.sqlite.pragma('busy_timeout', { simple: true })),
+  };
   const worker = startModuleThread(import.meta.url, 'writer-thread', {
     workerData,
     resourceLimits: WRITER_HEAP_LIMITS,
@@ -252,7 +258,7 @@ export async function beginImportOnThread(
     else {
       // The writer thread rolls back and stops after any failed request.
       ended = true;
-      next.reject(new Error(reply.message));
+      next.reject(errorFromThread(reply));
     }
   });
   worker.on('error', failAll);

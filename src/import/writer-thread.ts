@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/connect.ts';
+import { postedError } from '../threads.ts';
 import {
   beginImport,
   type ImportTransaction,
@@ -16,8 +17,8 @@ import {
  */
 const port = parentPort;
 if (!port) throw new Error('writer-thread.ts runs as a worker thread');
-const { path, changes } = workerData as WriterThreadData;
-const handle = openDatabase({ dialect: 'sqlite', path });
+const { path, changes, busyTimeoutMs } = workerData as WriterThreadData;
+const handle = openDatabase({ dialect: 'sqlite', path }, { statementTimeoutMs: busyTimeoutMs });
 if (handle.dialect !== 'sqlite') throw new Error('the writer thread writes SQLite files');
 const { sqlite } = handle;
 /**
@@ -29,10 +30,7 @@ const { sqlite } = handle;
 sqlite.pragma('wal_autocheckpoint = 0');
 
 const send = (message: WriterMessage) => port.postMessage(message);
-const failure = (error: unknown): WriterReply => ({
-  ok: false,
-  message: error instanceof Error ? error.message : String(error),
-});
+const failure = (error: unknown): WriterReply => ({ ok: false, ...postedError(error) });
 
 async function answer(transaction: ImportTransaction, request: WriterRequest): Promise<boolean> {
   try {

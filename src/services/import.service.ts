@@ -24,8 +24,9 @@ export async function countedImport(
   try {
     summary = await run();
   } catch (error) {
-    // As far as the database allows: the import's own error is the one to report.
-    await handle.write((db) => recordRun(db, 'failed', started, 0)).catch(() => {});
+    // As far as the database allows, at once (an import that found the write lock taken is
+    // not answered later for it): the import's own error is the one to report.
+    await handle.write((db) => recordRun(db, 'failed', started, 0), 0).catch(() => {});
     throw error;
   }
   await handle

@@ -8,7 +8,7 @@ import { MemoryRateLimitStore } from '../../src/ratelimit/memory-store.ts';
 import { useAdmin } from '../helpers/admin.ts';
 import { authenticateKey, companyWithKey } from '../helpers/authenticate.ts';
 import { useDatabase } from '../helpers/databases.ts';
-import { company } from '../helpers/records.ts';
+import { company, ndjson } from '../helpers/records.ts';
 
 /**
  * SQLite's write lock taken by another connection, as `cdapi import` in another process takes
@@ -117,5 +117,24 @@ describe("SQLite's write lock, taken by another connection", () => {
     const created = await call('POST', '/admin/companies/1/keys', { body: { name: 'after' } });
     assert.equal(created.status, 201, created.body);
     assert.equal(lock.held(), false);
+  });
+
+  it('held past the wait, answers the admin API 503, on its threads too', async (t) => {
+    const { api, call } = await useAdmin(t, 'sqlite', { records: [company(1)] });
+    // The wait the import's and the purge's threads take from the connection that starts them.
+    assert.equal(api.handle.dialect, 'sqlite');
+    api.handle.sqlite.pragma('busy_timeout = 200');
+    const lock = holdWriteLock(t, api.handle);
+    const body = { body: ndjson([company(2)]), contentType: 'application/x-ndjson' };
+    for (const [path, request] of [
+      ['/admin/import', body],
+      ['/admin/companies/1/purge', { body: { confirm: 1 } }],
+    ] as const) {
+      const refused = await call('POST', path, request);
+      assert.equal(refused.status, 503, `${path}: ${refused.body}`);
+      assert.equal(refused.json.code, 'service_unavailable');
+    }
+    lock.release();
+    assert.equal((await call('POST', '/admin/import', body)).status, 200);
   });
 });
