@@ -14,7 +14,11 @@ import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { Admission } from './http/admission.ts';
 import { api } from './http/api.ts';
 import { type AuthContext, createAuthenticator } from './http/auth.ts';
-import { answerClientError, answerRouterError, routeEveryRequest } from './http/client-errors.ts';
+import {
+  answerClientError,
+  answerRouterErrorUnless,
+  routeEveryRequest,
+} from './http/client-errors.ts';
 import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { databaseUnreachable } from './http/errors.ts';
@@ -75,7 +79,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // stops reading); never shorter than a query may run.
     connectionTimeout: Math.max(config.keepAliveTimeoutMs, config.statementTimeoutMs + 5000),
     clientErrorHandler: answerClientError,
-    frameworkErrors: answerRouterError,
+    // A request-target in absolute form with an empty host (`GET http:///…`) reaches the router
+    // with no path it can take: it is refused for its host (400), as `hostProblem` refuses it
+    // on a route, not answered as an unknown path.
+    frameworkErrors: answerRouterErrorUnless(hostProblem),
     // A client's own request id is echoed when it is sane; otherwise we make one.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, type Problem, problem } from '../schemas/problems.ts';
-import { methodNotAllowed, noSuchResource } from './errors.ts';
+import { type ApiError, methodNotAllowed, noSuchResource } from './errors.ts';
 
 /**
  * Answers for requests that never reach a route, or that the framework refuses before one
@@ -48,6 +48,15 @@ export function protocolProblem(status: number): Problem {
  */
 export function answerRouterError(_error: unknown, _request: unknown, reply: FastifyReply): void {
   reply.status(404).type(PROBLEM_CONTENT_TYPE).send(noSuchResource().toProblem());
+}
+
+/** `answerRouterError`, unless `refuse` finds the request refused for another reason first. */
+export function answerRouterErrorUnless(refuse: (request: FastifyRequest) => ApiError | null) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
+    const refused = refuse(request);
+    if (refused) reply.status(refused.status).type(PROBLEM_CONTENT_TYPE).send(refused.toProblem());
+    else answerRouterError(error, request, reply);
+  };
 }
 
 /**

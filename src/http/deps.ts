@@ -74,6 +74,8 @@ const requestHost = (request: FastifyRequest): string => targetHost(request) ?? 
 export function hostProblem(request: FastifyRequest): ApiError | null {
   const target = targetHost(request);
   const host = target ?? request.host;
+  // An http(s) URI with an empty host is invalid (RFC 9110 §4.2.1): `GET http:///me`.
+  if (target === '') return unusableHost('target');
   if (host === '') {
     // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 predates it.
     return request.raw.httpVersion === '1.0' ? null : unusableHost('missing');

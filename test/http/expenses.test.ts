@@ -255,6 +255,12 @@ describeEachDialect('GET /expenses', (dialect) => {
       assert.equal(userInfo.status, 400);
       assert.equal(userInfo.body.code, 'bad_request');
       assert.match(userInfo.body.detail, /request-target/);
+      // Nor on an empty host (RFC 9110 §4.2.1), which leaves the router no path: not a 404.
+      for (const empty of ['http:///api/company/v1/expenses/500', 'http:///elsewhere']) {
+        const refused = await ask(direct.api, direct.key, empty);
+        assert.equal(refused.status, 400, empty);
+        assert.match(refused.body.detail, /request-target/);
+      }
       // Behind a trusted proxy, the public host it names still comes first.
       const proxied = await serve(t, dialect, shapeRecords(), { trustProxy: true });
       const viaProxy = await ask(
