@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { rename, rm, stat, writeFile } from 'node:fs/promises';
+import { rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { makeDirectorySync } from '../directories.ts';
@@ -22,10 +22,19 @@ export class FileReceiptStore implements ReceiptStore {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const path = this.path(key);
-    // Two stats when the folder is there (each receipt's): not worth an asynchronous twin.
-    makeDirectorySync(dirname(path));
     const temp = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
-    await writeFile(temp, bytes);
+    // Two stats when the folder is there (each receipt's): not worth an asynchronous twin. A
+    // `delete` of the folder's last file may remove the folder between the two: made again.
+    for (let tries = 1; ; tries += 1) {
+      makeDirectorySync(dirname(path));
+      try {
+        await writeFile(temp, bytes);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || tries === 3) throw error;
+      }
+    }
+    // The temp file keeps the folder from being empty, so `delete` leaves it.
     await rename(temp, path);
   }
 
@@ -47,8 +56,18 @@ export class FileReceiptStore implements ReceiptStore {
     return createReadStream(this.path(key));
   }
 
+  /** Removes the file, then its folders up to the store's own while they are empty. */
   async delete(key: string): Promise<void> {
-    await rm(this.path(key), { force: true });
+    const path = this.path(key);
+    await rm(path, { force: true });
+    // A purged company's folders (`12/originals`, `12/processed`, `12`) go with its last files.
+    for (let folder = dirname(path); folder !== this.root; folder = dirname(folder)) {
+      try {
+        await rmdir(folder);
+      } catch {
+        return; // not empty (ENOTEMPTY), or already gone
+      }
+    }
   }
 
   /** Files on local disk have no URL of their own: the API's signed file route serves them. */

@@ -63,6 +63,7 @@ describeEachDialect('cdapi companies purge', (dialect) => {
     }
     assert.equal((await db.selectFrom('companies').select('id').execute()).length, 1);
     assert.equal(filesIn(receipts).length, 2);
+    assert.deepEqual(readdirSync(receipts), ['2'], "company 1's folders went with its files");
     const text = cdapi(['companies', 'purge', '2', '--confirm', '2'], env);
     assert.equal(text.status, 0, text.stderr);
     assert.match(
@@ -70,6 +71,7 @@ describeEachDialect('cdapi companies purge', (dialect) => {
       /^Purged company 2 \(Company 2\):\n {2}1 employee, 1 leave type, 1 leave,\n {2}1 expense category, 2 expenses,\n {2}2 receipt files, 1 API key\.\n$/,
     );
     assert.equal(filesIn(receipts).length, 0);
+    assert.deepEqual(readdirSync(receipts), [], 'the store itself stays');
     const again = cdapi(['companies', 'purge', '2', '--confirm', '2'], env);
     assert.equal(again.stderr, 'cdapi: company 2 not found\n');
   });
