@@ -91,8 +91,6 @@ export class ConfigError extends Error {
 
 const DEFAULT_DATABASE_FILE = 'company-data.db';
 export const DEFAULT_DATABASE_URL = `sqlite:./data/${DEFAULT_DATABASE_FILE}`;
-const DATA_DIR = './data';
-const SIGNING_SECRET_FILE = 'signing-secret';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function parseDatabaseUrl(value: string, variable = 'DATABASE_URL'): DatabaseTarget {
@@ -152,8 +150,10 @@ function parsePublicBaseUrl(raw: string): string {
 }
 
 /**
- * The embedded default keeps a generated secret in ./data/ so signed URLs survive restarts.
- * With PostgreSQL several instances must share one secret, so it has to be given.
+ * SQLite keeps a generated secret beside its file (`besideDatabase`), so signed URLs survive
+ * restarts and every process of that database, wherever it was started, signs alike; an
+ * in-memory database, which lives as long as its process, gets one of its own. With
+ * PostgreSQL several instances must share one secret, so it has to be given.
  */
 function resolveSigningSecret(raw: string | undefined, database: DatabaseTarget): string {
   if (raw !== undefined && raw !== '') {
@@ -163,7 +163,8 @@ function resolveSigningSecret(raw: string | undefined, database: DatabaseTarget)
   if (database.dialect === 'postgres') {
     throw new ConfigError('SIGNING_SECRET', 'is required when DATABASE_URL is PostgreSQL');
   }
-  const file = resolve(DATA_DIR, SIGNING_SECRET_FILE);
+  const file = besideDatabase(database, 'signing-secret');
+  if (file === null) return randomBytes(32).toString('base64url');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   makeDirectorySync(dirname(file));
   const secret = randomBytes(32).toString('base64url');
@@ -172,20 +173,18 @@ function resolveSigningSecret(raw: string | undefined, database: DatabaseTarget)
 }
 
 /**
- * Each SQLite database gets a receipt store of its own beside its file, so a scratch database
- * never writes into (or deletes from) another database's store: `receipts/` beside
- * `company-data.db` (the default database, hence `./data/receipts`), `NAME-receipts/` beside
- * any other `NAME.db`. PostgreSQL has no file to put it beside: instances and `cdapi import`
- * must name the one store they share.
+ * What a SQLite database file keeps beside it (its receipt store, its signing secret), so a
+ * scratch database never writes into (or deletes from) another database's: `name` beside
+ * `company-data.db` (the default database, hence `./data/receipts`, `./data/signing-secret`),
+ * `NAME-name` beside any other `NAME.db`. Null for PostgreSQL, which has no file to put it
+ * beside (instances and `cdapi import` must name the store and the secret they share), and for
+ * an in-memory database.
  */
-function defaultReceiptsDir(database: DatabaseTarget): string | null {
+function besideDatabase(database: DatabaseTarget, name: string): string | null {
   if (database.dialect !== 'sqlite' || database.path === ':memory:') return null;
   const file = basename(database.path);
   const stem = file.slice(0, file.length - extname(file).length) || file;
-  return join(
-    dirname(database.path),
-    file === DEFAULT_DATABASE_FILE ? 'receipts' : `${stem}-receipts`,
-  );
+  return join(dirname(database.path), file === DEFAULT_DATABASE_FILE ? name : `${stem}-${name}`);
 }
 
 /** The receipt store of a command that reads or writes receipts; fails naming the variable. */
@@ -207,7 +206,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const database = parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
   return Object.freeze({
     database,
-    receiptsDir: env.RECEIPTS_DIR ? resolve(env.RECEIPTS_DIR) : defaultReceiptsDir(database),
+    receiptsDir: env.RECEIPTS_DIR
+      ? resolve(env.RECEIPTS_DIR)
+      : besideDatabase(database, 'receipts'),
     logLevel,
     changesRetentionDays: parseInteger(
       'CHANGES_RETENTION_DAYS',

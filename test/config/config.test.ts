@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import {
@@ -148,6 +150,34 @@ describe('configuration', () => {
       ...pg,
     });
     assert.equal(readPool.readPoolMax, 40);
+  });
+
+  it('keeps a generated signing secret beside the SQLite file, as it keeps the receipts', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cdapi-secret-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const named = loadServerConfig({ DATABASE_URL: `sqlite:${join(dir, 'hr.db')}` });
+    const file = join(dir, 'hr-signing-secret');
+    assert.equal(readFileSync(file, 'utf8'), `${named.signingSecret}\n`);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(named.receiptsDir, join(dir, 'hr-receipts'));
+    assert.equal(
+      loadServerConfig({ DATABASE_URL: `sqlite:${join(dir, 'hr.db')}` }).signingSecret,
+      named.signingSecret,
+      'read again by the next process',
+    );
+    const byDefaultName = loadServerConfig({
+      DATABASE_URL: `sqlite:${join(dir, 'company-data.db')}`,
+    });
+    assert.equal(
+      readFileSync(join(dir, 'signing-secret'), 'utf8'),
+      `${byDefaultName.signingSecret}\n`,
+    );
+    const before = readdirSync(dir).sort();
+    const memory = { DATABASE_URL: 'sqlite::memory:', RECEIPTS_DIR: join(dir, 'receipts') };
+    const inMemory = loadServerConfig(memory).signingSecret;
+    assert.match(inMemory, /^[\w-]{43}$/);
+    assert.notEqual(loadServerConfig(memory).signingSecret, inMemory);
+    assert.deepEqual(readdirSync(dir).sort(), before, 'an in-memory database writes no file');
   });
 
   it('defaults the HTTP timeouts, and reads them', () => {
