@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../db/connect.ts';
+import { openSqliteFileAgain } from '../db/connect.ts';
 import { postedError } from '../threads.ts';
 import { type PurgeThreadData, type PurgeThreadReply, purgeRows } from './purge.ts';
 
@@ -9,8 +9,8 @@ import { type PurgeThreadData, type PurgeThreadReply, purgeRows } from './purge.
  */
 const port = parentPort;
 if (!port) throw new Error('purge-thread.ts runs as a worker thread');
-const { path, companyId, busyTimeoutMs } = workerData as PurgeThreadData;
-const handle = openDatabase({ dialect: 'sqlite', path }, { statementTimeoutMs: busyTimeoutMs });
+const { companyId, ...file } = workerData as PurgeThreadData;
+const handle = openSqliteFileAgain(file);
 let reply: PurgeThreadReply;
 try {
   reply = { ok: true, purged: await purgeRows(handle, companyId) };

@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from '../db/connect.ts';
+import { type DatabaseHandle, type SqliteFile, sqliteFileOf } from '../db/connect.ts';
 import type { Database, Db } from '../db/database.ts';
 import { mergeSearchTables, truncateWriteAheadLog } from '../db/erasure.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
@@ -128,12 +128,7 @@ export async function purgeCompany(
 ): Promise<PurgeSummary | null> {
   const purged =
     handle.dialect === 'sqlite' && !handle.sqlite.memory
-      ? await purgeRowsOnThread({
-          path: handle.sqlite.name,
-          companyId,
-          // The handle's own wait for another writer (the service's statement timeout).
-          busyTimeoutMs: Number(handle.sqlite.pragma('busy_timeout', { simple: true })),
-        })
+      ? await purgeRowsOnThread({ ...sqliteFileOf(handle.sqlite), companyId })
       : await purgeRows(handle, companyId);
   if (!purged) return null;
   let removedFiles = 0;
@@ -155,10 +150,8 @@ export async function purgeCompany(
 }
 
 /** What the purge thread is given. */
-export interface PurgeThreadData {
-  path: string;
+export interface PurgeThreadData extends SqliteFile {
   companyId: number;
-  busyTimeoutMs: number;
 }
 
 /** The purge thread's one message: its answer, or its error with the error's code. */

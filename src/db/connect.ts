@@ -224,6 +224,25 @@ export function openDatabase(
   return { db, dialect: 'postgres', pool, write: (write) => write(db), close: () => db.destroy() };
 }
 
+/** A SQLite file as a thread opens it again: its path, and how long to wait for another writer. */
+export interface SqliteFile {
+  path: string;
+  busyTimeoutMs: number;
+}
+
+/** `sqlite`'s file, for a thread whose connection waits for another writer as long as it does. */
+export const sqliteFileOf = (sqlite: SqliteDatabase.Database): SqliteFile => ({
+  path: sqlite.name,
+  busyTimeoutMs: Number(sqlite.pragma('busy_timeout', { simple: true })),
+});
+
+/** A thread's own connection to `file` (see `sqliteFileOf`). */
+export function openSqliteFileAgain({ path, busyTimeoutMs }: SqliteFile) {
+  const handle = openDatabase({ dialect: 'sqlite', path }, { statementTimeoutMs: busyTimeoutMs });
+  if (handle.dialect !== 'sqlite') throw new Error(`${path} opened as another database`);
+  return handle;
+}
+
 /** The settings of every connection to a SQLite file; `busyTimeoutMs` 0 never waits. */
 function configured(sqlite: SqliteDatabase.Database, busyTimeoutMs: number) {
   sqlite.pragma('synchronous = NORMAL');

@@ -1,5 +1,5 @@
 import type SqliteDatabase from 'better-sqlite3';
-import type { DatabaseHandle } from '../db/connect.ts';
+import { type DatabaseHandle, sqliteFileOf } from '../db/connect.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import { IMPORTED_TABLES } from '../resources/index.ts';
@@ -42,12 +42,6 @@ export async function afterCommit(step: string, run: () => Promise<void>): Promi
   }
 }
 
-/** What the thread of `refreshDerivedOnThread` is given. */
-export interface DerivedThreadData {
-  path: string;
-  busyTimeoutMs: number;
-}
-
 /** What the thread of `refreshDerivedOnThread` posts: each step as it starts, then its end. */
 export type DerivedThreadMessage =
   | Parameters<OnCommitStep>[0]
@@ -63,12 +57,9 @@ export function refreshDerivedOnThread(
   sqlite: SqliteDatabase.Database,
   onStep?: OnCommitStep,
 ): Promise<void> {
-  const workerData: DerivedThreadData = {
-    path: sqlite.name,
-    // The connection's own wait for another writer (the service's statement timeout).
-    busyTimeoutMs: Number(sqlite.pragma('busy_timeout', { simple: true })),
-  };
-  const worker = startModuleThread(import.meta.url, 'derived-thread', { workerData });
+  const worker = startModuleThread(import.meta.url, 'derived-thread', {
+    workerData: sqliteFileOf(sqlite),
+  });
   return new Promise((resolve, reject) => {
     worker.on('message', (message: DerivedThreadMessage) => {
       if (!('done' in message)) onStep?.(message);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { chunks } from '../db/chunks.ts';
-import type { DatabaseHandle } from '../db/connect.ts';
+import { type DatabaseHandle, type SqliteFile, sqliteFileOf } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
 import { mergeSearchTables } from '../db/erasure.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
@@ -204,11 +204,8 @@ export type WriterReply = { ok: true; value?: unknown } | ({ ok: false } & Poste
 export type WriterMessage = WriterReply | { step: CommitStep };
 
 /** What the writer thread opens: the SQLite file the import goes into. */
-export interface WriterThreadData {
-  path: string;
+export interface WriterThreadData extends SqliteFile {
   changes: ChangeLogOptions;
-  /** How long it waits for another writer: as long as the connection that started it. */
-  busyTimeoutMs: number;
 }
 
 /**
@@ -230,11 +227,7 @@ export async function beginImportOnThread(
   handle: DatabaseHandle & { dialect: 'sqlite' },
   options: ChangeLogOptions,
 ): Promise<ImportTransaction> {
-  const workerData: WriterThreadData = {
-    path: handle.sqlite.name,
-    changes: options,
-    busyTimeoutMs: Number(handle.sqlite.pragma('busy_timeout', { simple: true })),
-  };
+  const workerData: WriterThreadData = { ...sqliteFileOf(handle.sqlite), changes: options };
   const worker = startModuleThread(import.meta.url, 'writer-thread', {
     workerData,
     resourceLimits: WRITER_HEAP_LIMITS,

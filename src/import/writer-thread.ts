@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../db/connect.ts';
+import { openSqliteFileAgain } from '../db/connect.ts';
 import { postedError } from '../threads.ts';
 import {
   beginImport,
@@ -17,9 +17,8 @@ import {
  */
 const port = parentPort;
 if (!port) throw new Error('writer-thread.ts runs as a worker thread');
-const { path, changes, busyTimeoutMs } = workerData as WriterThreadData;
-const handle = openDatabase({ dialect: 'sqlite', path }, { statementTimeoutMs: busyTimeoutMs });
-if (handle.dialect !== 'sqlite') throw new Error('the writer thread writes SQLite files');
+const { changes, ...file } = workerData as WriterThreadData;
+const handle = openSqliteFileAgain(file);
 const { sqlite } = handle;
 /**
  * The commit does not copy the write-ahead log into the file itself (SQLite's automatic
