@@ -1,6 +1,7 @@
 import { type DatabaseHandle, type SqliteFile, sqliteFileOf } from '../db/connect.ts';
 import type { Database, Db } from '../db/database.ts';
 import { mergeSearchTables, truncateWriteAheadLog } from '../db/erasure.ts';
+import { receiptFilesInUse } from '../db/receipts.queries.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { errorFromThread, type PostedError, startModuleThread } from '../threads.ts';
 
@@ -132,13 +133,9 @@ export async function purgeCompany(
       : await purgeRows(handle, companyId);
   if (!purged) return null;
   let removedFiles = 0;
+  const used = await receiptFilesInUse(handle.db, purged.files);
   for (const key of purged.files) {
-    const used = await handle.db
-      .selectFrom('receipts')
-      .select('expense_id')
-      .where((eb) => eb.or([eb('original_key', '=', key), eb('processed_key', '=', key)]))
-      .executeTakeFirst();
-    if (used || !(await store.exists(key))) continue;
+    if (used.has(key) || !(await store.exists(key))) continue;
     await store.delete(key);
     removedFiles += 1;
   }

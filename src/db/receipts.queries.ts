@@ -1,3 +1,4 @@
+import { chunks } from './chunks.ts';
 import type { Db } from './database.ts';
 
 export interface ReceiptFiles {
@@ -55,4 +56,25 @@ export async function findReceiptOfExpense(
     .where('expense_id', '=', expenseId)
     .executeTakeFirst();
   return row ? toReceiptFiles(row) : null;
+}
+
+/**
+ * Which of `keys` a receipt row still names, as its original or its processed file: asked
+ * before a file is removed (a purge, an import that replaced or failed to store receipts).
+ * Read through the indexes of each key column, a chunk of keys a statement.
+ */
+export async function receiptFilesInUse(db: Db, keys: Iterable<string>): Promise<Set<string>> {
+  const used = new Set<string>();
+  for (const chunk of chunks([...keys])) {
+    const rows = await db
+      .selectFrom('receipts')
+      .select(['original_key', 'processed_key'])
+      .where((eb) => eb.or([eb('original_key', 'in', chunk), eb('processed_key', 'in', chunk)]))
+      .execute();
+    for (const row of rows) {
+      used.add(row.original_key);
+      used.add(row.processed_key);
+    }
+  }
+  return used;
 }

@@ -3,6 +3,7 @@ import { constants as fsConstants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Db, NewReceipt } from '../db/database.ts';
+import { receiptFilesInUse } from '../db/receipts.queries.ts';
 import { sniffImageType } from '../receipts/image-type.ts';
 import { processReceipt, UnreadableImageError } from '../receipts/process.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
@@ -110,13 +111,9 @@ export class ReceiptIngest {
   }
 
   private async removeUnreferenced(db: Db, keys: Set<string>): Promise<void> {
+    const used = await receiptFilesInUse(db, keys);
     for (const key of keys) {
-      const used = await db
-        .selectFrom('receipts')
-        .select('expense_id')
-        .where((eb) => eb.or([eb('original_key', '=', key), eb('processed_key', '=', key)]))
-        .executeTakeFirst();
-      if (!used) await this.store.delete(key);
+      if (!used.has(key)) await this.store.delete(key);
     }
   }
 }

@@ -195,6 +195,7 @@ describeEachDialect('leave searches', (dialect) => {
     assert.deepEqual((await migrateToLatest(api.handle.db)).applied, [
       '0010_leave_counts',
       '0011_changes_forgotten_position',
+      '0012_receipt_file_indexes',
     ]);
     await assertCountsKept(api);
     await checkSearches(api, key, ours.employees, ours.leaves, 'migrated');
