@@ -40,3 +40,19 @@ export function postedError(error: unknown): PostedError {
 /** The error a thread posted, as an Error of this thread with the same message and code. */
 export const errorFromThread = ({ message, code }: PostedError): Error =>
   Object.assign(new Error(message), code === undefined ? {} : { code });
+
+/** The one message of a thread that answers once: its value, or its error with the error's code. */
+export type ThreadAnswer<T> = { ok: true; value: T } | ({ ok: false } & PostedError);
+
+/** What a thread that answers once sends: the value it posts, its error, or its stopping first. */
+export function answerOf<T>(worker: Worker, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    worker.once('message', (answer: ThreadAnswer<T>) => {
+      if (answer.ok) resolve(answer.value);
+      // The code (SQLITE_BUSY: another writer holds the file) decides the API's answer.
+      else reject(errorFromThread(answer));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`${what} stopped (${code})`)));
+  });
+}

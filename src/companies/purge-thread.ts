@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSqliteFileAgain } from '../db/connect.ts';
-import { postedError } from '../threads.ts';
-import { type PurgeThreadData, type PurgeThreadReply, purgeRows } from './purge.ts';
+import { postedError, type ThreadAnswer } from '../threads.ts';
+import { type PurgedRows, type PurgeThreadData, purgeRows } from './purge.ts';
 
 /**
  * The thread that deletes a company's rows from a SQLite file (see `purgeCompany`): it opens a
@@ -11,9 +11,9 @@ const port = parentPort;
 if (!port) throw new Error('purge-thread.ts runs as a worker thread');
 const { companyId, ...file } = workerData as PurgeThreadData;
 const handle = openSqliteFileAgain(file);
-let reply: PurgeThreadReply;
+let reply: ThreadAnswer<PurgedRows | null>;
 try {
-  reply = { ok: true, purged: await purgeRows(handle, companyId) };
+  reply = { ok: true, value: await purgeRows(handle, companyId) };
 } catch (error) {
   reply = { ok: false, ...postedError(error) };
 } finally {

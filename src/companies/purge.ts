@@ -3,7 +3,7 @@ import type { Database, Db } from '../db/database.ts';
 import { mergeSearchTables, truncateWriteAheadLog } from '../db/erasure.ts';
 import { receiptFilesInUse } from '../db/receipts.queries.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
-import { errorFromThread, type PostedError, startModuleThread } from '../threads.ts';
+import { answerOf, startModuleThread } from '../threads.ts';
 
 /** What a purge removed: the company, and how many of each of its things. */
 export interface PurgeSummary {
@@ -151,20 +151,7 @@ export interface PurgeThreadData extends SqliteFile {
   companyId: number;
 }
 
-/** The purge thread's one message: its answer, or its error with the error's code. */
-export type PurgeThreadReply =
-  | { ok: true; purged: PurgedRows | null }
-  | ({ ok: false } & PostedError);
-
 function purgeRowsOnThread(workerData: PurgeThreadData): Promise<PurgedRows | null> {
   const worker = startModuleThread(import.meta.url, 'purge-thread', { workerData });
-  return new Promise((resolve, reject) => {
-    worker.once('message', (reply: PurgeThreadReply) => {
-      if (reply.ok) resolve(reply.purged);
-      // The code (SQLITE_BUSY: another import holds the file) decides the API's answer.
-      else reject(errorFromThread(reply));
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the purge's thread stopped (${code})`)));
-  });
+  return answerOf<PurgedRows | null>(worker, "the purge's thread");
 }

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseHandle } from '../db/connect.ts';
-import { truncateWriteAheadLog } from '../db/erasure.ts';
+import { truncateWriteAheadLog, truncateWriteAheadLogOnThread } from '../db/erasure.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { RECORD_TYPES } from '../resources/index.ts';
 import { afterCommit, refreshDerived, refreshDerivedOnThread } from './derived.ts';
@@ -35,12 +35,14 @@ export interface ImportOptions {
    */
   writerThread?: boolean;
   /**
-   * Makes the list samples and planner statistics after the commit on a thread of their own
-   * (SQLite files only; see `refreshDerivedOnThread`), as the admin API does inside the
-   * service. `cdapi import`, whose process serves nothing, makes them on its main thread: a
-   * thread of its own raised the bench file's peak RSS from 377 to 413 MB.
+   * Does the work after the commit on threads of their own (SQLite files only), as the admin
+   * API does inside the service: the list samples and planner statistics
+   * (`refreshDerivedOnThread`) and, after deletions, the emptying of the write-ahead log
+   * (`truncateWriteAheadLogOnThread`). `cdapi import`, whose process serves nothing, does it on
+   * its main thread: the samples on a thread of their own raised the bench file's peak RSS from
+   * 377 to 413 MB.
    */
-  derivedOnThread?: boolean;
+  afterCommitOnThreads?: boolean;
   /** `importFile`: called as the file is read, once a chunk (64 KiB) of it is checked. */
   onProgress?: (progress: ImportProgress) => void;
   /** Called as each step after the last record starts (see `CommitStep`). */
@@ -163,7 +165,7 @@ export async function importRecords(
     written = true;
   });
   writing.catch(() => {});
-  if (options.derivedOnThread && handle.dialect === 'sqlite' && !handle.sqlite.memory) {
+  if (options.afterCommitOnThreads && handle.dialect === 'sqlite' && !handle.sqlite.memory) {
     await refreshDerivedOnThread(handle.sqlite, options.onStep);
   } else await refreshDerived(handle, options.onStep);
   if (!written) options.onStep?.({ name: 'checkpoint' });
@@ -173,6 +175,11 @@ export async function importRecords(
   // The log still holds the deleted records' pages as they were (src/db/erasure.ts); delete
   // lines of ids the company did not have deleted nothing.
   const deleted = RECORD_TYPES.some(({ type }) => deletedRecords(summary, type) > 0);
-  if (deleted) summary.deleted_values_in_wal = !truncateWriteAheadLog(handle);
+  if (deleted) {
+    const emptied = options.afterCommitOnThreads
+      ? await truncateWriteAheadLogOnThread(handle)
+      : truncateWriteAheadLog(handle);
+    summary.deleted_values_in_wal = !emptied;
+  }
   return summary;
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { describe, it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { purgeCompany } from '../../src/companies/purge.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
+import { truncateWriteAheadLogOnThread } from '../../src/db/erasure.ts';
 import { type ImportOptions, importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { useDatabase, useTempDir } from '../helpers/databases.ts';
@@ -68,8 +69,12 @@ function markOnDisk(path: string): string[] {
 // deleted, their values are gone from the SQLite files, not only from the API. The test's
 // connection stays open, as a running service's do, so the write-ahead log stays too.
 describe('erasure from the SQLite files', () => {
-  for (const options of [{}, { writerThread: true }] as ImportOptions[]) {
-    const how = options.writerThread ? ' (writer thread)' : '';
+  const ways: Array<[how: string, options: ImportOptions]> = [
+    ['', {}],
+    [' (writer thread)', { writerThread: true }],
+    [" (the admin API's threads)", { writerThread: true, afterCommitOnThreads: true }],
+  ];
+  for (const [how, options] of ways) {
     it(`an import that deletes an employee and their records leaves none of their values${how}`, async (t) => {
       const { handle, path, run } = await setup(t, options);
       await run([...companyRecords(1, 0)]);
@@ -92,12 +97,7 @@ describe('erasure from the SQLite files', () => {
     await run([...companyRecords(1, 0)]);
     // A read begun before the deletion and still open after the busy timeout, as a long export
     // through a connection of its own would be. A short timeout, so the test need not wait 5 s.
-    const reader = new Database(path, { readonly: true });
-    t.after(() => reader.close());
-    reader.exec('begin');
-    reader.prepare('select count(*) from employees').get();
-    assert.equal(handle.dialect, 'sqlite');
-    handle.sqlite.pragma('busy_timeout = 100');
+    const reader = openRead(t, handle, path, 100);
 
     const held = await run([
       { type: 'delete', resource: 'leave', company_id: 1, id: 5 },
@@ -111,6 +111,24 @@ describe('erasure from the SQLite files', () => {
     const next = await run([{ type: 'delete', resource: 'employee', company_id: 1, id: 11 }]);
     assert.equal(next.deleted_values_in_wal, false);
     assert.deepEqual(markOnDisk(path), []);
+  });
+
+  it('empties the log on a thread, the event loop free while it waits for a reader', async (t) => {
+    const { handle, path, run } = await setup(t, {});
+    await run([...companyRecords(1, 0)]);
+    await run([employee(1, 3, { first_name: 'Deniz' })]);
+    // A read of the log's newest pages, ended by a timer: a wait on this thread (the busy
+    // timeout, 2 s here) would keep the timer from running and give up with the log kept.
+    const reader = openRead(t, handle, path, 2000);
+    const order: string[] = [];
+    setTimeout(() => {
+      reader.exec('commit');
+      order.push('the reader ended');
+    }, 100);
+    assert.equal(await truncateWriteAheadLogOnThread(handle), true);
+    order.push('the log emptied');
+    assert.deepEqual(order, ['the reader ended', 'the log emptied']);
+    assert.equal(statSync(`${path}-wal`).size, 0);
   });
 
   it('a company purge leaves none of its values, and the other companies as they were', async (t) => {
@@ -130,6 +148,21 @@ describe('erasure from the SQLite files', () => {
     assert.equal(Number(left.n), 300);
   });
 });
+
+/**
+ * A read begun on a connection of its own and left open (it keeps using the write-ahead log's
+ * pages until it commits), with `handle`'s busy timeout, the longest a checkpoint waits for it,
+ * set to `busyTimeoutMs`.
+ */
+function openRead(t: TestContext, handle: DatabaseHandle, path: string, busyTimeoutMs: number) {
+  const reader = new Database(path, { readonly: true });
+  t.after(() => reader.close());
+  reader.exec('begin');
+  reader.prepare('select count(*) from employees').get();
+  assert.equal(handle.dialect, 'sqlite');
+  handle.sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  return reader;
+}
 
 async function setup(t: TestContext, options: ImportOptions) {
   const { handle, target } = await useDatabase(t, 'sqlite');

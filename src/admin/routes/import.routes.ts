@@ -50,13 +50,13 @@ export const importRoutes: AdminRoutes<
             deps.receipts,
             parseNdjson(body as AsyncIterable<Buffer>),
             deps.importDir,
-            // SQLite: the transaction, and the samples after it, on threads of their own, so
-            // neither a wait for the write lock nor a statement holds the event loop, and every
-            // request with it.
+            // SQLite: the transaction, and the samples and the log's emptying after it, on
+            // threads of their own, so neither a wait for the write lock or for readers nor a
+            // statement holds the event loop, and every request with it.
             {
               changesRetentionDays: deps.changesRetentionDays,
               writerThread: true,
-              derivedOnThread: true,
+              afterCommitOnThreads: true,
             },
           ),
         (error) => request.log.warn({ err: error }, 'import not counted for the metrics'),
