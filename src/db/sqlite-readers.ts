@@ -31,7 +31,8 @@ import type { Database, Db } from './database.ts';
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.path);
+// The file the service opened, never a new empty one where it was (removed or moved away).
+const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('query_only = 1');
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 // On Linux a nice value is the calling thread's own: this thread's, not the event loop's. Only
@@ -101,6 +102,9 @@ export interface Chain {
   count: number;
 }
 
+/** How long a thread that could not open the file waits before it is started again. */
+const RESTART_PAUSE_MS = 1000;
+
 /** A reader thread crashed or could not open the file: the request may work once it is back. */
 class ReaderUnavailableError extends Error {
   readonly code = 'SQLITE_CANTOPEN';
@@ -114,6 +118,8 @@ class ReaderThread {
   >();
   private nextId = 0;
   readonly ready: Promise<void>;
+  /** Whether the thread opened the file (its `ready` resolved). */
+  opened = false;
 
   constructor(options: ReaderOptions, onExit: (thread: ReaderThread) => void) {
     this.worker = new Worker(THREAD_SOURCE, {
@@ -130,6 +136,7 @@ class ReaderThread {
       this.worker.on('message', (reply: Reply) => {
         if (reply.ready) {
           this.worker.unref();
+          this.opened = true;
           return resolve();
         }
         const waiting = this.pending.get(reply.id as number);
@@ -227,16 +234,34 @@ export class SqliteReaders {
     for (let i = 0; i < options.threads; i++) this.threads.push(this.start());
   }
 
+  /**
+   * A thread that stops is replaced: at once when it had opened the file (it crashed), after
+   * RESTART_PAUSE_MS when it never did (the file was removed, no file descriptor was left), so
+   * a start that keeps failing is not retried in a loop that takes a core. Meanwhile its
+   * queries fail as an unavailable database (503).
+   */
   private start(): ReaderThread {
     return new ReaderThread(this.options, (exited) => {
-      if (this.stopped) return;
-      this.threads = this.threads.map((thread) => (thread === exited ? this.start() : thread));
+      const replace = () => {
+        if (this.stopped) return;
+        this.threads = this.threads.map((thread) => (thread === exited ? this.start() : thread));
+      };
+      if (exited.opened) replace();
+      else setTimeout(replace, RESTART_PAUSE_MS).unref();
     });
   }
 
-  /** Resolves once every thread has opened the file; rejects when one could not. */
+  /**
+   * Resolves once every thread has opened the file. When one could not, stops them all and
+   * rejects with its error, so a service that cannot read its database fails to start.
+   */
   async ready(): Promise<void> {
-    await Promise.all(this.threads.map((thread) => thread.ready));
+    try {
+      await Promise.all(this.threads.map((thread) => thread.ready));
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
   }
 
   /** Runs a query on the first thread to be free. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import { SqliteReaders } from '../../src/db/sqlite-readers.ts';
@@ -27,6 +28,10 @@ async function useReaders(t: TestContext, nice = 0) {
   await readers.ready();
   return { writer, readers };
 }
+
+/** The reader threads as they are now (a stopped one is replaced in the list). */
+const threadsOf = (readers: SqliteReaders) =>
+  (readers as unknown as { threads: Array<{ worker: Worker; ready: Promise<void> }> }).threads;
 
 describe('SQLite reader threads', () => {
   it('run nice steps below the event loop on Linux, the event loop and the rest left as they are', async (t) => {
@@ -105,10 +110,43 @@ describe('SQLite reader threads', () => {
     assert.deepEqual(finished, ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'slow']);
   });
 
+  it('stop when they cannot open the file, and make no empty database in its place', async (t) => {
+    const path = join(useTempDir(t), 'moved-away.db');
+    const readers = new SqliteReaders({ path, threads: 2, busyTimeoutMs: 1000, nice: 0 });
+    t.after(() => readers.stop());
+    await assert.rejects(readers.ready(), /unable to open database file/);
+    assert.equal(existsSync(path), false);
+    const error = await readers.query('select 1', []).then(
+      () => null,
+      (reason: unknown) => reason,
+    );
+    assert.ok(isDatabaseUnavailable(error), String(error));
+    // Stopped: no thread is started again after the pause a failed start waits.
+    const threads = [...threadsOf(readers)];
+    await sleep(1200);
+    assert.deepEqual(threadsOf(readers), threads);
+  });
+
+  it('start a thread that could not open the file again after a pause, not in a loop', async (t) => {
+    const { readers } = await useReaders(t);
+    const path = (readers as unknown as { options: { path: string } }).options.path;
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
+    const crashed = threadsOf(readers)[0] as { worker: Worker };
+    await crashed.worker.terminate();
+    // Replaced at once (it had opened the file), by a thread that cannot open it.
+    const failed = threadsOf(readers)[0] as { ready: Promise<void> };
+    assert.notEqual(failed, crashed);
+    await assert.rejects(failed.ready);
+    await sleep(300);
+    assert.equal(threadsOf(readers)[0], failed, 'not started again at once');
+    assert.equal(existsSync(path), false);
+    await sleep(1000);
+    assert.notEqual(threadsOf(readers)[0], failed, 'started again after the pause');
+  });
+
   it('replace a thread that stops; its queries fail as an unavailable database', async (t) => {
     const { readers } = await useReaders(t);
-    const threads = () => (readers as unknown as { threads: Array<{ worker: Worker }> }).threads;
-    const first = threads()[0] as { worker: Worker };
+    const first = threadsOf(readers)[0] as { worker: Worker };
     // A query that keeps its thread busy while the thread is stopped under it.
     const busy = readers.query(
       'with recursive n(i) as (select 1 union all select i + 1 from n where i < 30000000) select count(*) from n',
@@ -120,7 +158,7 @@ describe('SQLite reader threads', () => {
       (reason: unknown) => reason,
     );
     assert.ok(isDatabaseUnavailable(error), String(error));
-    assert.notEqual(threads()[0], first, 'the stopped thread was replaced');
+    assert.notEqual(threadsOf(readers)[0], first, 'the stopped thread was replaced');
     for (let i = 0; i < 4; i++) {
       assert.deepEqual(await readers.query('select count(*) as n from t', []), [{ n: 10 }]);
     }
