@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { parentPort, Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
  * Starts a worker thread on the module `name` beside the module at `besideUrl` (pass
@@ -42,7 +42,23 @@ export const errorFromThread = ({ message, code }: PostedError): Error =>
   Object.assign(new Error(message), code === undefined ? {} : { code });
 
 /** The one message of a thread that answers once: its value, or its error with the error's code. */
-export type ThreadAnswer<T> = { ok: true; value: T } | ({ ok: false } & PostedError);
+type ThreadAnswer<T> = { ok: true; value: T } | ({ ok: false } & PostedError);
+
+/**
+ * In a thread that answers once: posts `run`'s value, or its error with the error's code, as
+ * `answerOf` reads them in the thread that started it.
+ */
+export async function answerOnce<T>(run: () => Promise<T> | T): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('answerOnce runs in a worker thread');
+  let answer: ThreadAnswer<T>;
+  try {
+    answer = { ok: true, value: await run() };
+  } catch (error) {
+    answer = { ok: false, ...postedError(error) };
+  }
+  port.postMessage(answer);
+}
 
 /** What a thread that answers once sends: the value it posts, its error, or its stopping first. */
 export function answerOf<T>(worker: Worker, what: string): Promise<T> {

@@ -127,10 +127,10 @@ export async function purgeCompany(
   store: ReceiptStore,
   companyId: number,
 ): Promise<PurgeSummary | null> {
-  const purged =
-    handle.dialect === 'sqlite' && !handle.sqlite.memory
-      ? await purgeRowsOnThread({ ...sqliteFileOf(handle.sqlite), companyId })
-      : await purgeRows(handle, companyId);
+  const file = sqliteFileOf(handle);
+  const purged = file
+    ? await purgeRowsOnThread({ ...file, companyId })
+    : await purgeRows(handle, companyId);
   if (!purged) return null;
   let removedFiles = 0;
   const used = await receiptFilesInUse(handle.db, purged.files);

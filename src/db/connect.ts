@@ -230,17 +230,38 @@ export interface SqliteFile {
   busyTimeoutMs: number;
 }
 
-/** `sqlite`'s file, for a thread whose connection waits for another writer as long as it does. */
-export const sqliteFileOf = (sqlite: SqliteDatabase.Database): SqliteFile => ({
-  path: sqlite.name,
-  busyTimeoutMs: Number(sqlite.pragma('busy_timeout', { simple: true })),
-});
+/**
+ * The SQLite file `handle` is connected to, for a thread whose own connection waits for another
+ * writer as long as `handle`'s does; null for PostgreSQL and for an in-memory database, which
+ * no other connection can open.
+ */
+export function sqliteFileOf(handle: DatabaseHandle): SqliteFile | null {
+  if (handle.dialect !== 'sqlite' || handle.sqlite.memory) return null;
+  const { sqlite } = handle;
+  return {
+    path: sqlite.name,
+    busyTimeoutMs: Number(sqlite.pragma('busy_timeout', { simple: true })),
+  };
+}
 
 /** A thread's own connection to `file` (see `sqliteFileOf`). */
 export function openSqliteFileAgain({ path, busyTimeoutMs }: SqliteFile) {
   const handle = openDatabase({ dialect: 'sqlite', path }, { statementTimeoutMs: busyTimeoutMs });
   if (handle.dialect !== 'sqlite') throw new Error(`${path} opened as another database`);
   return handle;
+}
+
+/** `use` of a thread's own connection to `file`, closed once `use` is done. */
+export async function withSqliteFileAgain<T>(
+  file: SqliteFile,
+  use: (handle: ReturnType<typeof openSqliteFileAgain>) => Promise<T> | T,
+): Promise<T> {
+  const handle = openSqliteFileAgain(file);
+  try {
+    return await use(handle);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The settings of every connection to a SQLite file; `busyTimeoutMs` 0 never waits. */

@@ -66,11 +66,8 @@ export function truncateWriteAheadLog(handle: DatabaseHandle): boolean {
  * 20,000 deletions while clients read held `/me` for 399–422 ms at its end).
  */
 export function truncateWriteAheadLogOnThread(handle: DatabaseHandle): Promise<boolean> {
-  if (handle.dialect !== 'sqlite' || handle.sqlite.memory) {
-    return Promise.resolve(truncateWriteAheadLog(handle));
-  }
-  const worker = startModuleThread(import.meta.url, 'checkpoint-thread', {
-    workerData: sqliteFileOf(handle.sqlite),
-  });
+  const file = sqliteFileOf(handle);
+  if (!file) return Promise.resolve(truncateWriteAheadLog(handle));
+  const worker = startModuleThread(import.meta.url, 'checkpoint-thread', { workerData: file });
   return answerOf<boolean>(worker, "the checkpoint's thread");
 }

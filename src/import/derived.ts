@@ -1,4 +1,3 @@
-import type SqliteDatabase from 'better-sqlite3';
 import { type DatabaseHandle, sqliteFileOf } from '../db/connect.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
@@ -48,18 +47,19 @@ export type DerivedThreadMessage =
   | { done: true; error?: PostedError };
 
 /**
- * `refreshDerived` of `sqlite`'s file on a thread of its own (`derived-thread.ts`), with a
- * connection of its own: better-sqlite3 runs each statement to its end on the calling thread,
- * and the admin API imports from inside the service, whose event loop every request needs (the
- * large bench company's samples take 5–13 s).
+ * `refreshDerived` on a thread of its own (`derived-thread.ts`), with a connection of its own
+ * to the SQLite file: better-sqlite3 runs each statement to its end on the calling thread, and
+ * the admin API imports from inside the service, whose event loop every request needs (the
+ * large bench company's samples take 5–13 s). PostgreSQL and an in-memory database: on this
+ * thread, as `refreshDerived`.
  */
 export function refreshDerivedOnThread(
-  sqlite: SqliteDatabase.Database,
+  handle: DatabaseHandle,
   onStep?: OnCommitStep,
 ): Promise<void> {
-  const worker = startModuleThread(import.meta.url, 'derived-thread', {
-    workerData: sqliteFileOf(sqlite),
-  });
+  const file = sqliteFileOf(handle);
+  if (!file) return refreshDerived(handle, onStep);
+  const worker = startModuleThread(import.meta.url, 'derived-thread', { workerData: file });
   return new Promise((resolve, reject) => {
     worker.on('message', (message: DerivedThreadMessage) => {
       if (!('done' in message)) onStep?.(message);

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { DatabaseHandle } from '../db/connect.ts';
+import { type DatabaseHandle, sqliteFileOf } from '../db/connect.ts';
 import { truncateWriteAheadLog, truncateWriteAheadLogOnThread } from '../db/erasure.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { RECORD_TYPES } from '../resources/index.ts';
@@ -98,13 +98,14 @@ export async function importRecords(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const session = new ImportSession(store, baseDir);
-  const onThread = options.writerThread && handle.dialect === 'sqlite' && !handle.sqlite.memory;
   const changes = {
     retentionDays: options.changesRetentionDays ?? DEFAULT_CHANGES_RETENTION_DAYS,
   };
-  const transaction = onThread
-    ? await beginImportOnThread(handle, changes)
-    : await beginImport(handle, changes);
+  // The thread opens the file again: not an in-memory database, nor PostgreSQL.
+  const transaction =
+    options.writerThread && sqliteFileOf(handle)
+      ? await beginImportOnThread(handle, changes)
+      : await beginImport(handle, changes);
   let committed: CommittedImport;
   try {
     // Batches are written while the next is read (by PostgreSQL in its own process, by the
@@ -165,9 +166,8 @@ export async function importRecords(
     written = true;
   });
   writing.catch(() => {});
-  if (options.afterCommitOnThreads && handle.dialect === 'sqlite' && !handle.sqlite.memory) {
-    await refreshDerivedOnThread(handle.sqlite, options.onStep);
-  } else await refreshDerived(handle, options.onStep);
+  if (options.afterCommitOnThreads) await refreshDerivedOnThread(handle, options.onStep);
+  else await refreshDerived(handle, options.onStep);
   if (!written) options.onStep?.({ name: 'checkpoint' });
   await afterCommit('copying the write-ahead log into the database file', () => writing);
   await session.receipts.removeReplaced(handle.db);

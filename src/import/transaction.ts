@@ -224,10 +224,12 @@ const WRITER_HEAP_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeM
  * its start-up (~0.1 s) only for large imports.
  */
 export async function beginImportOnThread(
-  handle: DatabaseHandle & { dialect: 'sqlite' },
+  handle: DatabaseHandle,
   options: ChangeLogOptions,
 ): Promise<ImportTransaction> {
-  const workerData: WriterThreadData = { ...sqliteFileOf(handle.sqlite), changes: options };
+  const file = sqliteFileOf(handle);
+  if (!file) throw new Error('the writer thread opens SQLite files, not PostgreSQL or memory');
+  const workerData: WriterThreadData = { ...file, changes: options };
   const worker = startModuleThread(import.meta.url, 'writer-thread', {
     workerData,
     resourceLimits: WRITER_HEAP_LIMITS,
