@@ -37,6 +37,7 @@ export const COMPANY_TABLES: readonly CompanyTable[] = [
   'leave_types',
   'employees',
   'list_samples',
+  'list_sample_months',
   'list_sample_sets',
   'expense_texts',
   'leave_counts',

@@ -212,6 +212,24 @@ export interface ListSamplesTable {
   counts: string;
 }
 
+/**
+ * Per sort order and date column of a sampled list, the rows of each status up to every 4th
+ * sample dated in each month (0013): `counts` is little-endian int32, sample × month × status,
+ * each cumulative over samples and months.
+ */
+export interface ListSampleMonthsTable {
+  company_id: number;
+  list: string;
+  sort_column: string;
+  date_column: string;
+  /** The first month counted, as year × 12 + month − 1. */
+  first_month: number;
+  months: number;
+  /** JSON: the statuses counted, in the order of the counts. */
+  statuses: string;
+  counts: Uint8Array;
+}
+
 /** The distinct searched texts of a company's expenses, with how many carry each (0006). */
 export interface ExpenseTextsTable {
   company_id: number;
@@ -270,6 +288,7 @@ export interface Database {
   receipts: ReceiptsTable;
   list_sample_sets: ListSampleSetsTable;
   list_samples: ListSamplesTable;
+  list_sample_months: ListSampleMonthsTable;
   expense_texts: ExpenseTextsTable;
   leave_counts: LeaveCountsTable;
   import_stats: ImportStatsTable;

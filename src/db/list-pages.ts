@@ -6,7 +6,7 @@ import {
   sql,
 } from 'kysely';
 import type { Db } from './database.ts';
-import { type ColumnSamples, rankAt, sampleBefore, sampleBelow } from './list-samples.ts';
+import { type ColumnSamples, sampleBefore, sampleBelow } from './list-samples.ts';
 import type {
   Anchor,
   AnchorRun,
@@ -339,16 +339,27 @@ export async function walkedPage(
 }
 
 /**
- * The ids of one page of a list of statuses and groups, read from the list's samples in the
- * sort order: the page starts after the last sample with no more rows of those groups up to
- * it than the page's position, and skips the difference (fewer than the samples' interval).
+ * Samples of a sort order ranked for a filter: each one's sort key, and its rank (the matches
+ * up to and including it, rising with the sample).
+ */
+export interface RankedSamples {
+  count: number;
+  rank(sample: number): number;
+  key(sample: number): Anchor;
+}
+
+/**
+ * The ids of one page read from the list's samples in the sort order: the page starts after the
+ * last sample with no more matches up to it (of the filter's statuses and groups, or of a
+ * window, see `windowRanks`) than the page's position, and skips the difference (fewer than the
+ * matches between two samples).
  */
 export async function sampledPage(
   matching: AnyQuery,
   order: ListOrder,
   page: PageRequest,
   total: number,
-  samples: { column: ColumnSamples; groups: number; kept: readonly number[] },
+  samples: RankedSamples,
 ): Promise<number[]> {
   const offset = offsetOf(page);
   const limit = Math.min(page.perPage, total - offset);
@@ -356,10 +367,9 @@ export async function sampledPage(
   const descending = order.direction === 'desc';
   const ascending = descending ? reversed(order) : order;
   const start = descending ? total - offset - limit : offset;
-  const { column, groups, kept } = samples;
-  const j = sampleBefore(column, groups, kept, start);
-  const anchor = j < 0 ? null : { value: column.values[j], id: column.ids[j] as number };
-  const skip = j < 0 ? start : start - rankAt(column, groups, kept, j);
+  const j = sampleBefore(samples.count, samples.rank, start);
+  const anchor = j < 0 ? null : samples.key(j);
+  const skip = j < 0 ? start : start - samples.rank(j);
   const ids = await idsAfter(matching, ascending, anchor, skip, limit);
   return descending ? ids.reverse() : ids;
 }

@@ -13,6 +13,7 @@ import * as m0009 from './migrations/0009_expense_text_indexes.ts';
 import * as m0010 from './migrations/0010_leave_counts.ts';
 import * as m0011 from './migrations/0011_changes_forgotten_position.ts';
 import * as m0012 from './migrations/0012_receipt_file_indexes.ts';
+import * as m0013 from './migrations/0013_list_sample_months.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0010_leave_counts': m0010,
   '0011_changes_forgotten_position': m0011,
   '0012_receipt_file_indexes': m0012,
+  '0013_list_sample_months': m0013,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import {
+  MONTH_COUNTS_MAX,
+  MONTH_STRIDE,
+  monthOf,
   SAMPLE_INTERVAL,
   SAMPLED_LISTS,
   SAMPLED_MIN_ROWS,
@@ -133,6 +136,35 @@ function expectedSamples(rows: SampledRow[], column: string, groups: Array<[stri
   return samples;
 }
 
+/**
+ * The month counts of one order and date column as the rows say: for every MONTH_STRIDE-th
+ * sample, the rows up to and including it dated in each month or before, of each status.
+ */
+function expectedMonths(rows: SampledRow[], column: string, dated: string, statuses: string[]) {
+  const sorted = [...rows].sort((a, b) => {
+    const [ka, kb] = [a.keys[column] as string | number, b.keys[column] as string | number];
+    return ka < kb ? -1 : ka > kb ? 1 : a.id - b.id;
+  });
+  const months = rows.map((row) => monthOf(row.keys[dated] as string));
+  const first = Math.min(...months);
+  const count = Math.max(...months) - first + 1;
+  const counts: number[] = [];
+  const running = new Array<number>(count * statuses.length).fill(0);
+  sorted.forEach((row, i) => {
+    const m = monthOf(row.keys[dated] as string) - first;
+    const at = m * statuses.length + statuses.indexOf(row.status);
+    running[at] = (running[at] as number) + 1;
+    if ((i + 1) % (SAMPLE_INTERVAL * MONTH_STRIDE) !== 0) return;
+    // Up to each month: this month's rows and every earlier month's.
+    const upTo = [...running];
+    for (let k = statuses.length; k < upTo.length; k++) {
+      upTo[k] = (upTo[k] as number) + (upTo[k - statuses.length] as number);
+    }
+    counts.push(...upTo);
+  });
+  return { first, months: count, counts };
+}
+
 describeEachDialect('list samples', (dialect) => {
   it('are every thousandth row of each sort order (its value and id), with the rows of each status and group up to it', async (t) => {
     const { handle } = await useDatabase(t, dialect);
@@ -185,6 +217,37 @@ describeEachDialect('list samples', (dialect) => {
           stored.map((sample) => Number(sample.seq)),
           expected.map((_, i) => i),
         );
+        const statuses = [...new Set(groups.map(([status]) => status))];
+        const months = await handle.db
+          .selectFrom('list_sample_months')
+          .select(['date_column', 'first_month', 'months', 'statuses', 'counts'])
+          .where('company_id', '=', 1)
+          .where('list', '=', name)
+          .where('sort_column', '=', column)
+          .orderBy('date_column')
+          .execute();
+        const dated = list.dated.filter((date) => date !== column);
+        assert.deepEqual(
+          months.map((row) => row.date_column),
+          [...dated].sort(),
+          `${name} by ${column}: its dated columns but its own`,
+        );
+        for (const row of months) {
+          const bytes = new Uint8Array(row.counts);
+          const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+          assert.deepEqual(
+            {
+              first: Number(row.first_month),
+              months: Number(row.months),
+              counts: Array.from({ length: bytes.byteLength / 4 }, (_, i) =>
+                view.getInt32(i * 4, true),
+              ),
+            },
+            expectedMonths(rows, column, row.date_column, statuses),
+            `${name} by ${column}, months of ${row.date_column}`,
+          );
+          assert.deepEqual(JSON.parse(row.statuses), statuses);
+        }
       }
     }
   });
@@ -265,6 +328,42 @@ describeEachDialect('list samples', (dialect) => {
     const leaves = carried.sets.find((set) => set.list === 'leaves');
     const samples = await samplesOf(source, 1, 'leaves', renamed);
     assert.deepEqual(samples?.totals, JSON.parse(leaves?.totals ?? 'null'));
+  });
+});
+
+describeEachDialect('list sample month counts', (dialect) => {
+  it('are not made for a date whose months would pass MONTH_COUNTS_MAX', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    // Leaves from the year 1 to the year 9999: 119,988 months of start and end dates.
+    const far = [
+      leave(1, COUNT + 1, 1, 1, { start_date: '0001-01-01', end_date: '0001-01-02' }),
+      leave(1, COUNT + 2, 1, 1, { start_date: '9999-12-30', end_date: '9999-12-31' }),
+    ];
+    const { out } = records();
+    await importFile(
+      handle,
+      new FileReceiptStore(join(dir, 'store')),
+      writeNdjson(dir, [...out, ...far]),
+    );
+    const dated = await handle.db
+      .selectFrom('list_sample_months')
+      .select(['list', 'date_column'])
+      .distinct()
+      .where('company_id', '=', 1)
+      .orderBy('list')
+      .orderBy('date_column')
+      .execute();
+    assert.deepEqual(
+      dated.map((row) => [row.list, row.date_column]),
+      [
+        ['expenses', 'expense_date'],
+        ['expenses', 'updated_at'],
+        ['leaves', 'updated_at'],
+      ],
+    );
+    const samples = Math.floor((COUNT + 2) / SAMPLE_INTERVAL / MONTH_STRIDE);
+    assert.ok(119_988 * samples * 4 > MONTH_COUNTS_MAX, 'past the limit');
   });
 });
 

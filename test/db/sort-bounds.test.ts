@@ -54,11 +54,14 @@ it('a walk from the end where a window bunches up reads no bounds of the whole w
   assert.ok(count - matches.length > 5 * SAMPLE_INTERVAL, 'the first samples match none');
   const page = { page: 2, perPage: 100 };
   const gatheredBounds = () => statements.filter((text) => text.includes('min(')).length;
+  // With a leave type (every leave's), the window is walked: its samples count months by status
+  // alone (see `windowRanks`).
+  const typed = { from, leaveTypeIds: [1] };
 
   const latest = await listLeaves(
     source,
     1,
-    { from },
+    typed,
     { field: 'created_at', direction: 'desc' },
     page,
   );
@@ -74,7 +77,7 @@ it('a walk from the end where a window bunches up reads no bounds of the whole w
   const earliest = await listLeaves(
     source,
     1,
-    { from },
+    typed,
     { field: 'created_at', direction: 'asc' },
     page,
   );
@@ -83,6 +86,18 @@ it('a walk from the end where a window bunches up reads no bounds of the whole w
     matches.slice(100, 200).map((row) => row.id),
   );
   assert.equal(gatheredBounds(), 1, 'the first samples hold none: the bounds are gathered');
+
+  // Without it, the page starts from the samples' month counts: no walk, no bounds.
+  const counted = await listLeaves(
+    source,
+    1,
+    { from },
+    { field: 'created_at', direction: 'asc' },
+    page,
+  );
+  assert.deepEqual(counted.data, earliest.data);
+  assert.ok(statements.some((text) => text.includes('list_sample_months')));
+  assert.equal(gatheredBounds(), 1);
 });
 
 const postgres = testDialects().find((dialect) => dialect.name === 'postgres');

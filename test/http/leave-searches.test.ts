@@ -196,6 +196,7 @@ describeEachDialect('leave searches', (dialect) => {
       '0010_leave_counts',
       '0011_changes_forgotten_position',
       '0012_receipt_file_indexes',
+      '0013_list_sample_months',
     ]);
     await assertCountsKept(api);
     await checkSearches(api, key, ours.employees, ours.leaves, 'migrated');

@@ -235,6 +235,44 @@ describeEachDialect('long lists', (dialect) => {
       ['amount', 'created_at'],
     );
     assert.ok(wide > GATHER_LIMIT, 'a selective filter with more matches than are gathered');
+    // Windows and `updated_since` whose dates fall inside a month: their pages start from the
+    // samples' month counts, less or plus the rows of the shorter part of each edge month.
+    for (const [first, last] of [
+      ['2024-06-10', '2024-08-05'],
+      ['2024-02-27', '2024-09-24'],
+    ] as const) {
+      await checkList(
+        api,
+        key,
+        `/leaves?from=${first}&to=${last}`,
+        leaves,
+        (r) => (r.start_date as string) <= last && (r.end_date as string) >= first,
+        ['id', 'created_at', 'updated_at'],
+      );
+      await checkList(
+        api,
+        key,
+        `/expenses?from=${first}&to=${last}&status=paid,pending`,
+        expenses,
+        (r) =>
+          (r.expense_date as string) >= first &&
+          (r.expense_date as string) <= last &&
+          ['paid', 'pending'].includes(r.status as string),
+        ['id', 'amount', 'created_at', 'updated_at'],
+      );
+    }
+    for (const late of ['2024-10-25T12:00:00Z', '2025-01-03T06:30:00Z']) {
+      await checkList(
+        api,
+        key,
+        `/expenses?updated_since=${late}&status=approved,rejected,paid`,
+        expenses,
+        (r) =>
+          (r.updated_at as string) >= late &&
+          ['approved', 'rejected', 'paid'].includes(r.status as string),
+        ['id', 'expense_date', 'created_at'],
+      );
+    }
     const since = '2024-09-15T00:00:00Z';
     await checkList(
       api,
@@ -360,6 +398,39 @@ describeEachDialect('long lists walked from the bounds of their matches', (diale
     assert.ok(
       count - kept > 5 * SAMPLE_INTERVAL,
       'the first samples in created_at order match none',
+    );
+  });
+});
+
+describeEachDialect('long lists whose samples have no month counts', (dialect) => {
+  it('read windows and updated_since as before (samples made before migration 0013)', async (t) => {
+    const all = records(20261129);
+    const api = await useApi(t, dialect, { records: all });
+    const key = await api.createKey(1);
+    const deleted = await api.handle.db.deleteFrom('list_sample_months').executeTakeFirst();
+    assert.ok(Number(deleted.numDeletedRows) > 0);
+    const mine = (type: string) => all.filter((r) => r.type === type && r.company_id === 1);
+    const from = '2024-06-10';
+    const to = '2024-09-30';
+    await checkList(
+      api,
+      key,
+      `/leaves?from=${from}&to=${to}&status=approved,pending`,
+      mine('leave'),
+      (r) =>
+        (r.start_date as string) <= to &&
+        (r.end_date as string) >= from &&
+        ['approved', 'pending'].includes(r.status as string),
+      ['id', 'created_at'],
+    );
+    const since = '2024-10-25T12:00:00Z';
+    await checkList(
+      api,
+      key,
+      `/expenses?updated_since=${since}`,
+      mine('expense'),
+      (r) => (r.updated_at as string) >= since,
+      ['amount'],
     );
   });
 });
