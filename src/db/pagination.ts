@@ -409,6 +409,15 @@ const sum = (counts: readonly number[]) => counts.reduce((all, count) => all + c
 
 const DAY_MS = 86_400_000;
 
+/** December 9999 (`monthOf`): the last month a stored date or timestamp can be in. */
+const LAST_MONTH_STORED = 9999 * 12 + 11;
+
+/** The first instant of a month, in ms (that of the year 10000 for the month after the last). */
+const monthInstant = (month: number) =>
+  month > LAST_MONTH_STORED
+    ? Date.parse('+010000-01-01T00:00:00Z')
+    : Date.parse(`${monthStart(month)}T00:00:00Z`);
+
 /** A sample's sort value and id. */
 const sampleKey = (column: ColumnSamples, j: number) => ({
   value: column.values[j],
@@ -488,8 +497,8 @@ async function termRanks(
   const instant =
     Date.parse(timestamp ? term.value : `${term.value}T00:00:00Z`) +
     (!timestamp && term.inclusive ? DAY_MS : 0);
-  const before = instant - Date.parse(`${monthStart(month)}T00:00:00Z`);
-  const after = Date.parse(`${monthStart(month + 1)}T00:00:00Z`) - instant;
+  const before = instant - monthInstant(month);
+  const after = monthInstant(month + 1) - instant;
   const counted = before <= after ? m - 1 : m;
   const { alias } = SAMPLED_LISTS[list];
   const date = sql.ref(`${alias}.${term.column}`);
@@ -500,9 +509,9 @@ async function termRanks(
       .where(date, '>=', boundary(month))
       .where(date, term.inclusive ? '<=' : '<', term.value);
   } else if (before > after && !(after === 0 && !timestamp)) {
-    edge = filter.kept
-      .where(date, term.inclusive ? '>' : '>=', term.value)
-      .where(date, '<', boundary(month + 1));
+    edge = filter.kept.where(date, term.inclusive ? '>' : '>=', term.value);
+    // No stored date is as late as the year 10000 (nor would its text sort after 9999's).
+    if (month < LAST_MONTH_STORED) edge = edge.where(date, '<', boundary(month + 1));
   }
   if (!edge) return (i) => upTo(i, counted);
   const sqlite = !isPostgres(source.db);

@@ -434,3 +434,55 @@ describeEachDialect('long lists whose samples have no month counts', (dialect) =
     );
   });
 });
+
+describeEachDialect('long lists dated at the end of the stored range', (dialect) => {
+  it('read windows and updated_since in December 9999 from the month counts', async (t) => {
+    // Leaves of October to December 9999: a window's or updated_since's edge month is the
+    // last a stored date can be in, with no next month to bound it.
+    const rng = mulberry32(20261130);
+    const october = Date.UTC(9999, 9, 1);
+    const rows: Row[] = [];
+    for (let i = 0; i < COUNT; i++) {
+      const start = october + Math.floor(rng() * 88) * DAY;
+      const created = october + Math.floor(rng() * 90) * DAY + Math.floor(rng() * 86_400) * 1000;
+      rows.push(
+        leave(1, i + 1, 1001, 11, {
+          status: pick(rng, LEAVE_STATUSES),
+          start_date: date(start),
+          end_date: date(start + Math.floor(rng() * 4) * DAY),
+          created_at: stamp(created),
+          updated_at: stamp(created + Math.floor(rng() * 86_400) * 1000),
+        }) as Row,
+      );
+    }
+    const api = await useApi(t, dialect, {
+      records: [company(1), employee(1, 1001), leaveType(1, 11), ...rows],
+    });
+    const key = await api.createKey(1);
+    await checkList(
+      api,
+      key,
+      '/leaves?from=9999-12-20',
+      rows,
+      (r) => (r.end_date as string) >= '9999-12-20',
+      ['id', 'created_at'],
+    );
+    await checkList(
+      api,
+      key,
+      '/leaves?to=9999-12-25&status=approved',
+      rows,
+      (r) => (r.start_date as string) <= '9999-12-25' && r.status === 'approved',
+      ['id', 'updated_at'],
+    );
+    const since = '9999-12-20T00:00:00Z';
+    await checkList(
+      api,
+      key,
+      `/leaves?updated_since=${since}`,
+      rows,
+      (r) => (r.updated_at as string) >= since,
+      ['id', 'start_date'],
+    );
+  });
+});
