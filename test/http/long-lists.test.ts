@@ -261,6 +261,23 @@ describeEachDialect('long lists', (dialect) => {
         ['id', 'amount', 'created_at', 'updated_at'],
       );
     }
+    // Dates before the first month counted and after the last.
+    await checkList(
+      api,
+      key,
+      '/leaves?from=2001-03-15&status=pending',
+      leaves,
+      (r) => r.status === 'pending',
+      ['created_at'],
+    );
+    await checkList(
+      api,
+      key,
+      '/expenses?to=2099-12-31&status=paid',
+      expenses,
+      (r) => r.status === 'paid',
+      ['updated_at'],
+    );
     for (const late of ['2024-10-25T12:00:00Z', '2025-01-03T06:30:00Z']) {
       await checkList(
         api,
