@@ -706,6 +706,8 @@ export interface ColumnSamples {
 
 /** A company's samples of one list at one data version. */
 export interface ListSamples {
+  /** The data version they were made for. */
+  version: number;
   /** Status and group of each group index. */
   groups: ReadonlyArray<readonly [string, number]>;
   totals: number[];
@@ -781,12 +783,38 @@ export async function loadListSamples(
   if (!set) return null;
   if (Number(set.data_version) !== version) return SAMPLES_BEING_MADE;
   return {
+    version,
     groups: JSON.parse(set.groups),
     totals: JSON.parse(set.totals),
     longestLeaveDays: set.longest_leave_days === null ? null : Number(set.longest_leave_days),
     columns: new Map(),
     months: new Map(),
   };
+}
+
+/**
+ * The rows of `table` of the company's list while its set is still at `samples.version`: none
+ * once an import has replaced them for a newer version (a request that loaded the set before
+ * that import's commit and reads a sort order's samples after it gets none, never another
+ * version's).
+ */
+function ofSet(
+  db: Db,
+  table: 'list_samples' | 'list_sample_months',
+  samples: ListSamples,
+  companyId: number,
+  list: SampledListName,
+) {
+  return db
+    .selectFrom(table)
+    .innerJoin('list_sample_sets as set', (join) =>
+      join
+        .onRef('set.company_id', '=', `${table}.company_id`)
+        .onRef('set.list', '=', `${table}.list`),
+    )
+    .where(`${table}.company_id`, '=', companyId)
+    .where(`${table}.list`, '=', list)
+    .where('set.data_version', '=', samples.version);
 }
 
 /** One column's samples of a loaded set (read once per set). */
@@ -800,13 +828,10 @@ export function columnSamples(
   let loaded = samples.columns.get(column);
   if (!loaded) {
     loaded = (async () => {
-      const rows = await db
-        .selectFrom('list_samples')
-        .select(['sort_value', 'id', 'counts'])
-        .where('company_id', '=', companyId)
-        .where('list', '=', list)
-        .where('sort_column', '=', column)
-        .orderBy('seq')
+      const rows = await ofSet(db, 'list_samples', samples, companyId, list)
+        .select(['list_samples.sort_value', 'list_samples.id', 'list_samples.counts'])
+        .where('list_samples.sort_column', '=', column)
+        .orderBy('list_samples.seq')
         .execute();
       const groups = samples.groups.length;
       const counts = new Int32Array(rows.length * groups);
@@ -841,13 +866,15 @@ export function monthCounts(
   let loaded = samples.months.get(key);
   if (!loaded) {
     loaded = (async () => {
-      const row = await db
-        .selectFrom('list_sample_months')
-        .select(['first_month', 'months', 'statuses', 'counts'])
-        .where('company_id', '=', companyId)
-        .where('list', '=', list)
-        .where('sort_column', '=', sortColumn)
-        .where('date_column', '=', dateColumn)
+      const row = await ofSet(db, 'list_sample_months', samples, companyId, list)
+        .select([
+          'list_sample_months.first_month',
+          'list_sample_months.months',
+          'list_sample_months.statuses',
+          'list_sample_months.counts',
+        ])
+        .where('list_sample_months.sort_column', '=', sortColumn)
+        .where('list_sample_months.date_column', '=', dateColumn)
         .executeTakeFirst();
       if (!row) return null;
       return {

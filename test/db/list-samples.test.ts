@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import {
+  columnSamples,
   MONTH_COUNTS_MAX,
   MONTH_STRIDE,
+  monthCounts,
   monthOf,
   SAMPLE_INTERVAL,
   SAMPLED_LISTS,
@@ -250,6 +252,37 @@ describeEachDialect('list samples', (dialect) => {
         }
       }
     }
+  });
+
+  it('are read lazily, never from another version: a set loaded before an import that made them again reads none of the new ones', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const store = new FileReceiptStore(join(dir, 'store'));
+    await importFile(handle, store, writeNdjson(dir, records().out));
+    const { db } = handle;
+    const version = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('companies')
+            .select('data_version')
+            .where('id', '=', 1)
+            .executeTakeFirstOrThrow()
+        ).data_version,
+      );
+    const source = freshListSource(db);
+    const before = await samplesOf(source, 1, 'leaves', await version());
+    assert.ok(before);
+    assert.ok((await columnSamples(db, before, 1, 'leaves', 'id')).ids.length > 0);
+    // A new leave: the list changes, and its samples are made again for the new version.
+    const added = leave(1, COUNT + 1, 1, 1, { start_date: '2024-02-01', end_date: '2024-02-02' });
+    await importFile(handle, store, writeNdjson(dir, [added]));
+    assert.equal((await columnSamples(db, before, 1, 'leaves', 'created_at')).ids.length, 0);
+    assert.equal(await monthCounts(db, before, 1, 'leaves', 'id', 'start_date'), null);
+    const after = await samplesOf(source, 1, 'leaves', await version());
+    assert.ok(after && after !== before);
+    assert.ok((await columnSamples(db, after, 1, 'leaves', 'created_at')).ids.length > 0);
+    assert.ok(await monthCounts(db, after, 1, 'leaves', 'id', 'start_date'));
   });
 
   it('are made after the commit: read without them meanwhile, healed by the next import, and carried to a version their lists did not change in', async (t) => {
