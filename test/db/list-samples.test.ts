@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import type { Db } from '../../src/db/database.ts';
 import {
   columnSamples,
   MONTH_COUNTS_MAX,
@@ -167,6 +168,16 @@ function expectedMonths(rows: SampledRow[], column: string, dated: string, statu
   return { first, months: count, counts };
 }
 
+/** Company 1's data version. */
+async function companyVersion(db: Db): Promise<number> {
+  const company = await db
+    .selectFrom('companies')
+    .select('data_version')
+    .where('id', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(company.data_version);
+}
+
 describeEachDialect('list samples', (dialect) => {
   it('are every thousandth row of each sort order (its value and id), with the rows of each status and group up to it', async (t) => {
     const { handle } = await useDatabase(t, dialect);
@@ -260,16 +271,7 @@ describeEachDialect('list samples', (dialect) => {
     const store = new FileReceiptStore(join(dir, 'store'));
     await importFile(handle, store, writeNdjson(dir, records().out));
     const { db } = handle;
-    const version = async () =>
-      Number(
-        (
-          await db
-            .selectFrom('companies')
-            .select('data_version')
-            .where('id', '=', 1)
-            .executeTakeFirstOrThrow()
-        ).data_version,
-      );
+    const version = () => companyVersion(db);
     const source = freshListSource(db);
     const before = await samplesOf(source, 1, 'leaves', await version());
     assert.ok(before);
@@ -291,16 +293,7 @@ describeEachDialect('list samples', (dialect) => {
     const store = new FileReceiptStore(join(dir, 'store'));
     await importFile(handle, store, writeNdjson(dir, records().out));
     const { db } = handle;
-    const version = async () =>
-      Number(
-        (
-          await db
-            .selectFrom('companies')
-            .select('data_version')
-            .where('id', '=', 1)
-            .executeTakeFirstOrThrow()
-        ).data_version,
-      );
+    const version = () => companyVersion(db);
     const stored = async () => ({
       sets: await db
         .selectFrom('list_sample_sets')
