@@ -435,7 +435,9 @@ export async function markListSamples(
 /**
  * After an import's commit: makes the samples of every set behind its company's data version
  * (those the import marked, and any that an import whose process ended between its commit and
- * its samples left behind), for the version the company has now. The sets of lists that are
+ * its samples left behind), and of every set made before migration 0013 (no month counts), for
+ * the version the company has now; those last are replaced as a whole while the old ones are
+ * read meanwhile. The sets of lists that are
  * short now go, in one statement a list. Each long list is read in a transaction of its own (a
  * snapshot: the samples, the totals and the version agree) and its samples are written in a
  * short one, only if the company still has that version: an import that changed it since marked
@@ -471,7 +473,7 @@ export async function refreshListSamples(handle: DatabaseHandle): Promise<void> 
       .selectFrom('list_sample_sets')
       .select('company_id')
       .where('list', '=', name)
-      .where(behindItsCompany)
+      .where((eb) => eb.or([behindItsCompany, eb.not(eb.exists(monthsOfSet))]))
       .orderBy('company_id')
       .execute();
     for (const { company_id: companyId } of behind) {
@@ -483,6 +485,10 @@ export async function refreshListSamples(handle: DatabaseHandle): Promise<void> 
     }
   }
 }
+
+/** A set's month counts: none when it was made before migration 0013. */
+const monthsOfSet = sql<number>`(select 1 from list_sample_months m
+  where m.company_id = list_sample_sets.company_id and m.list = list_sample_sets.list)`;
 
 /** A set made for another version than its company's. */
 const behindItsCompany = sql<boolean>`data_version <> (select c.data_version from companies c
@@ -554,13 +560,16 @@ async function sampleList(
     };
     const sampled = await sampleColumn(db, handle, order);
     columns.set(column, sampled.samples);
-    months.set(
-      column,
-      dated.map((range, k) => ({
-        ...range,
-        counts: cumulatedOverMonths(sampled.months[k] as Int32Array, range.months, statuses.length),
-      })),
-    );
+    const counted = dated.map((range, k) => ({
+      ...range,
+      counts: cumulatedOverMonths(sampled.months[k] as Int32Array, range.months, statuses.length),
+    }));
+    // A date with too many months is stored as counted over none, so the set has a row for
+    // each of its dates and is not taken for one made before migration 0013.
+    const uncounted = list.dated
+      .filter((date) => date !== column && !dated.some((range) => range.column === date))
+      .map((date) => ({ column: date, first: 0, months: 0, counts: new Int32Array(0) }));
+    months.set(column, [...counted, ...uncounted]);
   }
   const counts = totals.map((row) => Number(row.n));
   return {
@@ -876,7 +885,7 @@ export function monthCounts(
         .where('list_sample_months.sort_column', '=', sortColumn)
         .where('list_sample_months.date_column', '=', dateColumn)
         .executeTakeFirst();
-      if (!row) return null;
+      if (!row || Number(row.months) === 0) return null;
       return {
         first: Number(row.first_month),
         months: Number(row.months),

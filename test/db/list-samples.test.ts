@@ -287,6 +287,35 @@ describeEachDialect('list samples', (dialect) => {
     assert.ok(await monthCounts(db, after, 1, 'leaves', 'id', 'start_date'));
   });
 
+  it('made before migration 0013 (no month counts) are made again by the next import, of any company', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    const store = new FileReceiptStore(join(dir, 'store'));
+    await importFile(handle, store, writeNdjson(dir, records().out));
+    const { db } = handle;
+    const months = () =>
+      db
+        .selectFrom('list_sample_months')
+        .selectAll()
+        .orderBy('list')
+        .orderBy('sort_column')
+        .orderBy('date_column')
+        .execute();
+    const samples = () =>
+      db
+        .selectFrom('list_samples')
+        .selectAll()
+        .orderBy('list')
+        .orderBy('sort_column')
+        .orderBy('seq')
+        .execute();
+    const made = { months: await months(), samples: await samples() };
+    assert.ok(made.months.length > 0);
+    await db.deleteFrom('list_sample_months').execute();
+    await importFile(handle, store, writeNdjson(dir, [company(2)]));
+    assert.deepEqual({ months: await months(), samples: await samples() }, made);
+  });
+
   it('are made after the commit: read without them meanwhile, healed by the next import, and carried to a version their lists did not change in', async (t) => {
     const { handle } = await useDatabase(t, dialect);
     const dir = useTempDir(t);
@@ -374,20 +403,35 @@ describeEachDialect('list sample month counts', (dialect) => {
     );
     const dated = await handle.db
       .selectFrom('list_sample_months')
-      .select(['list', 'date_column'])
+      .select(['list', 'date_column', 'months'])
       .distinct()
       .where('company_id', '=', 1)
       .orderBy('list')
       .orderBy('date_column')
       .execute();
+    // Stored as counted over no month, so the set is not taken for one made before 0013.
     assert.deepEqual(
-      dated.map((row) => [row.list, row.date_column]),
+      dated.filter((row) => Number(row.months) === 0).map((row) => [row.list, row.date_column]),
       [
-        ['expenses', 'expense_date'],
-        ['expenses', 'updated_at'],
-        ['leaves', 'updated_at'],
+        ['leaves', 'end_date'],
+        ['leaves', 'start_date'],
       ],
     );
+    assert.deepEqual(
+      [
+        ...new Set(
+          dated
+            .filter((row) => Number(row.months) > 0)
+            .map((row) => `${row.list} ${row.date_column}`),
+        ),
+      ],
+      ['expenses expense_date', 'expenses updated_at', 'leaves updated_at'],
+    );
+    const source = freshListSource(handle.db);
+    const set = await samplesOf(source, 1, 'leaves', await companyVersion(handle.db));
+    assert.ok(set);
+    assert.equal(await monthCounts(handle.db, set, 1, 'leaves', 'id', 'start_date'), null);
+    assert.ok(await monthCounts(handle.db, set, 1, 'leaves', 'id', 'updated_at'));
     const samples = Math.floor((COUNT + 2) / SAMPLE_INTERVAL / MONTH_STRIDE);
     assert.ok(119_988 * samples * 4 > MONTH_COUNTS_MAX, 'past the limit');
   });
