@@ -437,12 +437,11 @@ export async function markListSamples(
  * (those the import marked, and any that an import whose process ended between its commit and
  * its samples left behind), and of every set made before migration 0013 (no month counts), for
  * the version the company has now; those last are replaced as a whole while the old ones are
- * read meanwhile. The sets of lists that are
- * short now go, in one statement a list. Each long list is read in a transaction of its own (a
- * snapshot: the samples, the totals and the version agree) and its samples are written in a
- * short one, only if the company still has that version: an import that changed it since marked
- * it again and samples it itself. No write lock is held while a list is read (the large bench
- * company's two lists: ~9 s on SQLite).
+ * read meanwhile. The sets of lists that are short now go, in one statement a list. Each long
+ * list is read in a transaction of its own (a snapshot: the samples, the totals and the version
+ * agree) and its samples are written in a short one, only if the company still has that
+ * version: an import that changed it since marked it again and samples it itself. No write lock
+ * is held while a list is read (the large bench company's two lists: ~9 s on SQLite).
  */
 export async function refreshListSamples(handle: DatabaseHandle): Promise<void> {
   const { db } = handle;
@@ -728,8 +727,9 @@ export interface ListSamples {
 
 /**
  * One sort order's month counts of one date column: for every MONTH_STRIDE-th of the order's
- * samples, the rows up to and including it dated in each month or before it, of each status. With them the rows
- * of a date window (or of `updated_since`) up to any sample, of any statuses, are a few sums,
+ * samples, the rows up to and including it dated in each month or before it, of each status.
+ * With them the rows of a date window (or of `updated_since`) up to any sample, of any statuses,
+ * are a few sums,
  * and a page of the window in that order starts from the sample before it as a page of
  * statuses does; the rows of the window's edge months before or after its own dates are read
  * from the date's index and subtracted or added (see `windowRanks` in pagination.ts).
@@ -826,6 +826,24 @@ function ofSet(
     .where('set.data_version', '=', samples.version);
 }
 
+/**
+ * What `load` reads of a loaded set, read once per set under `key`: asked again while it is being
+ * read, the same promise; when reading it failed (database down), read again next time.
+ */
+function readOncePerSet<T>(
+  read: Map<string, Promise<T>>,
+  key: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  let loaded = read.get(key);
+  if (!loaded) {
+    loaded = load();
+    read.set(key, loaded);
+    loaded.catch(() => read.delete(key));
+  }
+  return loaded;
+}
+
 /** One column's samples of a loaded set (read once per set). */
 export function columnSamples(
   db: Db,
@@ -834,29 +852,23 @@ export function columnSamples(
   list: SampledListName,
   column: string,
 ): Promise<ColumnSamples> {
-  let loaded = samples.columns.get(column);
-  if (!loaded) {
-    loaded = (async () => {
-      const rows = await ofSet(db, 'list_samples', samples, companyId, list)
-        .select(['list_samples.sort_value', 'list_samples.id', 'list_samples.counts'])
-        .where('list_samples.sort_column', '=', column)
-        .orderBy('list_samples.seq')
-        .execute();
-      const groups = samples.groups.length;
-      const counts = new Int32Array(rows.length * groups);
-      rows.forEach((row, i) => {
-        counts.set(JSON.parse(row.counts), i * groups);
-      });
-      return {
-        values: rows.map((row) => JSON.parse(row.sort_value)),
-        ids: rows.map((row) => Number(row.id)),
-        counts,
-      };
-    })();
-    samples.columns.set(column, loaded);
-    loaded.catch(() => samples.columns.delete(column));
-  }
-  return loaded;
+  return readOncePerSet(samples.columns, column, async () => {
+    const rows = await ofSet(db, 'list_samples', samples, companyId, list)
+      .select(['list_samples.sort_value', 'list_samples.id', 'list_samples.counts'])
+      .where('list_samples.sort_column', '=', column)
+      .orderBy('list_samples.seq')
+      .execute();
+    const groups = samples.groups.length;
+    const counts = new Int32Array(rows.length * groups);
+    rows.forEach((row, i) => {
+      counts.set(JSON.parse(row.counts), i * groups);
+    });
+    return {
+      values: rows.map((row) => JSON.parse(row.sort_value)),
+      ids: rows.map((row) => Number(row.id)),
+      counts,
+    };
+  });
 }
 
 /**
@@ -871,32 +883,25 @@ export function monthCounts(
   sortColumn: string,
   dateColumn: string,
 ): Promise<MonthCounts | null> {
-  const key = `${sortColumn}\u0000${dateColumn}`;
-  let loaded = samples.months.get(key);
-  if (!loaded) {
-    loaded = (async () => {
-      const row = await ofSet(db, 'list_sample_months', samples, companyId, list)
-        .select([
-          'list_sample_months.first_month',
-          'list_sample_months.months',
-          'list_sample_months.statuses',
-          'list_sample_months.counts',
-        ])
-        .where('list_sample_months.sort_column', '=', sortColumn)
-        .where('list_sample_months.date_column', '=', dateColumn)
-        .executeTakeFirst();
-      if (!row || Number(row.months) === 0) return null;
-      return {
-        first: Number(row.first_month),
-        months: Number(row.months),
-        statuses: JSON.parse(row.statuses),
-        counts: countsOfBytes(row.counts),
-      };
-    })();
-    samples.months.set(key, loaded);
-    loaded.catch(() => samples.months.delete(key));
-  }
-  return loaded;
+  return readOncePerSet(samples.months, `${sortColumn}\u0000${dateColumn}`, async () => {
+    const row = await ofSet(db, 'list_sample_months', samples, companyId, list)
+      .select([
+        'list_sample_months.first_month',
+        'list_sample_months.months',
+        'list_sample_months.statuses',
+        'list_sample_months.counts',
+      ])
+      .where('list_sample_months.sort_column', '=', sortColumn)
+      .where('list_sample_months.date_column', '=', dateColumn)
+      .executeTakeFirst();
+    if (!row || Number(row.months) === 0) return null;
+    return {
+      first: Number(row.first_month),
+      months: Number(row.months),
+      statuses: JSON.parse(row.statuses),
+      counts: countsOfBytes(row.counts),
+    };
+  });
 }
 
 /** The group indexes a filter of statuses and groups keeps (none given: all). */
