@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
+import type { Dialect } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
 import {
   columnSamples,
@@ -168,6 +169,15 @@ function expectedMonths(rows: SampledRow[], column: string, dated: string, statu
   return { first, months: count, counts };
 }
 
+/** A database with `records()` imported, and the folder and receipt store it was imported with. */
+async function withRecords(t: TestContext, dialect: Dialect) {
+  const { handle } = await useDatabase(t, dialect);
+  const dir = useTempDir(t);
+  const store = new FileReceiptStore(join(dir, 'store'));
+  await importFile(handle, store, writeNdjson(dir, records().out));
+  return { handle, dir, store };
+}
+
 /** Company 1's data version. */
 async function companyVersion(db: Db): Promise<number> {
   const company = await db
@@ -266,10 +276,7 @@ describeEachDialect('list samples', (dialect) => {
   });
 
   it('are read lazily, never from another version: a set loaded before an import that made them again reads none of the new ones', async (t) => {
-    const { handle } = await useDatabase(t, dialect);
-    const dir = useTempDir(t);
-    const store = new FileReceiptStore(join(dir, 'store'));
-    await importFile(handle, store, writeNdjson(dir, records().out));
+    const { handle, dir, store } = await withRecords(t, dialect);
     const { db } = handle;
     const version = () => companyVersion(db);
     const source = freshListSource(db);
@@ -288,10 +295,7 @@ describeEachDialect('list samples', (dialect) => {
   });
 
   it('made before migration 0013 (no month counts) are made again by the next import, of any company', async (t) => {
-    const { handle } = await useDatabase(t, dialect);
-    const dir = useTempDir(t);
-    const store = new FileReceiptStore(join(dir, 'store'));
-    await importFile(handle, store, writeNdjson(dir, records().out));
+    const { handle, dir, store } = await withRecords(t, dialect);
     const { db } = handle;
     const months = () =>
       db
@@ -317,10 +321,7 @@ describeEachDialect('list samples', (dialect) => {
   });
 
   it('are made after the commit: read without them meanwhile, healed by the next import, and carried to a version their lists did not change in', async (t) => {
-    const { handle } = await useDatabase(t, dialect);
-    const dir = useTempDir(t);
-    const store = new FileReceiptStore(join(dir, 'store'));
-    await importFile(handle, store, writeNdjson(dir, records().out));
+    const { handle, dir, store } = await withRecords(t, dialect);
     const { db } = handle;
     const version = () => companyVersion(db);
     const stored = async () => ({
