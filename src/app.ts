@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { sql } from 'kysely';
 import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
+import { listenedDataVersions, readEveryTime, sqliteDataVersions } from './db/data-versions.ts';
 import { DerivedCache } from './db/derived-cache.ts';
 import type { LoadedSamples } from './db/list-samples.ts';
 import type { AnchorRun, SortBounds } from './db/list-source.ts';
@@ -243,10 +244,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addHook('onClose', () => readers.stop());
     await readers.ready();
   }
+  // Kept on PostgreSQL, where the primary says when they change (a replica hears nothing of it);
+  // read on the event loop from a SQLite file whose other reads go to the reader threads.
+  const dataVersions =
+    database.dialect === 'postgres' && database === primary
+      ? listenedDataVersions(database.db, database.pool, app.log)
+      : database.dialect === 'sqlite' && readers
+        ? sqliteDataVersions(database.sqlite)
+        : readEveryTime(readDb);
+  app.addHook('onClose', () => dataVersions.close());
   const deps: ApiDeps = {
     config,
     db: readDb,
     primaryDb: primary === database ? null : primary.db,
+    dataVersions,
     listCaches: {
       derived: new DerivedCache<number>(),
       anchors: new DerivedCache<AnchorRun>(ANCHOR_CACHE_ENTRIES),

@@ -1,4 +1,5 @@
 import { type DatabaseHandle, type SqliteFile, sqliteFileOf } from '../db/connect.ts';
+import { forgetInThisProcess } from '../db/data-versions.ts';
 import type { Database, Db } from '../db/database.ts';
 import { mergeSearchTables, truncateWriteAheadLog } from '../db/erasure.ts';
 import { receiptFilesInUse } from '../db/receipts.queries.ts';
@@ -110,6 +111,7 @@ export async function purgeRows(
       return { company: { id: Number(company.id), name: company.name }, counts, files };
     }),
   );
+  if (purged) forgetInThisProcess([companyId]);
   return purged && { ...purged, logEmptied: truncateWriteAheadLog(handle) };
 }
 

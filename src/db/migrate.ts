@@ -14,6 +14,7 @@ import * as m0010 from './migrations/0010_leave_counts.ts';
 import * as m0011 from './migrations/0011_changes_forgotten_position.ts';
 import * as m0012 from './migrations/0012_receipt_file_indexes.ts';
 import * as m0013 from './migrations/0013_list_sample_months.ts';
+import * as m0014 from './migrations/0014_data_version_notify.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0011_changes_forgotten_position': m0011,
   '0012_receipt_file_indexes': m0012,
   '0013_list_sample_months': m0013,
+  '0014_data_version_notify': m0014,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -19,7 +19,10 @@ export const api: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { d
   const paths = knownPaths(app);
 
   await app.register(admission, { admission: deps.admission });
-  await app.register(authentication, { authenticator: deps.authenticator, db: deps.db });
+  await app.register(authentication, {
+    authenticator: deps.authenticator,
+    versions: deps.dataVersions,
+  });
   await app.register(cacheControl);
   if (deps.responses) {
     await app.register(responseCache, { cache: deps.responses, config: deps.config });

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.ts';
+import type { DataVersions } from '../db/data-versions.ts';
 import type { Db } from '../db/database.ts';
 import type { ReceiptUrls } from '../db/expenses.queries.ts';
 import type { ListCaches, ListSource } from '../db/list-source.ts';
@@ -19,6 +20,8 @@ export interface ApiDeps {
   db: Db;
   /** The primary when `db` is a read replica (DATABASE_READ_URL), else null. */
   primaryDb: Db | null;
+  /** Companies' data versions, kept while the database says when they change. */
+  dataVersions: DataVersions;
   /** Values derived from companies' data, cached for list queries. */
   listCaches: ListCaches;
   /** Null when RESPONSE_CACHE_MB is 0. */

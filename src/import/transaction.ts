@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { chunks } from '../db/chunks.ts';
 import { type DatabaseHandle, type SqliteFile, sqliteFileOf } from '../db/connect.ts';
+import { forgetInThisProcess } from '../db/data-versions.ts';
 import type { Db } from '../db/database.ts';
 import { mergeSearchTables } from '../db/erasure.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
@@ -152,6 +153,7 @@ export async function beginImport(
         if (handle.dialect === 'sqlite') await mergeSearchTables(trx, deletedFrom);
         onStep({ name: 'commit' });
         await trx.commit().execute();
+        forgetInThisProcess(stale);
         checkForeignKeys(true);
         return { written: Promise.resolve() };
       },

@@ -197,6 +197,7 @@ describeEachDialect('leave searches', (dialect) => {
       '0011_changes_forgotten_position',
       '0012_receipt_file_indexes',
       '0013_list_sample_months',
+      '0014_data_version_notify',
     ]);
     await assertCountsKept(api);
     await checkSearches(api, key, ours.employees, ours.leaves, 'migrated');

@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin';
-import { companyDataVersion } from '../../db/companies.queries.ts';
-import type { Db } from '../../db/database.ts';
+import type { DataVersions } from '../../db/data-versions.ts';
 import type { Authenticator } from '../auth.ts';
 
 declare module 'fastify' {
@@ -10,8 +9,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /**
-     * The key's company's data version, read from the database on the first call and then
-     * reused for the rest of the request (cache keys, derived values).
+     * The key's company's data version (see `DataVersions`), asked for on the first call and
+     * then reused for the rest of the request (cache keys, derived values).
      */
     dataVersion(): Promise<number>;
   }
@@ -21,14 +20,14 @@ declare module 'fastify' {
  * Every route but public ones needs a valid key (see `createAuthenticator` for the checks and
  * their order); once it is known, the request can read its company's data version.
  */
-export const authentication = fp<{ authenticator: Authenticator; db: Db }>(
-  async (app, { authenticator, db }) => {
+export const authentication = fp<{ authenticator: Authenticator; versions: DataVersions }>(
+  async (app, { authenticator, versions }) => {
     app.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.config.public) return;
       await authenticator.authenticate(request, reply);
       let version: Promise<number> | undefined;
       request.dataVersion = () => {
-        version ??= companyDataVersion(db, request.auth.company.id);
+        version ??= versions.of(request.auth.company.id);
         return version;
       };
     });
