@@ -35,20 +35,24 @@ export interface DataVersions {
 }
 
 /** The channel migration 0014's trigger notifies. */
-export const DATA_VERSION_CHANNEL = 'cdapi_data_version';
+const DATA_VERSION_CHANNEL = 'cdapi_data_version';
 /** How often a ping is sent through the pool; it must come back before the next. */
-export const HEARTBEAT_MS = 5000;
+const HEARTBEAT_MS = 5000;
 /** At most this many versions are kept; the oldest kept goes first. */
 const MAX_KEPT = 100_000;
 const FIRST_RETRY_MS = 1000;
 const LAST_RETRY_MS = 30_000;
 
-/** Every version read from the database, every time: a read replica, an in-memory SQLite. */
-export const readEveryTime = (db: Db): DataVersions => ({
-  of: (companyId) => companyDataVersion(db, companyId),
+/** Versions read with `read`, every time. */
+const readEachTime = (read: (companyId: number) => Promise<number>): DataVersions => ({
+  of: read,
   keeping: () => false,
   close: async () => {},
 });
+
+/** Every version read from the database, every time: a read replica, an in-memory SQLite. */
+export const readEveryTime = (db: Db): DataVersions =>
+  readEachTime((companyId) => companyDataVersion(db, companyId));
 
 /**
  * A SQLite file's versions, read on the event loop from the service's own connection: a look-up
@@ -60,11 +64,8 @@ export function sqliteDataVersions(sqlite: SqliteDatabase.Database): DataVersion
   const read = sqlite
     .prepare<[number], number>('select data_version from companies where id = ?')
     .pluck();
-  return {
-    of: async (companyId) => read.get(companyId) ?? 0,
-    keeping: () => false,
-    close: async () => {},
-  };
+  // A company without a row reads as 0, as `companyDataVersion` reads it.
+  return readEachTime(async (companyId) => read.get(companyId) ?? 0);
 }
 
 /** Versions read and kept while `trusted`; one read when a version may have changed is not. */
@@ -150,7 +151,6 @@ export function listenedDataVersions(db: Db, pool: pg.Pool, log: Log): DataVersi
       ping = null;
       retryMs = FIRST_RETRY_MS;
       if (!versions.trusted) log.info({}, 'data versions are kept until they change');
-      said = true;
       versions.trusted = true;
       return;
     }
