@@ -254,6 +254,9 @@ export function categoryRecords(ctx: Context, firstId: number): DemoRecord[] {
   return CATEGORIES.map((spec, i) => categoryRecord(ctx, firstId + i, spec));
 }
 
+/** An active category that requires a receipt: any day of employment suits it. */
+const RECEIPT_CATEGORY = CATEGORIES.find((c) => c.requiresReceipt && c.active) as CategorySpec;
+
 export function planExpenses(
   ctx: Context,
   employee: Employee,
@@ -276,7 +279,15 @@ export function planExpenses(
     const day = int(rng, employee.from, to);
     planned.push({ category, categoryId: ctx.ids.expenseCategory + index, day });
   }
-  return planned.sort((a, b) => a.day - b.day);
+  planned.sort((a, b) => a.day - b.day);
+  const first = planned[0];
+  if (showcase && first && !first.category.requiresReceipt) {
+    // The company's first expense carries its first receipt, whatever day the demo is made on:
+    // the README's receipt example asks for expense 1.
+    first.category = RECEIPT_CATEGORY;
+    first.categoryId = ctx.ids.expenseCategory + CATEGORIES.indexOf(RECEIPT_CATEGORY);
+  }
+  return planned;
 }
 
 export function expenseStatus(rng: Rng, ctx: Context, day: Day): ExpenseStatus {

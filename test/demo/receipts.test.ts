@@ -67,6 +67,20 @@ describe('demo receipts', () => {
     }
   });
 
+  it("start at the company's first expense, whatever day the demo is made on (the README asks for expense 1)", () => {
+    const days = 2 * 366;
+    const without: string[] = [];
+    for (let n = 0; n < days; n++) {
+      const today = new Date(Date.UTC(2026, 0, 1 + n, 12));
+      const first = [
+        ...demoRecords({ ids: IDS, employees: 1 + (n % 60), today, receipts: 1 }),
+      ].find((r) => r.type === 'expense');
+      assert.equal(first?.id, IDS.expense);
+      if (first.receipt === null) without.push(today.toISOString().slice(0, 10));
+    }
+    assert.deepEqual(without, []);
+  });
+
   it('are what the demo stores for each expense, one slip each', async (t) => {
     const { handle } = await useDatabase(t, 'sqlite');
     const dir = useTempDir(t);
