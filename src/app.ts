@@ -29,6 +29,7 @@ import { registerETags } from './http/plugins/etag.ts';
 import { knownPaths, OTHER_METHODS, refuseOtherMethods } from './http/plugins/read-only.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
+import { buildSerializer } from './http/serializers.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
@@ -89,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
     },
+    schemaController: { compilersFactory: { buildSerializer: buildSerializer() } },
     ajv: {
       // Query strings are short (URL length is capped), so reporting every bad parameter at
       // once is cheap.

@@ -11,6 +11,7 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import { answerClientError, answerRouterError } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
+import { buildSerializer } from '../http/serializers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { ADMIN_MODELS } from '../schemas/admin.ts';
 import { AdminAuth } from './auth.ts';
@@ -50,6 +51,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     clientErrorHandler: answerClientError,
     frameworkErrors: answerRouterError,
     genReqId: () => randomUUID(),
+    schemaController: { compilersFactory: { buildSerializer: buildSerializer() } },
     // A field the body does not declare is refused (422), not silently dropped.
     ajv: { customOptions: { allErrors: true, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -1,0 +1,95 @@
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { CHANGE_RECORD_MODELS, ChangeSchema } from '../schemas/changes.ts';
+
+type Schema = Record<string, unknown>;
+/** The shared models by `$id`, as Fastify hands them to the serializer factory. */
+type Models = Readonly<Record<string, unknown>>;
+
+const isSchema = (value: unknown): value is Schema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A shared model as it is serialized, its `$id` dropped: for inlining where it is pointed at. */
+function inlined(model: unknown, models: Models): Schema | undefined {
+  if (!isSchema(model)) return undefined;
+  const { $id: _id, ...schema } = nullableForSerializer(model, models) as Schema;
+  return schema;
+}
+
+/**
+ * What a field that may be null is serialized with: `anyOf: [X, {type: 'null'}]` (TypeBox's
+ * `Type.Union([X, Type.Null()])`, as the OpenAPI document shows it) becomes X with
+ * `nullable: true`, a model X points at inlined, so it has a `type`. fast-json-stringify then
+ * writes `null` after one comparison; for an `anyOf` it runs an Ajv validation of the value per
+ * field of every record (half of a 100-record page's serialization time) and compiles those
+ * validators on the first answer that needs them (~65 ms of the event loop each, after every
+ * start; docs/performance.md, item 70). The output is the same for every value the schema
+ * allows. Other unions are left as they are.
+ */
+export function nullableForSerializer(schema: unknown, models: Models): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => nullableForSerializer(item, models));
+  if (!isSchema(schema)) return schema;
+  const copy: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    copy[key] = nullableForSerializer(value, models);
+  }
+  const { anyOf, ...siblings } = copy;
+  if (!Array.isArray(anyOf) || anyOf.length !== 2) return copy;
+  const nullAt = anyOf.findIndex(
+    (branch) => isSchema(branch) && branch.type === 'null' && Object.keys(branch).length === 1,
+  );
+  if (nullAt === -1) return copy;
+  const value = anyOf[1 - nullAt] as Schema;
+  const other = typeof value.$ref === 'string' ? inlined(models[value.$ref], models) : value;
+  // Ajv (which still validates the `if` of a change below) takes `nullable` only beside `type`.
+  if (other === undefined || typeof other.type !== 'string') return copy;
+  return { ...siblings, ...other, nullable: true };
+}
+
+/**
+ * A change as it is serialized: its `record` is written with the model its `resource` names
+ * (`if`/`then`/`else` on that one property) instead of the union of the five models, which
+ * fast-json-stringify resolves by validating the record against each model in turn until one
+ * fits: 9–12 ms of a 1,000-entry page of leaves or expenses, against ~3–5 ms this way
+ * (docs/performance.md, item 70). A `resource` names no other model, and a delete's record is
+ * null.
+ */
+function changeForSerializer(change: Schema, models: Models): Schema {
+  const { record: _union, ...properties } = change.properties as Schema;
+  let chain: Schema = { properties: { record: { type: 'null' } } };
+  for (const [resource, model] of Object.entries(CHANGE_RECORD_MODELS).reverse()) {
+    chain = {
+      if: { properties: { resource: { const: resource } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword, never awaited
+      then: { properties: { record: { ...inlined(model, models), nullable: true } } },
+      else: chain,
+    };
+  }
+  return { ...change, properties, ...chain };
+}
+
+/**
+ * Fastify's serializer factory (fast-json-stringify) given every schema, the shared models and
+ * each route's, as `nullableForSerializer` and `changeForSerializer` make them. The schemas the
+ * OpenAPI document and request validation read are not changed. Validators that remain (the
+ * `if` of a change) are compiled with the serializer, at the start, not on the first answer.
+ */
+export function buildSerializer(): ReturnType<typeof SerializerSelector> {
+  const factory = SerializerSelector();
+  return (externalSchemas, options) => {
+    const models: Models = { ...(externalSchemas as Models | undefined) };
+    const compile = factory(serializedModels(models), { ...options, compileValidators: true });
+    return (route) => compile({ ...route, schema: nullableForSerializer(route.schema, models) });
+  };
+}
+
+const CHANGE_ID = (ChangeSchema as { $id?: unknown }).$id;
+
+/** The shared models as they are serialized. */
+export function serializedModels(models: Models): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(models).map(([id, model]) => {
+      const nullable = nullableForSerializer(model, models);
+      return [id, id === CHANGE_ID ? changeForSerializer(nullable as Schema, models) : nullable];
+    }),
+  );
+}

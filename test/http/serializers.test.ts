@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildSerializer, serializedModels } from '../../src/http/serializers.ts';
+import { ChangeSchema, ChangesPageSchema } from '../../src/schemas/changes.ts';
+import { dataOf, listOf } from '../../src/schemas/common.ts';
+import { ExpenseDetailSchema } from '../../src/schemas/expenses.ts';
+import { LeaveSchema } from '../../src/schemas/leaves.ts';
+import { MODELS } from '../../src/schemas/models.ts';
+
+const idOf = (model: object) => (model as { $id: string }).$id;
+const models = Object.fromEntries(MODELS.map((model) => [idOf(model), model]));
+
+/** Where a schema (as JSON) still holds an `anyOf`, as dotted paths. */
+function unionsIn(schema: unknown, path: string, found: string[] = []): string[] {
+  if (Array.isArray(schema)) {
+    for (const [i, item] of schema.entries()) unionsIn(item, `${path}.${i}`, found);
+  } else if (typeof schema === 'object' && schema !== null) {
+    if ('anyOf' in schema) found.push(path);
+    for (const [key, value] of Object.entries(schema)) unionsIn(value, `${path}.${key}`, found);
+  }
+  return found;
+}
+
+const serializerOf = (schema: unknown) =>
+  buildSerializer()(models, {})({ method: 'GET', url: '/', httpStatus: '200', schema });
+
+const employee = {
+  id: 6,
+  employee_number: 'E-00006',
+  full_name: 'Zeynep Yılmaz',
+  department: 'Ops',
+};
+const leave = {
+  id: 201,
+  status: 'approved',
+  employee,
+  leave_type: { id: 1, name: 'Annual leave', type_key: 'annual' },
+  start_date: '2022-02-18',
+  end_date: '2022-02-18',
+  days: 0.5,
+  duration_type: 'hourly',
+  start_time: '09:00',
+  end_time: '13:00',
+  hours: 4,
+  reason: 'Doctor appointment',
+  rejection_reason: 'Please split it.',
+  substitute_employee: { ...employee, id: 7 },
+  approved_at: '2022-02-14T09:39:00Z',
+  created_at: '2022-02-13T08:50:00Z',
+  updated_at: '2022-02-14T09:39:00Z',
+};
+const url = 'https://api.example.com/api/company/v1/expenses/201/receipt';
+const expense = {
+  id: 201,
+  status: 'paid',
+  title: 'Havalimanı taksi',
+  description: 'From the airport',
+  amount: 264.3,
+  currency: 'TRY',
+  tax_amount: 44.05,
+  expense_date: '2022-01-28',
+  merchant_name: 'BiTaksi',
+  payment_method: 'corporate_card',
+  category: { id: 1, name: 'Travel' },
+  employee,
+  has_receipt: true,
+  receipt_url: url,
+  approved_at: '2022-02-01T11:29:00Z',
+  paid_at: '2022-02-09T13:07:00Z',
+  rejected_reason: 'Duplicate',
+  submitted_at: '2022-01-31T07:09:00Z',
+  created_at: '2022-01-28T11:04:00Z',
+  updated_at: '2022-02-09T13:07:00Z',
+  items: [{ name: 'Taxi', quantity: 1, price: 264.3 }],
+  receipt: {
+    url,
+    processed_url: `${url}?variant=processed`,
+    original_url: `${url}?variant=original`,
+  },
+};
+/** The fields of a model that may be null (a union with null). */
+const nullableFieldsOf = (model: { properties: Record<string, unknown> }) =>
+  Object.entries(model.properties)
+    .filter(
+      ([, field]) => unionsIn(field, '').length > 0 && JSON.stringify(field).includes('"null"'),
+    )
+    .map(([name]) => name);
+/** The record with every field that may be null set to null. */
+const nulled = (record: Record<string, unknown>, fields: string[]) =>
+  Object.fromEntries(Object.entries(record).map(([k, v]) => [k, fields.includes(k) ? null : v]));
+
+describe('response serializers', () => {
+  it('see a field that may be null as nullable and a change’s record by its resource: no union is left', () => {
+    const serialized = serializedModels(models);
+    assert.deepEqual(Object.keys(serialized), Object.keys(models));
+    assert.deepEqual(
+      Object.entries(serialized).flatMap(([id, model]) => unionsIn(model, id)),
+      [],
+    );
+    // The models themselves, which the OpenAPI document shows, keep their unions.
+    assert.ok(unionsIn(LeaveSchema, 'Leave').length > 0);
+    assert.ok(unionsIn(ChangeSchema, 'Change').length > 0);
+  });
+
+  it('write what JSON.stringify writes, each field that may be null null or not', () => {
+    const leaves = serializerOf(listOf(LeaveSchema));
+    const nullableLeave = nullableFieldsOf(LeaveSchema);
+    const page = {
+      data: [leave, nulled(leave, nullableLeave)],
+      meta: { current_page: 1, per_page: 25, total: 2, last_page: 1, from: 1, to: 2 },
+    };
+    assert.equal(leaves(page), JSON.stringify(page));
+    const empty = { data: [], meta: { ...page.meta, total: 0, from: null, to: null } };
+    assert.equal(leaves(empty), JSON.stringify(empty));
+
+    const expenses = serializerOf(dataOf(ExpenseDetailSchema));
+    const nullableExpense = nullableFieldsOf(ExpenseDetailSchema);
+    assert.deepEqual([nullableLeave.length, nullableExpense.length], [7, 6]);
+    for (const record of [expense, nulled(expense, nullableExpense)]) {
+      assert.equal(expenses({ data: record }), JSON.stringify({ data: record }));
+    }
+    const changes = serializerOf(ChangesPageSchema);
+    const entry = (resource: string, id: number, record: unknown) => ({
+      cursor: `c${id}`,
+      resource,
+      id,
+      change: record === null ? 'delete' : 'upsert',
+      changed_at: '2026-11-30T00:33:13Z',
+      record,
+    });
+    const document = {
+      deadline: '2022-02-20',
+      obligation_status: 'pending',
+      has_attachments: true,
+    };
+    const feed = {
+      data: [
+        entry('leave', 201, { ...leave, document }),
+        entry('leave', 202, { ...nulled(leave, nullableLeave), document: nulled(document, []) }),
+        entry('expense', 201, expense),
+        entry('expense', 202, nulled(expense, nullableExpense)),
+        entry('expense_category', 3, {
+          id: 3,
+          name: 'Meals',
+          description: null,
+          requires_receipt: true,
+          max_amount: 150.5,
+        }),
+        entry('leave', 203, null),
+      ],
+      meta: { next_cursor: 'c203', has_more: false },
+    };
+    assert.equal(changes(feed), JSON.stringify(feed));
+
+    // Undeclared fields are still dropped, in an inlined model as anywhere.
+    const extra = { ...leave, salary: 1, substitute_employee: { ...employee, salary: 1 } };
+    assert.equal(leaves({ ...page, data: [extra] }).includes('salary'), false);
+  });
+});
