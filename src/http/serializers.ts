@@ -1,5 +1,4 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
-import { CHANGE_RECORD_MODELS, ChangeSchema } from '../schemas/changes.ts';
 
 type Schema = Record<string, unknown>;
 /** The shared models by `$id`, as Fastify hands them to the serializer factory. */
@@ -40,56 +39,29 @@ export function nullableForSerializer(schema: unknown, models: Models): unknown 
   if (nullAt === -1) return copy;
   const value = anyOf[1 - nullAt] as Schema;
   const other = typeof value.$ref === 'string' ? inlined(models[value.$ref], models) : value;
-  // Ajv (which still validates the `if` of a change below) takes `nullable` only beside `type`.
+  // Ajv (fast-json-stringify validates the unions left with it) takes `nullable` only beside `type`.
   if (other === undefined || typeof other.type !== 'string') return copy;
   return { ...siblings, ...other, nullable: true };
 }
 
 /**
- * A change as it is serialized: its `record` is written with the model its `resource` names
- * (`if`/`then`/`else` on that one property) instead of the union of the five models, which
- * fast-json-stringify resolves by validating the record against each model in turn until one
- * fits: 9–12 ms of a 1,000-entry page of leaves or expenses, against ~3–5 ms this way
- * (docs/performance.md, item 70). A `resource` names no other model, and a delete's record is
- * null.
- */
-function changeForSerializer(change: Schema, models: Models): Schema {
-  const { record: _union, ...properties } = change.properties as Schema;
-  let chain: Schema = { properties: { record: { type: 'null' } } };
-  for (const [resource, model] of Object.entries(CHANGE_RECORD_MODELS).reverse()) {
-    chain = {
-      if: { properties: { resource: { const: resource } } },
-      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword, never awaited
-      then: { properties: { record: { ...inlined(model, models), nullable: true } } },
-      else: chain,
-    };
-  }
-  return { ...change, properties, ...chain };
-}
-
-/**
  * Fastify's serializer factory (fast-json-stringify) given every schema, the shared models and
- * each route's, as `nullableForSerializer` and `changeForSerializer` make them. The schemas the
- * OpenAPI document and request validation read are not changed. Validators that remain (the
- * `if` of a change) are compiled with the serializer, at the start, not on the first answer.
+ * each route's, as `nullableForSerializer` makes them. The schemas the OpenAPI document and
+ * request validation read are not changed. (The change feed writes its pages with
+ * `JSON.stringify`: see its route.)
  */
 export function buildSerializer(): ReturnType<typeof SerializerSelector> {
   const factory = SerializerSelector();
   return (externalSchemas, options) => {
     const models: Models = { ...(externalSchemas as Models | undefined) };
-    const compile = factory(serializedModels(models), { ...options, compileValidators: true });
+    const compile = factory(serializedModels(models), options);
     return (route) => compile({ ...route, schema: nullableForSerializer(route.schema, models) });
   };
 }
 
-const CHANGE_ID = (ChangeSchema as { $id?: unknown }).$id;
-
 /** The shared models as they are serialized. */
 export function serializedModels(models: Models): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(models).map(([id, model]) => {
-      const nullable = nullableForSerializer(model, models);
-      return [id, id === CHANGE_ID ? changeForSerializer(nullable as Schema, models) : nullable];
-    }),
+    Object.entries(models).map(([id, model]) => [id, nullableForSerializer(model, models)]),
   );
 }

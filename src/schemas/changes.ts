@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { commaList, example, model, ref, says, Timestamp } from './common.ts';
 import { EmployeeSchema } from './employees.ts';
 import { ExpenseCategorySchema, ExpenseDetailSchema } from './expenses.ts';
@@ -45,15 +45,6 @@ export const ChangesQuery = Type.Object({
 });
 export type ChangesQuery = Static<typeof ChangesQuery>;
 
-/** The model of an upserted record, by the resource a change names. */
-export const CHANGE_RECORD_MODELS = {
-  employee: EmployeeSchema,
-  leave_type: LeaveTypeSchema,
-  leave: LeaveDetailSchema,
-  expense_category: ExpenseCategorySchema,
-  expense: ExpenseDetailSchema,
-} as const satisfies Record<(typeof FEED_RESOURCE_NAMES)[number], TSchema>;
-
 export const ChangeSchema = model(
   'Change',
   Type.Object(
@@ -72,11 +63,11 @@ export const ChangeSchema = model(
       }),
       record: Type.Union(
         [
-          ref(CHANGE_RECORD_MODELS.employee),
-          ref(CHANGE_RECORD_MODELS.leave_type),
-          ref(CHANGE_RECORD_MODELS.leave),
-          ref(CHANGE_RECORD_MODELS.expense_category),
-          ref(CHANGE_RECORD_MODELS.expense),
+          ref(EmployeeSchema),
+          ref(LeaveTypeSchema),
+          ref(LeaveDetailSchema),
+          ref(ExpenseCategorySchema),
+          ref(ExpenseDetailSchema),
           Type.Null(),
         ],
         {

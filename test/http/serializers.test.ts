@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildSerializer, serializedModels } from '../../src/http/serializers.ts';
-import { ChangeSchema, ChangesPageSchema } from '../../src/schemas/changes.ts';
 import { dataOf, listOf } from '../../src/schemas/common.ts';
 import { ExpenseDetailSchema } from '../../src/schemas/expenses.ts';
 import { LeaveSchema } from '../../src/schemas/leaves.ts';
@@ -90,16 +89,17 @@ const nulled = (record: Record<string, unknown>, fields: string[]) =>
   Object.fromEntries(Object.entries(record).map(([k, v]) => [k, fields.includes(k) ? null : v]));
 
 describe('response serializers', () => {
-  it('see a field that may be null as nullable and a change’s record by its resource: no union is left', () => {
+  it('see a field that may be null as nullable, not as a union: only a change’s record keeps its anyOf', () => {
     const serialized = serializedModels(models);
     assert.deepEqual(Object.keys(serialized), Object.keys(models));
+    // The change feed writes its pages with JSON.stringify (see its route), not with these.
     assert.deepEqual(
       Object.entries(serialized).flatMap(([id, model]) => unionsIn(model, id)),
-      [],
+      ['Change.properties.record'],
     );
     // The models themselves, which the OpenAPI document shows, keep their unions.
     assert.ok(unionsIn(LeaveSchema, 'Leave').length > 0);
-    assert.ok(unionsIn(ChangeSchema, 'Change').length > 0);
+    assert.ok(unionsIn(ExpenseDetailSchema, 'ExpenseDetail').length > 0);
   });
 
   it('write what JSON.stringify writes, each field that may be null null or not', () => {
@@ -119,39 +119,6 @@ describe('response serializers', () => {
     for (const record of [expense, nulled(expense, nullableExpense)]) {
       assert.equal(expenses({ data: record }), JSON.stringify({ data: record }));
     }
-    const changes = serializerOf(ChangesPageSchema);
-    const entry = (resource: string, id: number, record: unknown) => ({
-      cursor: `c${id}`,
-      resource,
-      id,
-      change: record === null ? 'delete' : 'upsert',
-      changed_at: '2026-11-30T00:33:13Z',
-      record,
-    });
-    const document = {
-      deadline: '2022-02-20',
-      obligation_status: 'pending',
-      has_attachments: true,
-    };
-    const feed = {
-      data: [
-        entry('leave', 201, { ...leave, document }),
-        entry('leave', 202, { ...nulled(leave, nullableLeave), document: nulled(document, []) }),
-        entry('expense', 201, expense),
-        entry('expense', 202, nulled(expense, nullableExpense)),
-        entry('expense_category', 3, {
-          id: 3,
-          name: 'Meals',
-          description: null,
-          requires_receipt: true,
-          max_amount: 150.5,
-        }),
-        entry('leave', 203, null),
-      ],
-      meta: { next_cursor: 'c203', has_more: false },
-    };
-    assert.equal(changes(feed), JSON.stringify(feed));
-
     // Undeclared fields are still dropped, in an inlined model as anywhere.
     const extra = { ...leave, salary: 1, substitute_employee: { ...employee, salary: 1 } };
     assert.equal(leaves({ ...page, data: [extra] }).includes('salary'), false);
