@@ -78,11 +78,9 @@ const expense = {
   },
 };
 /** The fields of a model that may be null (a union with null). */
-const nullableFieldsOf = (model: { properties: Record<string, unknown> }) =>
-  Object.entries(model.properties)
-    .filter(
-      ([, field]) => unionsIn(field, '').length > 0 && JSON.stringify(field).includes('"null"'),
-    )
+const nullableFieldsOf = (model: { properties: object }) =>
+  Object.entries(model.properties as Record<string, { anyOf?: { type?: unknown }[] }>)
+    .filter(([, field]) => field.anyOf?.some((branch) => branch.type === 'null'))
     .map(([name]) => name);
 /** The record with every field that may be null set to null. */
 const nulled = (record: Record<string, unknown>, fields: string[]) =>
