@@ -16,7 +16,7 @@ import { Admission } from './http/admission.ts';
 import { api } from './http/api.ts';
 import { type AuthContext, createAuthenticator } from './http/auth.ts';
 import {
-  answerClientError,
+  answerClientErrors,
   answerRouterErrorUnless,
   routeEveryRequest,
 } from './http/client-errors.ts';
@@ -80,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A connection silent both ways for this long is closed, even mid-response (a client that
     // stops reading); never shorter than a query may run.
     connectionTimeout: Math.max(config.keepAliveTimeoutMs, config.statementTimeoutMs + 5000),
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: answerClientErrors(405),
     // A request-target in absolute form with an empty host (`GET http:///…`) reaches the router
     // with no path it can take: it is refused for its host (400), as `hostProblem` refuses it
     // on a route, not answered as an unknown path.

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AdminToken, ServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
-import { answerClientError, answerRouterError } from '../http/client-errors.ts';
+import { answerClientErrors, answerRouterError } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
 import { buildSerializer } from '../http/serializers.ts';
@@ -48,7 +48,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     // Bytes that are not HTTP and router errors get problem+json here too, as on the API.
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: answerClientErrors(404),
     frameworkErrors: answerRouterError,
     genReqId: () => randomUUID(),
     schemaController: { compilersFactory: { buildSerializer: buildSerializer() } },

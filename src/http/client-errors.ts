@@ -59,38 +59,101 @@ export function answerRouterErrorUnless(refuse: (request: FastifyRequest) => Api
   };
 }
 
+/** The parser's error, with the bytes it was reading and how far into them it failed. */
+type ParserError = NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: number };
+
 /**
- * Node's `clientError`: bytes that are not HTTP, a request line and headers over the size limit,
- * or a request that did not arrive within the timeouts. Answered with problem+json, then the
- * connection is closed. Only the error's code is logged: the error carries the raw bytes
- * received, Authorization header and all.
+ * A request line whose method is a token (RFC 9110 §5.6.2), its target and an HTTP/1 version.
+ * Node's parser knows a fixed list of methods (GET, PROPFIND, QUERY, …) and fails on any other
+ * at its first letter that no known method has.
  */
-export function answerClientError(
-  this: FastifyInstance,
-  error: NodeJS.ErrnoException,
-  socket: Socket,
-): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const status =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? 408
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? 431
-        : 400;
-  this.log.debug({ code: error.code, status }, 'client error');
-  // A response already under way on this connection (pipelining) must not be cut into.
-  const current = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-  if (socket.writable && !current?.headersSent) {
-    const body = JSON.stringify(protocolProblem(status));
-    // The headers every answer carries: a request id (the request's own was not read) and nosniff.
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n` +
-        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-    );
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\S+) HTTP\/1\.[01]\r?\n/;
+
+/** An absolute-form request-target: its scheme and authority, then its path if any. */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/;
+
+/**
+ * The path of a request-target, with its percent-escapes checked as the router checks them;
+ * null where the router would find no path (`*`, escapes that are not UTF-8): the 404 of an
+ * unknown path.
+ */
+function pathOf(target: string): string | null {
+  const path = target.startsWith('/')
+    ? target.slice(0, (target.indexOf('?') + 1 || target.length + 1) - 1)
+    : ABSOLUTE_FORM.exec(target)?.[1] || null;
+  if (path === null || !path.startsWith('/')) return null;
+  try {
+    decodeURIComponent(path);
+    return path;
+  } catch {
+    return null;
   }
-  socket.destroy();
 }
+
+/**
+ * The answer to a method Node's parser does not know (`FOO /api/company/v1/leaves`):
+ * `onKnownPath` on a path GET is routed on (the API's 405, as for any other method but GET and
+ * HEAD), 404 on any other path; 400 when the request line is not whole in the bytes received or
+ * is not HTTP.
+ */
+function unknownMethodStatus(
+  app: FastifyInstance,
+  error: ParserError,
+  onKnownPath: 404 | 405,
+): 400 | 404 | 405 {
+  const { rawPacket: received, bytesParsed } = error;
+  if (!Buffer.isBuffer(received) || bytesParsed === undefined) return 400;
+  // Requests before this one on the connection may share the bytes (pipelining).
+  const start = bytesParsed > 0 ? received.lastIndexOf(0x0a, bytesParsed - 1) + 1 : 0;
+  const end = received.indexOf(0x0a, start);
+  if (end < 0) return 400;
+  const line = REQUEST_LINE.exec(received.toString('latin1', start, end + 1));
+  if (!line) return 400;
+  const path = pathOf(line[1] as string);
+  return path !== null && app.findRoute({ method: 'GET', url: path }) ? onKnownPath : 404;
+}
+
+/**
+ * Node's `clientError`: bytes that are not HTTP, a method its parser does not know, a request
+ * line and headers over the size limit, or a request that did not arrive within the timeouts.
+ * Answered with problem+json, then the connection is closed. Only the error's code is logged:
+ * the error carries the raw bytes received, Authorization header and all. An unknown method on
+ * a path GET is routed on gets `onKnownPath`: the API's 405, or the 404 the admin listener
+ * answers every method it does not route.
+ */
+export const answerClientErrors = (onKnownPath: 404 | 405) =>
+  function answerClientError(this: FastifyInstance, error: ParserError, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const status =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 408
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? 431
+          : error.code === 'HPE_INVALID_METHOD'
+            ? unknownMethodStatus(this, error, onKnownPath)
+            : 400;
+    this.log.debug({ code: error.code, status }, 'client error');
+    const answer = () => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const body = JSON.stringify(protocolProblem(status));
+      const allow = status === 405 ? `Allow: ${methodNotAllowed().headers.allow}\r\n` : '';
+      // The headers every answer carries: a request id (the request's own was not read) and
+      // nosniff. The connection is closed once the answer has left.
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n${allow}X-Request-Id: ${randomUUID()}\r\n` +
+          `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+        () => socket.destroy(),
+      );
+    };
+    // The answer to an earlier request on this connection (pipelining) leaves first, whole.
+    const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (current && !current.writableFinished) current.once('close', answer);
+    else answer();
+  };
 
 /** How long a CONNECT's answer may take to leave, when the server sets no request timeout. */
 const CONNECT_TIMEOUT_MS = 30_000;

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { it } from 'node:test';
 import { ADMIN_TOKEN, useAdmin } from '../helpers/admin.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import { NO_SUCH_RESOURCE } from '../helpers/problems.ts';
+import { rawRequest } from '../helpers/raw-http.ts';
 import { company } from '../helpers/records.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -47,6 +49,21 @@ describeEachDialect('the admin API and the public listener', (dialect) => {
     assert.deepEqual(reached, []);
     // And the same admin requests work on the admin listener.
     assert.equal((await call('GET', '/admin/companies')).status, 200);
+  });
+
+  it('answers a method Node does not know 404 on the admin listener, as any method it does not route', async (t) => {
+    const { admin } = await useAdmin(t, dialect, { records: [company(1)] });
+    await admin.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = admin.server.address() as AddressInfo;
+    for (const path of ['/admin/companies', '/admin/keys', '/admin/openapi.json', '/nope']) {
+      const response = await rawRequest(
+        port,
+        `FOO ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`,
+      );
+      assert.equal(response?.status, 404, `${path}: ${response?.body}`);
+      assert.equal(response.headers.allow, undefined, path);
+      assert.deepEqual(JSON.parse(response.body), NO_SUCH_RESOURCE, path);
+    }
   });
 
   it('leaves the admin API out of the public OpenAPI document, and the public API off the admin listener', async (t) => {

@@ -12,11 +12,24 @@ export interface RawResponse {
  * http.request) on a new connection and reads one response until the server closes it.
  * Resolves null when the server closes the connection without answering.
  */
-export function rawRequest(
+export async function rawRequest(
   port: number,
   request: string | Buffer,
   options: { timeoutMs?: number } = {},
 ): Promise<RawResponse | null> {
+  return parseResponse(await rawExchange(port, request, options));
+}
+
+/** `rawRequest`, with every byte the server sent until it closed, as Latin-1 text. */
+export async function rawRequestText(port: number, request: string | Buffer): Promise<string> {
+  return (await rawExchange(port, request)).toString('latin1');
+}
+
+function rawExchange(
+  port: number,
+  request: string | Buffer,
+  options: { timeoutMs?: number } = {},
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -29,13 +42,7 @@ export function rawRequest(
       if (error.code === 'ECONNRESET' || error.code === 'EPIPE') socket.destroy();
       else reject(error);
     });
-    socket.on('close', () => {
-      try {
-        resolve(parseResponse(Buffer.concat(chunks)));
-      } catch (error) {
-        reject(error);
-      }
-    });
+    socket.on('close', () => resolve(Buffer.concat(chunks)));
     socket.write(request);
   });
 }

@@ -22,7 +22,7 @@ import {
   problem,
   UNAUTHENTICATED,
 } from '../helpers/problems.ts';
-import { rawGet, rawRequest } from '../helpers/raw-http.ts';
+import { type RawResponse, rawGet, rawRequest, rawRequestText } from '../helpers/raw-http.ts';
 import { company, employee } from '../helpers/records.ts';
 
 const SERVICE_UNAVAILABLE = problem(
@@ -319,6 +319,72 @@ describe('paths and methods', () => {
         }
       });
     }
+  });
+
+  it('answers a method Node does not know like any other: 405 on a known path, 404 elsewhere', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = api.app.server.address() as AddressInfo;
+    const full = (path: string) =>
+      path.startsWith('/api/') || /^\/(healthz|readyz|docs)\b/.test(path)
+        ? path
+        : `${API_PREFIX}${path}`;
+    const send = (line: string) =>
+      rawRequest(port, `${line}\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    const assertAnswer = (response: RawResponse | null, status: number, label: string) => {
+      assert.equal(response?.status, status, `${label}: ${response?.body}`);
+      assert.match(response.headers['content-type'] ?? '', PROBLEM_JSON, label);
+      assert.match(response.headers['x-request-id'] ?? '', /^[\w-]{8,}$/, label);
+      assert.equal(response.headers.allow, status === 405 ? 'GET, HEAD' : undefined, label);
+      const expected = { 400: undefined, 404: NO_SUCH_RESOURCE, 405: METHOD_NOT_ALLOWED }[status];
+      if (expected) assert.deepEqual(JSON.parse(response.body), expected, label);
+    };
+    // Made up, lower case (methods are case-sensitive), and names HTTP never had.
+    for (const method of ['FOO', 'get', 'BREW', 'X-CUSTOM']) {
+      for (const path of KNOWN_PATHS) {
+        assertAnswer(await send(`${method} ${full(path)} HTTP/1.1`), 405, `${method} ${path}`);
+      }
+      for (const path of ['/nope', '/api/company/v1/nope', '/api/company/v1/leaves/1/nope']) {
+        assertAnswer(await send(`${method} ${path} HTTP/1.1`), 404, `${method} ${path}`);
+      }
+    }
+    // The target in every form the router takes: with a query, absolute, percent-escaped, bad.
+    const targets: Array<[target: string, status: number]> = [
+      [`${API_PREFIX}/leaves?status=approved&page=2`, 405],
+      [`http://localhost${API_PREFIX}/me`, 405],
+      [`${API_PREFIX}/l%65aves`, 405],
+      [`${API_PREFIX}/%ff`, 404],
+      ['*', 404],
+    ];
+    for (const [target, status] of targets) {
+      assertAnswer(await send(`FOO ${target} HTTP/1.1`), status, target);
+    }
+    // Not a method token, or a request line that is not HTTP: the bytes are not HTTP.
+    for (const line of [
+      `F@O ${API_PREFIX}/me HTTP/1.1`,
+      `FOO ${API_PREFIX}/me`,
+      `FOO ${API_PREFIX}/me HTTP/2.0`,
+    ]) {
+      assertAnswer(await send(line), 400, line);
+    }
+    // After an answered request on the same connection, the second request's own line counts.
+    const pipelined = await rawRequestText(
+      port,
+      `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n\r\n` +
+        `FOO ${API_PREFIX}/nope HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+    );
+    assert.deepEqual(
+      // A body need not end in a line break: the next answer may follow it on the same line.
+      [...pipelined.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]),
+      ['200', '404'],
+      pipelined,
+    );
+    // The service lives on.
+    const after = await rawRequest(
+      port,
+      rawGet(`${API_PREFIX}/me`, [['Authorization', `Bearer ${key}`]]),
+    );
+    assert.equal(after?.status, 200);
   });
 
   it('answers 404 to any method on an unknown path, whatever body comes with it', async (t) => {
