@@ -69,7 +69,7 @@ type ParserError = NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: 
  */
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\S+) HTTP\/1\.[01]\r?\n/;
 
-/** An absolute-form request-target: its scheme and authority, then its path if any. */
+/** An absolute-form request-target: its scheme and authority, then its path (none is `/`). */
 const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/;
 
 /**
@@ -78,10 +78,11 @@ const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/;
  * unknown path.
  */
 function pathOf(target: string): string | null {
+  const query = target.indexOf('?');
   const path = target.startsWith('/')
-    ? target.slice(0, (target.indexOf('?') + 1 || target.length + 1) - 1)
-    : ABSOLUTE_FORM.exec(target)?.[1] || null;
-  if (path === null || !path.startsWith('/')) return null;
+    ? target.slice(0, query < 0 ? undefined : query)
+    : ABSOLUTE_FORM.exec(target)?.[1]?.replace(/^$/, '/');
+  if (!path?.startsWith('/')) return null;
   try {
     decodeURIComponent(path);
     return path;

@@ -352,6 +352,8 @@ describe('paths and methods', () => {
     const targets: Array<[target: string, status: number]> = [
       [`${API_PREFIX}/leaves?status=approved&page=2`, 405],
       [`http://localhost${API_PREFIX}/me`, 405],
+      ['http://localhost', 404],
+      ['http://localhost/healthz?x=1', 405],
       [`${API_PREFIX}/l%65aves`, 405],
       [`${API_PREFIX}/%ff`, 404],
       ['*', 404],
