@@ -115,6 +115,12 @@ function unknownMethodStatus(
 }
 
 /**
+ * The connections whose client error is answered already, or whose answer waits for an earlier
+ * request's: Node's parser reports the same error again for every chunk that arrives after it.
+ */
+const answered = new WeakSet<Socket>();
+
+/**
  * Node's `clientError`: bytes that are not HTTP, a method its parser does not know, a request
  * line and headers over the size limit, or a request that did not arrive within the timeouts.
  * Answered with problem+json, then the connection is closed. Only the error's code is logged:
@@ -124,7 +130,8 @@ function unknownMethodStatus(
  */
 export const answerClientErrors = (onKnownPath: 404 | 405) =>
   function answerClientError(this: FastifyInstance, error: ParserError, socket: Socket): void {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+    answered.add(socket);
     const status =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 408

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { EventEmitter, once } from 'node:events';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { describe, it } from 'node:test';
+import { answerClientErrors } from '../../src/http/client-errors.ts';
+import { API_PREFIX } from '../../src/http/deps.ts';
+import { useApi } from '../helpers/api.ts';
+
+/** A connection's two ends over loopback: the server's socket and the client's. */
+async function socketPair(): Promise<{ server: Socket; client: Socket; close(): void }> {
+  const listener = createServer();
+  listener.listen(0, '127.0.0.1');
+  await once(listener, 'listening');
+  const client = connect((listener.address() as AddressInfo).port, '127.0.0.1');
+  const [server] = (await once(listener, 'connection')) as [Socket];
+  return {
+    server,
+    client,
+    close: () => {
+      client.destroy();
+      server.destroy();
+      listener.close();
+    },
+  };
+}
+
+describe('client errors', () => {
+  it('answers a connection once, after the answer under way, however often the parser reports the error again', async (t) => {
+    const { app } = await useApi(t, 'sqlite');
+    const { server, client, close } = await socketPair();
+    t.after(close);
+    const received: Buffer[] = [];
+    client.on('data', (chunk) => received.push(chunk));
+    // An earlier pipelined request's answer, still being written.
+    const underWay = Object.assign(new EventEmitter(), { writableFinished: false });
+    Object.assign(server, { _httpMessage: underWay });
+    const answer = answerClientErrors(405);
+    // Node's parser reports the error for the bad request, then again for each later chunk.
+    for (let chunk = 0; chunk < 15; chunk++) {
+      const error = Object.assign(new Error('Invalid method encountered'), {
+        code: 'HPE_INVALID_METHOD',
+        rawPacket: Buffer.from(`FOO ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\n\r\n`),
+        bytesParsed: 1,
+      });
+      answer.call(app, error, server);
+    }
+    assert.equal(underWay.listenerCount('close'), 1);
+    assert.equal(received.length, 0, 'nothing is written before the answer under way');
+    underWay.emit('close');
+    await once(client, 'close');
+    const text = Buffer.concat(received).toString('latin1');
+    assert.deepEqual(
+      [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]),
+      ['405'],
+      text,
+    );
+    assert.match(text, /\r\nAllow: GET, HEAD\r\n/);
+  });
+});
