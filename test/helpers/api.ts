@@ -24,6 +24,10 @@ import { canaries, writeNdjson } from './records.ts';
 /** Paths served outside the API prefix; every other path is taken as relative to it. */
 const OUTSIDE_API = /^\/(healthz|readyz|docs)\b/;
 
+/** The URL of `path`: as it is under the API prefix or outside the API, else under the prefix. */
+export const apiUrl = (path: string): string =>
+  path.startsWith(API_PREFIX) || OUTSIDE_API.test(path) ? path : `${API_PREFIX}${path}`;
+
 export interface KeyOptions {
   scopes?: string[];
   perMinute?: number;
@@ -223,8 +227,7 @@ export async function useApi(
     async get(path, key, injectOptions = {}) {
       const headers = { ...(injectOptions.headers ?? {}) } as Record<string, string>;
       if (key) headers.authorization = `Bearer ${key}`;
-      const url =
-        path.startsWith(API_PREFIX) || OUTSIDE_API.test(path) ? path : `${API_PREFIX}${path}`;
+      const url = apiUrl(path);
       const response = await app.inject({ method: 'GET', ...injectOptions, url, headers });
       bodies.push(response.body);
       const method = String(injectOptions.method ?? 'GET').toUpperCase();

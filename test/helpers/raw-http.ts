@@ -20,6 +20,13 @@ export async function rawRequest(
   return parseResponse(await rawExchange(port, request, options));
 }
 
+/**
+ * The status of every answer in `text` (`rawRequestText`), in order. A body need not end in a
+ * line break, so the next answer may follow it on the same line.
+ */
+export const statusesIn = (text: string): string[] =>
+  [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1] as string);
+
 /** `rawRequest`, with every byte the server sent until it closed, as Latin-1 text. */
 export async function rawRequestText(port: number, request: string | Buffer): Promise<string> {
   return (await rawExchange(port, request)).toString('latin1');
