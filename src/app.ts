@@ -9,6 +9,7 @@ import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { listenedDataVersions, readEveryTime, sqliteDataVersions } from './db/data-versions.ts';
 import { DerivedCache } from './db/derived-cache.ts';
+import { EmployeeDirectories } from './db/embedded-employees.ts';
 import type { LoadedSamples } from './db/list-samples.ts';
 import type { AnchorRun, SortBounds } from './db/list-source.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
@@ -265,6 +266,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       anchors: new DerivedCache<AnchorRun>(ANCHOR_CACHE_ENTRIES),
       samples: new DerivedCache<LoadedSamples>(SAMPLE_CACHE_ENTRIES),
       bounds: new DerivedCache<SortBounds | null>(),
+      employees: new EmployeeDirectories(),
     },
     responses:
       config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : null,

@@ -8,7 +8,7 @@ import type {
   ExpenseDetail,
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
-import { employeesById } from './embedded-employees.ts';
+import { type EmbeddedEmployee, embeddedEmployees, employeesById } from './embedded-employees.ts';
 import { countSearchedExpenses, searchedTexts, trigramTexts } from './expense-texts.ts';
 import { indexedBy } from './index-hints.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
@@ -74,8 +74,6 @@ function joined(db: Db, companyId: number) {
     join.onRef('e.company_id', '=', 'x.company_id').onRef('e.id', '=', 'x.employee_id'),
   );
 }
-
-type Joined = ReturnType<typeof joined>;
 
 /** An expense search looks in the folded title and merchant. */
 const EXPENSE_SEARCH: SearchedTable = {
@@ -173,19 +171,10 @@ const EXPENSE_COLUMNS = [
   'r.expense_id as receipt_expense_id',
 ] as const;
 
-function selectExpense(query: Joined) {
-  return query.select([
-    ...EXPENSE_COLUMNS,
-    'e.id as employee_id',
-    'e.employee_number',
-    'e.full_name',
-    'e.department',
-  ]);
-}
+/** An expense's own columns with its category, receipt and employee's id, as pages read it. */
+type ExpenseRow = Awaited<ReturnType<typeof expensesAmong>>[number];
 
-type ExpenseRow = Awaited<ReturnType<ReturnType<typeof selectExpense>['executeTakeFirstOrThrow']>>;
-
-function toExpense(row: ExpenseRow, urls: ReceiptUrls): Expense {
+function toExpense(row: ExpenseRow, employee: EmbeddedEmployee, urls: ReceiptUrls): Expense {
   const hasReceipt = row.receipt_expense_id !== null;
   return {
     id: row.id,
@@ -199,12 +188,7 @@ function toExpense(row: ExpenseRow, urls: ReceiptUrls): Expense {
     merchant_name: row.merchant_name,
     payment_method: row.payment_method,
     category: { id: row.category_id, name: row.category_name },
-    employee: {
-      id: row.employee_id,
-      employee_number: row.employee_number,
-      full_name: row.full_name,
-      department: row.department,
-    },
+    employee,
     has_receipt: hasReceipt,
     receipt_url: hasReceipt ? urls.receiptUrl(row.id) : null,
     approved_at: row.approved_at,
@@ -309,8 +293,18 @@ export async function listExpenses(
   const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>
     expensesAmong(source.db, { companyId, ids }),
   );
+  const employees = await embeddedEmployees(
+    source.db,
+    source.employees,
+    { companyId, version: await source.version() },
+    rows.map((row) => row.employee_id),
+  );
   return pageOf(
-    rows.map((row) => toExpense(row, urls)),
+    rows.flatMap((row) => {
+      // Gone since the expense was read: only with its expenses (see `peopleOf` for leaves).
+      const employee = employees.get(row.employee_id);
+      return employee ? [toExpense(row, employee, urls)] : [];
+    }),
     total,
     page,
   );
@@ -322,8 +316,13 @@ interface ItemRow {
   price_e4: number;
 }
 
-function toExpenseDetail(row: ExpenseRow, items: ItemRow[], urls: ReceiptUrls): ExpenseDetail {
-  const expense = toExpense(row, urls);
+function toExpenseDetail(
+  row: ExpenseRow,
+  employee: EmbeddedEmployee,
+  items: ItemRow[],
+  urls: ReceiptUrls,
+): ExpenseDetail {
+  const expense = toExpense(row, employee, urls);
   return {
     ...expense,
     items: items.map((item) => ({
@@ -357,14 +356,18 @@ function itemsAsJson(db: Db) {
 type ItemTuple = [name: string, quantity: number, price_e4: number];
 type ItemsJson = ItemTuple[] | string;
 
+/** One expense with its category, receipt, employee and items, joined. */
 const expenseById = preparedQuery((db, values: { companyId: number; id: number }) =>
-  selectExpense(joined(db, values.companyId))
+  joined(db, values.companyId)
+    .select([
+      ...EXPENSE_COLUMNS,
+      'x.employee_id',
+      'e.employee_number',
+      'e.full_name',
+      'e.department',
+    ])
     .select(itemsAsJson(db).as('items'))
     .where('x.id', '=', values.id),
-);
-
-const expensesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
-  selectExpense(joined(db, values.companyId)).where(oneOfIds(db, 'x.id', values.ids)),
 );
 
 export async function findExpense(
@@ -375,17 +378,18 @@ export async function findExpense(
 ): Promise<ExpenseDetail | null> {
   const [row] = await expenseById(db, { companyId, id });
   if (!row) return null;
-  const { items, ...expense } = row;
+  const { items, employee_number, full_name, department, ...expense } = row;
+  const employee = { id: row.employee_id, employee_number, full_name, department };
   const tuples: ItemTuple[] = typeof items === 'string' ? JSON.parse(items) : items;
   const itemRows = tuples.map(([name, quantity, price_e4]) => ({ name, quantity, price_e4 }));
-  return toExpenseDetail(expense, itemRows, urls);
+  return toExpenseDetail(expense, employee, itemRows, urls);
 }
 
-const expensesWithEmployeeIds = preparedQuery(
-  (db, values: { companyId: number; ids: readonly number[] }) =>
-    categorized(db, values.companyId)
-      .where(oneOfIds(db, 'x.id', values.ids))
-      .select([...EXPENSE_COLUMNS, 'x.employee_id']),
+/** The company's expenses among `ids` with their categories and receipts, and employees' ids. */
+const expensesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
+  categorized(db, values.companyId)
+    .where(oneOfIds(db, 'x.id', values.ids))
+    .select([...EXPENSE_COLUMNS, 'x.employee_id']),
 );
 
 const itemsAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
@@ -409,7 +413,7 @@ export async function findExpenses(
   urls: ReceiptUrls,
 ): Promise<ExpenseDetail[]> {
   if (ids.length === 0) return [];
-  const rows = await expensesWithEmployeeIds(db, { companyId, ids });
+  const rows = await expensesAmong(db, { companyId, ids });
   const employees = await employeesById(
     db,
     companyId,
@@ -424,11 +428,7 @@ export async function findExpenses(
   }
   return rows.flatMap((row) => {
     const employee = employees.get(row.employee_id);
-    // Gone since the expenses were read: only with its expenses (see `findLeaves`).
-    if (!employee) return [];
-    const { employee_number, full_name, department } = employee;
-    const joinedRow = { ...row, employee_number, full_name, department };
-    return [toExpenseDetail(joinedRow, itemsOf.get(row.id) ?? [], urls)];
+    return employee ? [toExpenseDetail(row, employee, itemsOf.get(row.id) ?? [], urls)] : [];
   });
 }
 

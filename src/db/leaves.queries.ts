@@ -2,7 +2,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { LeaveStatus } from '../domain.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import type { Database, Db } from './database.ts';
-import { employeesById } from './embedded-employees.ts';
+import { type EmbeddedEmployee, embeddedEmployees, employeesById } from './embedded-employees.ts';
 import { countLeavesOf } from './leave-counts.ts';
 import { longestLeaveDays } from './list-samples.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
@@ -57,8 +57,6 @@ function joined(db: Db, companyId: number) {
         .onRef('s.id', '=', 'l.substitute_employee_id'),
     );
 }
-
-type Joined = ReturnType<typeof joined>;
 
 /** A leave search looks in its employee's folded name and personnel number. */
 const EMPLOYEES_BY_NAME: SearchedTable = {
@@ -196,33 +194,20 @@ const LEAVE_TYPE_COLUMNS = [
   't.type_key',
 ] as const;
 
-function selectLeave(query: Joined) {
-  return query.select([
-    ...LEAVE_COLUMNS,
-    ...LEAVE_TYPE_COLUMNS,
-    'e.id as employee_id',
-    'e.employee_number',
-    'e.full_name',
-    'e.department',
-    's.id as substitute_id',
-    's.employee_number as substitute_number',
-    's.full_name as substitute_name',
-    's.department as substitute_department',
-  ]);
+/** A leave's own columns with its type's and its employees' ids, as pages and the feed read it. */
+type LeaveRow = Awaited<ReturnType<typeof leavesAmong>>[number];
+
+/** The employees a leave embeds: who is away, and who stands in (if anyone). */
+interface LeavePeople {
+  employee: EmbeddedEmployee;
+  substitute: EmbeddedEmployee | null;
 }
 
-type LeaveRow = Awaited<ReturnType<ReturnType<typeof selectLeave>['executeTakeFirstOrThrow']>>;
-
-function toLeave(row: LeaveRow): Leave {
+function toLeave(row: LeaveRow, people: LeavePeople): Leave {
   return {
     id: row.id,
     status: row.status,
-    employee: {
-      id: row.employee_id,
-      employee_number: row.employee_number,
-      full_name: row.full_name,
-      department: row.department,
-    },
+    employee: people.employee,
     leave_type: { id: row.leave_type_id, name: row.leave_type_name, type_key: row.type_key },
     start_date: row.start_date,
     end_date: row.end_date,
@@ -233,15 +218,7 @@ function toLeave(row: LeaveRow): Leave {
     hours: row.hours,
     reason: row.reason,
     rejection_reason: row.rejection_reason,
-    substitute_employee:
-      row.substitute_id === null
-        ? null
-        : {
-            id: row.substitute_id,
-            employee_number: row.substitute_number as string,
-            full_name: row.substitute_name as string,
-            department: row.substitute_department as string,
-          },
+    substitute_employee: people.substitute,
     approved_at: row.approved_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -360,20 +337,30 @@ export async function listLeaves(
   const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>
     leavesAmong(source.db, { companyId, ids }),
   );
-  return pageOf(rows.map(toLeave), total, page);
+  const employees = await embeddedEmployees(
+    source.db,
+    source.employees,
+    { companyId, version: await source.version() },
+    rows.flatMap((row) => [row.employee_id, row.substitute_employee_id]),
+  );
+  return pageOf(
+    rows.flatMap((row) => {
+      const people = peopleOf(row, employees);
+      return people ? [toLeave(row, people)] : [];
+    }),
+    total,
+    page,
+  );
 }
 
-const selectLeaveDetail = (db: Db, companyId: number) =>
-  selectLeave(joined(db, companyId))
-    .select(['l.document_deadline', 'l.document_obligation_status'])
-    .select(hasAttachments);
+type LeaveDetailRow = LeaveRow & {
+  document_deadline: string | null;
+  document_obligation_status: LeaveDetail['document']['obligation_status'];
+  has_attachments: unknown;
+};
 
-type LeaveDetailRow = Awaited<
-  ReturnType<ReturnType<typeof selectLeaveDetail>['executeTakeFirstOrThrow']>
->;
-
-const toLeaveDetail = (row: LeaveDetailRow): LeaveDetail => ({
-  ...toLeave(row),
+const toLeaveDetail = (row: LeaveDetailRow, people: LeavePeople): LeaveDetail => ({
+  ...toLeave(row, people),
   document: {
     deadline: row.document_deadline,
     obligation_status: row.document_obligation_status,
@@ -381,28 +368,56 @@ const toLeaveDetail = (row: LeaveDetailRow): LeaveDetail => ({
   },
 });
 
+/** The company's leaves among `ids` with their types, and their employees' ids. */
+const typedAmong = (db: Db, companyId: number, ids: readonly number[]) =>
+  typed(db, companyId)
+    .where(oneOfIds(db, 'l.id', ids))
+    .select([...LEAVE_COLUMNS, ...LEAVE_TYPE_COLUMNS, 'l.employee_id', 'l.substitute_employee_id']);
+
 const leavesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
-  selectLeave(joined(db, values.companyId)).where(oneOfIds(db, 'l.id', values.ids)),
+  typedAmong(db, values.companyId, values.ids),
 );
 
+/** One leave with its type, document and employees, joined. */
 const leaveById = preparedQuery((db, values: { companyId: number; id: number }) =>
-  selectLeaveDetail(db, values.companyId).where('l.id', '=', values.id),
+  joined(db, values.companyId)
+    .where('l.id', '=', values.id)
+    .select([
+      ...LEAVE_COLUMNS,
+      ...LEAVE_TYPE_COLUMNS,
+      'l.employee_id',
+      'l.substitute_employee_id',
+      'e.employee_number',
+      'e.full_name',
+      'e.department',
+      's.employee_number as substitute_number',
+      's.full_name as substitute_name',
+      's.department as substitute_department',
+      'l.document_deadline',
+      'l.document_obligation_status',
+    ])
+    .select(hasAttachments),
 );
 
 const leavesWithEmployeeIds = preparedQuery(
   (db, values: { companyId: number; ids: readonly number[] }) =>
-    typed(db, values.companyId)
-      .where(oneOfIds(db, 'l.id', values.ids))
-      .select([
-        ...LEAVE_COLUMNS,
-        ...LEAVE_TYPE_COLUMNS,
-        'l.employee_id',
-        'l.substitute_employee_id',
-        'l.document_deadline',
-        'l.document_obligation_status',
-      ])
+    typedAmong(db, values.companyId, values.ids)
+      .select(['l.document_deadline', 'l.document_obligation_status'])
       .select(hasAttachments),
 );
+
+/**
+ * The employees a leave read with their ids embeds, from `employees`; null when one is not
+ * there: read after the leave, an employee can be gone (only with its leaves, by an import that
+ * committed in between), and the leave is then gone too, as far as this read goes.
+ */
+function peopleOf(row: LeaveRow, employees: Map<number, EmbeddedEmployee>): LeavePeople | null {
+  const employee = employees.get(row.employee_id);
+  if (!employee) return null;
+  if (row.substitute_employee_id === null) return { employee, substitute: null };
+  const substitute = employees.get(row.substitute_employee_id);
+  return substitute ? { employee, substitute } : null;
+}
 
 export async function findLeave(
   db: Db,
@@ -410,7 +425,23 @@ export async function findLeave(
   id: number,
 ): Promise<LeaveDetail | null> {
   const [row] = await leaveById(db, { companyId, id });
-  return row ? toLeaveDetail(row) : null;
+  if (!row) return null;
+  const employee = {
+    id: row.employee_id,
+    employee_number: row.employee_number,
+    full_name: row.full_name,
+    department: row.department,
+  };
+  const substitute =
+    row.substitute_employee_id === null
+      ? null
+      : {
+          id: row.substitute_employee_id,
+          employee_number: row.substitute_number as string,
+          full_name: row.substitute_name as string,
+          department: row.substitute_department as string,
+        };
+  return toLeaveDetail(row, { employee, substitute });
 }
 
 /**
@@ -426,23 +457,8 @@ export async function findLeaves(db: Db, companyId: number, ids: number[]): Prom
     rows.flatMap((row) => [row.employee_id, row.substitute_employee_id]),
   );
   return rows.flatMap((row) => {
-    const employee = employees.get(row.employee_id);
-    const substitute =
-      row.substitute_employee_id === null ? undefined : employees.get(row.substitute_employee_id);
-    // Read after the leaves, an employee can be gone: only with its leaves, by an import that
-    // committed in between. The leave is then gone too, as far as this read goes.
-    if (!employee || (row.substitute_employee_id !== null && !substitute)) return [];
-    const detail = toLeaveDetail({
-      ...row,
-      employee_number: employee.employee_number,
-      full_name: employee.full_name,
-      department: employee.department,
-      substitute_id: substitute?.id ?? null,
-      substitute_number: substitute?.employee_number ?? null,
-      substitute_name: substitute?.full_name ?? null,
-      substitute_department: substitute?.department ?? null,
-    });
-    return [detail];
+    const people = peopleOf(row, employees);
+    return people ? [toLeaveDetail(row, people)] : [];
   });
 }
 

@@ -1,6 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import type { DerivedCache } from './derived-cache.ts';
+import type { EmployeeDirectories } from './embedded-employees.ts';
 import type { LoadedSamples } from './list-samples.ts';
 import type { Chain } from './sqlite-readers.ts';
 
@@ -45,6 +46,8 @@ export interface ListCaches {
   samples: DerivedCache<LoadedSamples>;
   /** The lowest and highest sort value among a filter's matches (see `listPage`). */
   bounds: DerivedCache<SortBounds | null>;
+  /** Companies' employees as pages of leaves and expenses embed them. */
+  employees: EmployeeDirectories;
 }
 
 /**

@@ -94,13 +94,19 @@ describe('the documentation', () => {
       employees: DEFAULT_DEMO_EMPLOYEES,
     });
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const paths = [...readme.matchAll(/^ {4}curl .*Bearer \$KEY" "?\$B(\/[^\s"]+)/gm)].map(
-      (m) => m[1] as string,
+    // The lines' dates are the day `SINCE` names (90 days back), whenever they are run.
+    assert.match(readme, /^ {4}SINCE=\$\(date -u -d '90 days ago' \+%F /m);
+    const since = new Date(Date.now() - 90 * 86_400_000).toISOString().slice(0, 10);
+    const paths = [...readme.matchAll(/^ {4}curl .*Bearer \$KEY" "?\$B(\/[^\s"]+)/gm)].map((m) =>
+      (m[1] as string).replaceAll(/\$\{SINCE\}|\$SINCE/g, since),
     );
     assert.ok(paths.length >= 10, `the README's curl lines: ${paths.join(' ')}`);
     for (const path of paths) {
       const res = await api.get(path, demo.key);
       assert.equal(res.status, path.includes('/receipt') ? 302 : 200, `${path}: ${res.body}`);
+      // A list the reader is shown answers with records, not an empty page.
+      const body = res.status === 200 ? (JSON.parse(res.body) as { data?: unknown }) : {};
+      if (Array.isArray(body.data)) assert.ok(body.data.length > 0, `${path}: no records`);
     }
   });
 

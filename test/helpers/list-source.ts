@@ -3,6 +3,7 @@ import { type Dialect, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type pg from 'pg';
 import type { Database, Db } from '../../src/db/database.ts';
 import { DerivedCache } from '../../src/db/derived-cache.ts';
+import { EmployeeDirectories } from '../../src/db/embedded-employees.ts';
 import type { AnchorRun, ListSource, SortBounds } from '../../src/db/list-source.ts';
 
 /** A list source over `db` at data version 1, with empty caches of its own. */
@@ -13,6 +14,7 @@ export const freshListSource = (db: Db): ListSource => ({
   anchors: new DerivedCache<AnchorRun>(),
   samples: new DerivedCache(),
   bounds: new DerivedCache<SortBounds | null>(),
+  employees: new EmployeeDirectories(),
 });
 
 /**
