@@ -74,7 +74,14 @@ if (skip) {
       );
       const accepted = responses.filter((r) => r.status === 200);
       assert.equal(accepted.length, 25, 'exactly per_minute accepted across both instances');
-      assert.equal(responses.filter((r) => r.status === 429).length, 95);
+      // On a busy machine a request can wait in an instance's queue longer than it may
+      // (MAX_QUEUE_WAIT_MS) and be answered 503 before its key is checked, so it is not counted
+      // against the limit (the CI run of 28a2ba9 saw two).
+      const limitedOut = responses.filter((r) => r.status === 429).length;
+      const queuedOut = responses.filter((r) => r.status === 503).length;
+      assert.equal(limitedOut + queuedOut, 95, 'every other request refused');
+      // Two limits of 25 would have let up to 50 through: more than that must have reached them.
+      assert.ok(120 - queuedOut > 50, `${queuedOut} answered 503: too few checked to tell`);
       assert.deepEqual(
         accepted.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b),
         Array.from({ length: 25 }, (_, i) => i),
