@@ -287,6 +287,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ),
     readers,
   };
+  // Hooks run last-registered first: the employee copies stop reading before the database does.
+  app.addHook('onClose', () => deps.listCaches.employees.close());
   if (metrics) {
     metrics.trackKeyCache(deps.authenticator.keyCache);
     metrics.trackAdmission(deps.admission);

@@ -89,6 +89,18 @@ describeEachDialect('employee directories', (dialect) => {
     assert.equal(statements.length, 3, 'all from the directory');
   });
 
+  it('start no read once closed, and end the reads under way', async (t) => {
+    const { db, statements } = await twoCompanies(t, dialect);
+    const directories = new EmployeeDirectories();
+    await embeddedEmployees(db, directories, { companyId: 1, version: 1 }, [1]);
+    await directories.close();
+    const before = statements.length;
+    const found = await embeddedEmployees(db, directories, { companyId: 2, version: 1 }, [11]);
+    assert.deepEqual([...found.keys()], [11]);
+    await directories.settled();
+    assert.equal(statements.length, before + 1, 'looked up by key, and company 2 not read');
+  });
+
   it('look up by key the employees a page names that its version did not have', async (t) => {
     const { db, statements, importMore } = await twoCompanies(t, dialect);
     const directories = new EmployeeDirectories();
