@@ -27,6 +27,8 @@ async function meStatus(instance: Served, key: string): Promise<number> {
 async function keyRow(page: Page, prefix: string): Promise<Record<string, string>> {
   const headers = await page.locator('#keys thead th').allTextContents();
   const row = page.locator('#keys tbody tr', { hasText: `${prefix}…` });
+  // The list is read again after a change; a row read before it is there has no cells (CI saw it).
+  await row.waitFor();
   const cells = await row.locator('td').allTextContents();
   return Object.fromEntries(headers.map((header, i) => [header, cells[i] ?? '']));
 }
