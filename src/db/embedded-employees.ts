@@ -9,21 +9,21 @@ export interface EmbeddedEmployee {
   department: string;
 }
 
+/** The company's employees, with the columns leaves and expenses embed. */
+const embeddedColumns = (db: Db, companyId: number) =>
+  db
+    .selectFrom('employees')
+    .select(['id', 'employee_number', 'full_name', 'department'])
+    .where('company_id', '=', companyId);
+
 const embeddedEmployeesAmong = preparedQuery(
   (db, values: { companyId: number; ids: readonly number[] }) =>
-    db
-      .selectFrom('employees')
-      .select(['id', 'employee_number', 'full_name', 'department'])
-      .where('company_id', '=', values.companyId)
-      .where(oneOfIds(db, 'id', values.ids)),
+    embeddedColumns(db, values.companyId).where(oneOfIds(db, 'id', values.ids)),
 );
 
 const embeddedEmployeesAfter = preparedQuery(
   (db, values: { companyId: number; after: number; limit: number }) =>
-    db
-      .selectFrom('employees')
-      .select(['id', 'employee_number', 'full_name', 'department'])
-      .where('company_id', '=', values.companyId)
+    embeddedColumns(db, values.companyId)
       .where('id', '>', values.after)
       .orderBy('id')
       .limit(values.limit),
@@ -61,8 +61,6 @@ interface HeldDirectory {
   version: number;
   /** The employees by id; undefined while being read; null: more than the directories hold. */
   directory: Directory | null | undefined;
-  /** The read, until it ends. */
-  reading: Promise<void> | null;
 }
 
 /**
@@ -81,6 +79,8 @@ export class EmployeeDirectories {
   private employees = 0;
   private readonly maxEmployees: number;
   private closed = false;
+  /** The reads under way, those of companies no longer held (a newer version, evicted) too. */
+  private readonly reads = new Set<Promise<void>>();
 
   constructor(maxEmployees: number = DIRECTORY_MAX_EMPLOYEES) {
     this.maxEmployees = maxEmployees;
@@ -101,11 +101,10 @@ export class EmployeeDirectories {
     }
     if ((found && found.version > version) || this.closed) return null;
     if (found) this.forget(companyId, found);
-    const entry: HeldDirectory = { version, directory: undefined, reading: null };
+    const entry: HeldDirectory = { version, directory: undefined };
     this.held.set(companyId, entry);
-    entry.reading = this.read(db, companyId).then(
+    const reading = this.read(db, companyId).then(
       (directory) => {
-        entry.reading = null;
         if (this.held.get(companyId) !== entry) return;
         entry.directory = directory;
         this.employees += directory?.size ?? 0;
@@ -113,10 +112,11 @@ export class EmployeeDirectories {
       },
       // A failed read (database down) is not remembered: the next page reads it again.
       () => {
-        entry.reading = null;
         if (this.held.get(companyId) === entry) this.held.delete(companyId);
       },
     );
+    this.reads.add(reading);
+    reading.finally(() => this.reads.delete(reading));
     return null;
   }
 
@@ -127,7 +127,7 @@ export class EmployeeDirectories {
 
   /** Resolves once the reads under way have ended (for callers that must see them, as tests). */
   async settled(): Promise<void> {
-    await Promise.all([...this.held.values()].map((entry) => entry.reading));
+    await Promise.all(this.reads);
   }
 
   /**

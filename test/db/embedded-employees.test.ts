@@ -92,8 +92,12 @@ describeEachDialect('employee directories', (dialect) => {
   it('start no read once closed, and end the reads under way', async (t) => {
     const { db, statements } = await twoCompanies(t, dialect);
     const directories = new EmployeeDirectories();
-    await embeddedEmployees(db, directories, { companyId: 1, version: 1 }, [1]);
+    // Version 2 replaces version 1 while its read is under way: closing waits for both reads.
+    await embeddedEmployees(db, directories, { companyId: 1, version: 1 }, []);
+    await embeddedEmployees(db, directories, { companyId: 1, version: 2 }, []);
     await directories.close();
+    assert.equal(statements.length, 2, 'both reads ended');
+    assert.equal(directories.heldEmployees(), 0, 'a read the close ended holds nothing');
     const before = statements.length;
     const found = await embeddedEmployees(db, directories, { companyId: 2, version: 1 }, [11]);
     assert.deepEqual([...found.keys()], [11]);
