@@ -189,7 +189,15 @@ class ReaderThread {
     }
   }
 
+  /**
+   * Waits for the start to end first (the file opened, or the thread stopped because it could
+   * not): a thread terminated while it loads better-sqlite3 aborts the whole process (the
+   * addon's registration fails on a terminating thread and node-addon-api treats that as fatal:
+   * "FATAL ERROR: Error::New napi_get_last_error_info", Node 22 and 24). `ready` rejecting
+   * first stopped the other thread mid-start that way.
+   */
   async stop(): Promise<void> {
+    await this.ready.catch(() => {});
     await this.worker.terminate();
   }
 }

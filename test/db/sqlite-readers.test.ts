@@ -127,6 +127,27 @@ describe('SQLite reader threads', () => {
     assert.deepEqual(threadsOf(readers), threads);
   });
 
+  it('stop threads still starting without aborting the process', async (t) => {
+    // A thread terminated while it loads better-sqlite3 aborted the process (node-addon-api's
+    // fatal error): the first thread to fail its start stopped the other mid-start, and a stop
+    // right after the threads were made caught them loading. Each round is a chance to hit it.
+    const dir = useTempDir(t);
+    const path = join(dir, 'starting.db');
+    new SqliteDatabase(path).close();
+    for (let round = 0; round < 40; round++) {
+      const missing = new SqliteReaders({
+        path: join(dir, 'missing.db'),
+        threads: 2,
+        busyTimeoutMs: 1000,
+        nice: 0,
+      });
+      await assert.rejects(missing.ready(), /unable to open database file/);
+      const starting = new SqliteReaders({ path, threads: 2, busyTimeoutMs: 1000, nice: 0 });
+      await sleep(round % 10);
+      await starting.stop();
+    }
+  });
+
   it('start a thread that could not open the file again after a pause, not in a loop', async (t) => {
     const { readers } = await useReaders(t);
     const path = (readers as unknown as { options: { path: string } }).options.path;
