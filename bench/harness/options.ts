@@ -56,7 +56,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --first-requests N   heavy requests sent one at a time after a restart (default 30)
   --scenarios a,b      run only these fixed scenarios (env BENCH_SCENARIOS; default all):
                        ${SCENARIO_NAMES.join(', ')}
-PostgreSQL: env BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/cdapi_bench).`;
+PostgreSQL: env BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/cdapi_bench).
+Profiling: env BENCH_CPU_PROFILE_DIR=DIR writes a CPU profile of the service per phase there.`;
 
 /** A bad command line: the problem, then the usage text of the command it was given to. */
 export class UsageError extends Error {

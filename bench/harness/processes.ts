@@ -172,6 +172,18 @@ export interface Service {
 }
 
 /**
+ * With `BENCH_CPU_PROFILE_DIR` set, each service the harness starts writes V8 CPU profiles
+ * there when it stops, one for the event loop and one for each SQLite reader thread (for Chrome
+ * DevTools or any profile viewer): where the service's own time went under the load the phase
+ * measured. The profiler costs a few percent of throughput, so profiled runs' figures are not
+ * the headline.
+ */
+function cpuProfileOptions(): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
+/**
  * Starts the built `cdapi serve` (see `buildService`) in its own process and resolves once it
  * prints "listening on URL". Its output goes to our stderr so warnings stay visible without
  * mixing into the tables.
@@ -179,7 +191,7 @@ export interface Service {
 export function startService(env: NodeJS.ProcessEnv): Promise<Service> {
   return startListening(
     process.execPath,
-    [...SERVICE_NODE_OPTIONS, BUILT_CLI, 'serve'],
+    [...SERVICE_NODE_OPTIONS, ...cpuProfileOptions(), BUILT_CLI, 'serve'],
     { ...SERVICE_ENV, ...env },
     'the service',
   );
