@@ -265,16 +265,21 @@ async function sampledTotal(
     if (j >= 0) {
       const value = column.values[j];
       const id = column.ids[j] as number;
+      // `column >= value` is implied by the row comparison, but PostgreSQL estimates a row
+      // comparison's selectivity blindly: without it, a day's edge of a year's window was counted
+      // along the leave type's index, 10,433 rows (116 ms), instead of the sort column's (2 ms).
       edge =
         term.column === 'id'
           ? edge.where(idColumn, '>', id)
-          : edge.where((eb) =>
-              eb(
-                eb.refTuple(qualified as never, idColumn as never),
-                '>',
-                eb.tuple(value as never, id as never),
-              ),
-            );
+          : edge
+              .where(qualified, '>=', value)
+              .where((eb) =>
+                eb(
+                  eb.refTuple(qualified as never, idColumn as never),
+                  '>',
+                  eb.tuple(value as never, id as never),
+                ),
+              );
     }
     const below = await cachedCount(source.derived, companyId, version, edge);
     const sampled = j >= 0 ? rankAt(column, samples.groups.length, kept, j) : 0;
