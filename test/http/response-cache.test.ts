@@ -19,6 +19,19 @@ describe('the response cache', () => {
     assert.equal(body?.buffer.byteLength, Buffer.byteLength(json));
   });
 
+  it('keeps a copy of an answer given as bytes (as the ETag hook hands it on), not the buffer itself', () => {
+    const cache = new ResponseCache(1024 * 1024);
+    const json = JSON.stringify({ id: 2, merchant: 'Kırtasiye Güler' });
+    // A small Buffer.from is a slice of the shared pool, which the cache must not keep.
+    const given = Buffer.from(json);
+    cache.set('1:1:/expenses/2', given);
+    cache.set('1:1:/expenses/2', given);
+    given.fill(0);
+    const body = cache.get('1:1:/expenses/2');
+    assert.equal(body?.toString(), json);
+    assert.equal(body?.buffer.byteLength, given.length);
+  });
+
   it('drops the least recently used answers to stay within its budget', () => {
     const body = 'x'.repeat(100);
     const keys = Array.from({ length: 9 }, (_, i) => `k${i}`);

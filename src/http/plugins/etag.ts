@@ -23,7 +23,10 @@ export function registerETags(app: FastifyInstance): void {
     if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
       return payload;
     }
-    const etag = `W/"${hash('sha1', payload, 'base64url')}"`;
+    // Encoded once, here: hashing the text encoded a copy of it, and compression or the socket
+    // (after Buffer.byteLength's own pass over it) encoded it again.
+    const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    const etag = `W/"${hash('sha1', body, 'base64url')}"`;
     reply.header('etag', etag);
     // The body may go out compressed or not, so every answer (a 304 too, and an uncompressed
     // 200 to a client that accepts no encoding) says it varies by Accept-Encoding, as RFC 9110
@@ -39,6 +42,6 @@ export function registerETags(app: FastifyInstance): void {
       // Content-Length: 0 for anything else and cannot take null.
       return request.method === 'HEAD' ? Readable.from([]) : null;
     }
-    return payload;
+    return body;
   });
 }

@@ -16,9 +16,10 @@ declare module 'fastify' {
 /**
  * After the key, scope and rate-limit checks (a cached answer is still a counted request):
  * an answer kept for this company's current data version and this URL is sent as it was;
- * otherwise the route runs and its 200 answer goes to the cache as the JSON text (kept the
- * second time it is made, see `ResponseCache`), before compression (a route hook of
- * @fastify/compress, run after this one), and is compressed afresh for each client that asks.
+ * otherwise the route runs and its 200 answer goes to the cache as the JSON text, as the ETag
+ * hook encoded it (kept the second time it is made, see `ResponseCache`), before compression (a
+ * route hook of @fastify/compress, run after this one), and is compressed afresh for each
+ * client that asks.
  */
 export const responseCache = fp<{ cache: ResponseCache; config: ApiDeps['config'] }>(
   async (app, { cache, config }) => {
@@ -33,7 +34,13 @@ export const responseCache = fp<{ cache: ResponseCache; config: ApiDeps['config'
     });
     app.addHook('onSend', async (request, reply, payload) => {
       const key = request.responseCacheKey;
-      if (key && reply.statusCode === 200 && typeof payload === 'string') cache.set(key, payload);
+      if (
+        key &&
+        reply.statusCode === 200 &&
+        (typeof payload === 'string' || Buffer.isBuffer(payload))
+      ) {
+        cache.set(key, payload);
+      }
     });
   },
   { name: 'response-cache', dependencies: ['authentication'] },
