@@ -53,9 +53,7 @@ export class ResponseCache {
     // Node's shared 8 KB pool, and a kept slice keeps the whole slab alive. Kept answers of
     // ~1.5 KB then held over twice the budget (40 MB of buffers for a 16 MB cache, measured
     // under load on `/expenses/{id}`).
-    const body = Buffer.allocUnsafeSlow(
-      typeof json === 'string' ? Buffer.byteLength(json) : json.length,
-    );
+    const body = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
     if (typeof json === 'string') body.write(json);
     else json.copy(body);
     const size = sizeOf(key, body);
