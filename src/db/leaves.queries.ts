@@ -261,8 +261,18 @@ async function longestLeave(source: ListSource, companyId: number): Promise<numb
   );
 }
 
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+/** The first and last dates a leave can have (years 0001–9999, as the import takes them). */
+const FIRST_DATE_MS = Date.parse('0001-01-01T00:00:00Z');
+const LAST_DATE_MS = Date.parse('9999-12-31T00:00:00Z');
+
+/**
+ * The date `days` after (or before) `date`, kept within the dates a leave can have: a bound
+ * past 9999-12-31 would be written `+010000-…`, which sorts before every stored date.
+ */
+const plusDays = (date: string, days: number) => {
+  const ms = Date.parse(`${date}T00:00:00Z`) + days * DAY_MS;
+  return new Date(Math.min(Math.max(ms, FIRST_DATE_MS), LAST_DATE_MS)).toISOString().slice(0, 10);
+};
 
 /**
  * A leave intersects a range [from, to] only when it ends on or after `from` and starts by

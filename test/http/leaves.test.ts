@@ -288,6 +288,12 @@ describeEachDialect('GET /leaves', (dialect) => {
         ['from=2026-03-05&to=2026-03-09', [4]],
         ['from=2026-04-01&to=2026-04-30', []],
         ['from=2026-01-01&to=2026-12-31', [1, 2, 3, 4]],
+        // The widest bounds an integrator sends for "no limit": leave 4 is 59 days long, so
+        // the bounds the query derives from them reach past the years 0001–9999.
+        ['to=9999-12-31', [1, 2, 3, 4]],
+        ['from=0001-01-01', [1, 2, 3, 4]],
+        ['from=0001-01-01&to=9999-12-31', [1, 2, 3, 4]],
+        ['from=2026-03-11&to=9999-12-31', [3, 4]],
       ];
       for (const [query, expected] of cases) {
         const res = await api.get(`/leaves?${query}`, key);

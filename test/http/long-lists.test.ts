@@ -492,6 +492,15 @@ describeEachDialect('long lists dated at the end of the stored range', (dialect)
       (r) => (r.start_date as string) <= '9999-12-25' && r.status === 'approved',
       ['id', 'updated_at'],
     );
+    // The last day there is: the end dates' bound it implies (plus the longest leave) is not.
+    await checkList(
+      api,
+      key,
+      '/leaves?from=9999-11-15&to=9999-12-31',
+      rows,
+      (r) => (r.end_date as string) >= '9999-11-15',
+      ['id', 'end_date'],
+    );
     const since = '9999-12-20T00:00:00Z';
     await checkList(
       api,
