@@ -197,6 +197,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
+  // The plugin's static files would answer /docs/static/ with the page's index.html, whose
+  // relative links (./json) lead nowhere from there: the page is /docs/, as the plugin's own
+  // /docs/static/index.html redirect says. Relative, so it holds behind a path prefix too.
+  app.get('/docs/static/', { schema: { hide: true } }, async (_request, reply) =>
+    reply.redirect('../'),
+  );
+
   // Where every problem's `type` points: each error code explained under its own anchor.
   registerErrorsPage(app);
 

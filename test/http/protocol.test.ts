@@ -4,6 +4,7 @@ import { METHODS } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import * as zlib from 'node:zlib';
 import { gunzipSync } from 'node:zlib';
 import type { HTTPMethods } from 'fastify';
 import { setCompanyActive } from '../../src/db/companies.queries.ts';
@@ -294,6 +295,7 @@ const KNOWN_PATHS = [
   '/docs/errors',
   '/docs/json',
   '/docs/static/index.css',
+  '/docs/static/',
   '/api/company/v1/openapi.json',
 ];
 
@@ -324,6 +326,23 @@ describe('paths and methods', () => {
           assert.equal(res.headers.allow, 'GET, HEAD', `${method} ${path}`);
         }
       });
+    }
+  });
+
+  it('sends the reference page’s static folder and index file to the page itself', async (t) => {
+    const { api } = await setUp(t, 'sqlite');
+    // Served from the static folder, the page's relative links (./json) would lead nowhere.
+    for (const [path, location] of [
+      ['/docs/static/', '../'],
+      ['/docs/static/index.html', '/docs/'],
+    ]) {
+      const res = await api.get(path as string, null);
+      assert.equal(res.status, 302, path);
+      assert.equal(res.headers.location, location, path);
+      const page = await api.get(new URL(location as string, `http://host${path}`).pathname, null);
+      assert.equal(page.status, 200, path);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.match(page.body, /swagger-initializer\.js/);
     }
   });
 
@@ -641,6 +660,31 @@ describe('compression', () => {
     // A page is compressed at once, not streamed, so its compressed length is stated.
     assert.ok(Buffer.byteLength(unzipped) > 8 * 1024, 'a page above the plugin’s own limit');
     assert.equal(zipped.headers['content-length'], String(zipped.rawPayload.length));
+  });
+
+  it('picks the encoding as docs/api.md says: zstd first among equals, gzip for *', async (t) => {
+    const records = [company(1), ...Array.from({ length: 60 }, (_, i) => employee(1, i + 1))];
+    const api = await useApi(t, 'sqlite', { records });
+    const key = await api.createKey(1);
+    const cases: Array<[accepted: string, chosen: string | undefined]> = [
+      // zstd from Node 22.15 on (docs/api.md says so); brotli is next.
+      ['gzip, deflate, br, zstd', 'zstdCompressSync' in zlib ? 'zstd' : 'br'],
+      ['gzip, br', 'br'],
+      ['br;q=0.5, gzip', 'gzip'],
+      ['zstd;q=0, gzip', 'gzip'],
+      ['*', 'gzip'],
+      ['identity', undefined],
+    ];
+    for (const [accepted, chosen] of cases) {
+      // Not through api.get, whose check against the OpenAPI document reads gzip and br only.
+      const res = await api.app.inject({
+        method: 'GET',
+        url: `${API_PREFIX}/employees?per_page=100`,
+        headers: { authorization: `Bearer ${key}`, 'accept-encoding': accepted },
+      });
+      assert.equal(res.statusCode, 200, accepted);
+      assert.equal(res.headers['content-encoding'], chosen, accepted);
+    }
   });
 
   it('does not compress a tiny body', async (t) => {
