@@ -49,8 +49,15 @@ export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
 /**
  * A host name or IP address, with an optional port, as URLs carry it: RFC 3986's authority
  * without user info, narrowed to what names a host (no percent escapes or sub-delimiters).
+ * The port, when there is one, is checked to be at most 65535 apart (`validAuthority`).
  */
-const AUTHORITY = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const AUTHORITY = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
+
+/** Whether the text is an authority (`AUTHORITY`) whose port a URL can have. */
+function validAuthority(text: string): boolean {
+  const match = AUTHORITY.exec(text);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
+}
 
 /** The authority of a request-target in absolute form (`GET http://host:port/path`). */
 const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/;
@@ -86,7 +93,7 @@ export function hostProblem(request: FastifyRequest): ApiError | null {
   // Node keeps the first of several Host lines; RFC 9112 §3.2 asks a 400 for them (a proxy in
   // front may have read another one than the service would).
   if (hostLines(request.raw.rawHeaders) > 1) return unusableHost('several');
-  if (!AUTHORITY.test(host)) return unusableHost(target === null ? 'host' : 'target');
+  if (!validAuthority(host)) return unusableHost(target === null ? 'host' : 'target');
   if (request.protocol !== 'http' && request.protocol !== 'https') return unusableHost('scheme');
   return null;
 }

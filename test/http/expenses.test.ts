@@ -164,7 +164,16 @@ describeEachDialect('GET /expenses', (dialect) => {
 
     it('answers 400 to a Host that names no host, instead of URLs built from it', async (t) => {
       const { api, key } = await serve(t, dialect, shapeRecords());
-      for (const host of ['a<b', '[::1', 'ex.com/x', 'a b', 'ex.com:99999999', 'user@ex.com']) {
+      const hosts = [
+        'a<b',
+        '[::1',
+        'ex.com/x',
+        'a b',
+        'ex.com:99999999',
+        'ex.com:65536',
+        'user@ex.com',
+      ];
+      for (const host of hosts) {
         for (const path of ['/expenses', '/expenses/500', '/expenses/500/receipt', '/me']) {
           const res = await api.get(path, key, { headers: { host } });
           assert.equal(res.status, 400, `${host} ${path}: ${res.body}`);
@@ -173,7 +182,7 @@ describeEachDialect('GET /expenses', (dialect) => {
           assert.doesNotMatch(res.body, /ex\.com|a<b/);
         }
       }
-      for (const host of ['[::1]:8080', '10.0.0.7', 'api_internal.local:80']) {
+      for (const host of ['[::1]:8080', '10.0.0.7', 'api_internal.local:80', 'ex.com:65535']) {
         const res = await api.get('/expenses/500', key, { headers: { host } });
         assert.equal(
           res.json.data.receipt_url,
