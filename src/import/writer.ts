@@ -132,6 +132,24 @@ async function dropReceipts(
   return replaced;
 }
 
+/** The rows of `rows` whose parent (`parentColumn`) is not one of `parents`. */
+function withoutParents(
+  rows: TableRows | undefined,
+  parentColumn: string,
+  parents: ReadonlySet<number>,
+): TableRows {
+  const all = rows as TableRows;
+  if (parents.size === 0) return all;
+  const width = all.columns.length;
+  const parentAt = all.columns.indexOf(parentColumn);
+  const values: unknown[] = [];
+  for (let row = 0; row < all.values.length; row += width) {
+    if (parents.has(all.values[row + parentAt] as number)) continue;
+    for (let i = row; i < row + width; i++) values.push(all.values[i]);
+  }
+  return { columns: all.columns, values };
+}
+
 /** Deletes the rows records bring along (attachments, items), through the children's indexes. */
 async function deleteChildren(
   db: Db,
@@ -292,20 +310,33 @@ export async function writeBatch(
       }
     }
     if (descriptor.children.length === 0 && !descriptor.receipt) continue;
-    // Only records that were stored before can have children to replace; a first import of a
-    // file deletes nothing.
+    // Only records that were stored before can have children to replace (a first import of a
+    // file deletes nothing), and only those whose row the upsert changed: a row holds the
+    // digest of its children, so one the file repeats exactly has the same children stored,
+    // which stay as they are (a nightly re-import rewrites no item or attachment).
     const groups = byCompany(own, stored.get(descriptor) ?? []);
+    const unchanged = new Set<number>();
     const incoming =
       descriptor.receipt && groups.size > 0 ? receiptKeysOf(batch.receipts as TableRows) : null;
     for (const [companyId, ids] of groups) {
-      await deleteChildren(db, descriptor, companyId, ids);
-      if (incoming) replacedReceiptKeys.push(...(await dropReceipts(db, ids, incoming)));
+      const updated = new Set(
+        changed > 0 ? await updatedOf(db, tenant, companyId, ids, log.seqOf(companyId)) : [],
+      );
+      const replaced = ids.filter((id) => updated.has(id));
+      for (const id of ids) if (!updated.has(id)) unchanged.add(id);
+      if (replaced.length === 0) continue;
+      await deleteChildren(db, descriptor, companyId, replaced);
+      if (incoming) replacedReceiptKeys.push(...(await dropReceipts(db, replaced, incoming)));
     }
-    for (const { table } of descriptor.children) {
-      await writer.write(table, batch[table] as TableRows, 'insert');
+    for (const { table, parentColumn } of descriptor.children) {
+      await writer.write(table, withoutParents(batch[table], parentColumn, unchanged), 'insert');
     }
     if (descriptor.receipt) {
-      await writer.write('receipts', batch.receipts as TableRows, 'insert');
+      await writer.write(
+        'receipts',
+        withoutParents(batch.receipts, 'expense_id', unchanged),
+        'insert',
+      );
     }
   }
   return { conflict: null, refused: null, replacedReceiptKeys, absentDeletes: 0 };

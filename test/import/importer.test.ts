@@ -258,19 +258,44 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       }),
       category(1, 1),
       expense(1, 1, 1, 1),
+      expense(1, 2, 1, 1),
     ];
+    /** The children's rows with their serial ids: a rewritten row gets a new one. */
+    const children = async () => ({
+      attachments: await db.selectFrom('leave_attachments').selectAll().orderBy('id').execute(),
+      items: await db.selectFrom('expense_items').selectAll().orderBy('id').execute(),
+    });
     await run(records);
     const first = await snapshotDatabase(db);
+    const firstChildren = await children();
+    assert.ok(firstChildren.attachments.length > 0 && firstChildren.items.length > 0);
     await run(records);
     assert.deepEqual(withoutSerialIds(await snapshotDatabase(db)), withoutSerialIds(first));
+    // Records the file repeats exactly keep their children's rows: none is rewritten.
+    assert.deepEqual(await children(), firstChildren);
+
+    // A record whose items changed gets the file's; the other expense keeps its rows.
+    await run([expense(1, 1, 1, 1, { items: [{ name: 'Other', quantity: 2, price: '3.50' }] })]);
+    const { items } = await children();
+    const keptOf = (rows: typeof items) => rows.filter((row) => row.expense_id === 2);
+    assert.deepEqual(keptOf(items), keptOf(firstChildren.items));
+    assert.deepEqual(
+      items.filter((row) => row.expense_id === 1).map((row) => [row.name, row.quantity]),
+      [['Other', 2]],
+    );
 
     await run([expense(1, 1, 1, 1, { title: 'Airport taxi', items: [] })]);
     const row = await db
       .selectFrom('expenses')
       .select(['title', 'title_folded'])
+      .where('id', '=', 1)
       .executeTakeFirstOrThrow();
     assert.deepEqual(row, { title: 'Airport taxi', title_folded: 'airport taxi' });
-    assert.equal((await db.selectFrom('expense_items').select('id').execute()).length, 0);
+    const left = await db.selectFrom('expense_items').select('expense_id').execute();
+    assert.deepEqual(
+      left.map((item) => item.expense_id),
+      keptOf(firstChildren.items).map(() => 2),
+    );
   });
 
   it('re-importing leaves unchanged rows untouched and rewrites changed ones, nulls included', async (t) => {
