@@ -62,6 +62,24 @@ export async function* parseNdjson(chunks: AsyncIterable<Buffer>): AsyncGenerato
   };
   for await (const chunk of chunks) {
     const records: SourceRecord[] = [];
+    try {
+      splitChunk(chunk, records);
+    } catch (error) {
+      // The lines before the unreadable one come first: a bad record among them is the first
+      // problem of the file, and the one to report.
+      if (records.length > 0) yield records;
+      throw error;
+    }
+    yield records;
+  }
+  // The last line, when the file does not end with a line break.
+  if (pending.length > 0) {
+    const last = take(Buffer.concat(pending));
+    if (last) yield [last];
+  }
+
+  /** Adds the chunk's whole lines to `records`, keeping the start of an unfinished one. */
+  function splitChunk(chunk: Buffer, records: SourceRecord[]): void {
     let start = afterCr && chunk[0] === LF ? 1 : 0;
     afterCr = false;
     let lf = chunk.indexOf(LF, start);
@@ -90,12 +108,6 @@ export async function* parseNdjson(chunks: AsyncIterable<Buffer>): AsyncGenerato
       if (pendingBytes > MAX_LINE_BYTES) throw tooLong();
       pending.push(chunk.subarray(start));
     }
-    yield records;
-  }
-  // The last line, when the file does not end with a line break.
-  if (pending.length > 0) {
-    const last = take(Buffer.concat(pending));
-    if (last) yield [last];
   }
 }
 

@@ -24,6 +24,25 @@ export const ID_MAX = Number.MAX_SAFE_INTEGER;
 
 const CODE = /^[a-z][a-z0-9_]{0,49}$/;
 
+/**
+ * The characters of a text as PostgreSQL counts them (and the API's query limits do): code
+ * points, so an emoji written as a surrogate pair is one, not two UTF-16 units.
+ */
+export function characterCount(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        i += 1;
+      }
+    }
+  }
+  return count;
+}
+
 /** Reads typed fields from one parsed NDJSON object, throwing FieldError on the first problem. */
 export class FieldReader {
   private readonly record: Record<string, unknown>;
@@ -55,7 +74,9 @@ export class FieldReader {
   }
 
   private checkText(field: string, text: string, max: number): string {
-    if (text.length > max) throw this.fail(field, `must be at most ${max} characters`);
+    if (text.length > max && characterCount(text) > max) {
+      throw this.fail(field, `must be at most ${max} characters`);
+    }
     // PostgreSQL text cannot hold NUL; refusing it here keeps both databases alike.
     if (text.includes('\u0000')) throw this.fail(field, 'must not contain NUL characters');
     return text;

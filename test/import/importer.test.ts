@@ -393,6 +393,48 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     assert.deepEqual(await snapshotDatabase(db), before);
   });
 
+  it('takes texts up to their limits in characters: an emoji is one', async (t) => {
+    const { db, run } = await setup(t);
+    await run([
+      company(1),
+      employee(1, 1, { first_name: '😀'.repeat(255), employee_number: '𝟘'.repeat(50) }),
+      category(1, 1),
+      expense(1, 1, 1, 1, { title: 'é'.repeat(255), description: '😀'.repeat(5000) }),
+    ]);
+    const employeeRow = await db.selectFrom('employees').selectAll().executeTakeFirstOrThrow();
+    assert.equal(employeeRow.first_name, '😀'.repeat(255));
+    assert.equal(employeeRow.employee_number, '𝟘'.repeat(50));
+    const expenseRow = await db.selectFrom('expenses').selectAll().executeTakeFirstOrThrow();
+    assert.equal(expenseRow.description, '😀'.repeat(5000));
+  });
+
+  it('reports a bad record before a later line that cannot be read at all', async (t) => {
+    const { db, dir, importAt } = await setup(t);
+    await importAt(writeNdjson(dir, [company(1)], 'existing.ndjson'));
+    const before = await snapshotDatabase(db);
+    // Lines 3 and 4 are read in the same chunk; line 4's bytes are not UTF-8 (or not JSON, or
+    // too long), but line 3 is the file's first problem.
+    const bad = { ...employee(1, 3), email: 'not-an-email' };
+    for (const unreadable of [
+      rawBytesIn(employee(1, 4, { first_name: 'A@@' }), 0xff),
+      Buffer.from('{"type":"employee",'),
+      Buffer.from(JSON.stringify(company(3, { name: 'x'.repeat(MAX_LINE_BYTES) }))),
+    ]) {
+      const file = join(dir, 'bad.ndjson');
+      const lines = [company(1), employee(1, 2), bad].map((r) => Buffer.from(JSON.stringify(r)));
+      writeFileSync(
+        file,
+        Buffer.concat([...lines, unreadable].flatMap((l) => [l, Buffer.from('\n')])),
+      );
+      await assert.rejects(importAt(file), (error: unknown) => {
+        assert.ok(error instanceof ImportError, String(error));
+        assert.match(error.message, /^line 3: email: /);
+        return true;
+      });
+    }
+    assert.deepEqual(await snapshotDatabase(db), before);
+  });
+
   it('accepts children whose parents were imported by an earlier file', async (t) => {
     const { db, run } = await setup(t);
     await run(smallCompany(1, 0).slice(0, 3), 'parents.ndjson');
@@ -615,6 +657,16 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         name: 'invalid JSON',
         line: '{"type":"company",',
         expect: /^line 4: \(line\): is not valid JSON/,
+      },
+      {
+        name: 'a text over its limit',
+        line: employee(1, 5, { first_name: 'x'.repeat(256) }),
+        expect: /^line 4: first_name: must be at most 255 characters$/,
+      },
+      {
+        name: 'a text over its limit, counted in characters, not UTF-16 units',
+        line: expense(1, 5, 1, 1, { description: '😀'.repeat(5001) }),
+        expect: /^line 4: description: must be at most 5000 characters$/,
       },
       {
         name: 'not an object',
