@@ -11,6 +11,7 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import { answerClientErrors, answerRouterError } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
+import { registerQueryKeywords } from '../http/query-keywords.ts';
 import { buildSerializer } from '../http/serializers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { ADMIN_MODELS } from '../schemas/admin.ts';
@@ -52,8 +53,12 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     frameworkErrors: answerRouterError,
     genReqId: () => randomUUID(),
     schemaController: { compilersFactory: { buildSerializer: buildSerializer() } },
-    // A field the body does not declare is refused (422), not silently dropped.
-    ajv: { customOptions: { allErrors: true, removeAdditional: false } },
+    // A field the body does not declare is refused (422), not silently dropped. The schemas'
+    // own keywords (`says`: a field's message in a 422) are the API's.
+    ajv: {
+      customOptions: { allErrors: true, removeAdditional: false },
+      plugins: [registerQueryKeywords],
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {

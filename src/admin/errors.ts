@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { answerError, sendProblem } from '../http/error-handler.ts';
 import { ApiError } from '../http/errors.ts';
 import { ImportError } from '../import/import-error.ts';
+import { ERROR_MESSAGE_KEYWORD } from '../schemas/common.ts';
 import type { ParameterError } from '../schemas/problems.ts';
 import { ServiceError } from '../services/errors.ts';
 
@@ -50,7 +51,11 @@ function serviceProblem(error: ServiceError): ApiError {
   return invalidBody([{ parameter: error.field ?? '(body)', message: error.message }]);
 }
 
-function bodyErrors(error: FastifyError): ParameterError[] {
+/** One entry per bad field, with the message its schema declares (`says`) when it does one. */
+function bodyErrors(error: FastifyError, request: FastifyRequest): ParameterError[] {
+  const schema = request.routeOptions.schema?.body as
+    | { properties?: Record<string, Record<string, unknown>> }
+    | undefined;
   const seen = new Map<string, string>();
   for (const issue of error.validation ?? []) {
     const params = issue.params as { missingProperty?: string; additionalProperty?: string };
@@ -59,7 +64,12 @@ function bodyErrors(error: FastifyError): ParameterError[] {
       params.missingProperty ||
       params.additionalProperty ||
       '(body)';
-    const message = params.additionalProperty ? 'is not a field of this body' : issue.message;
+    const declared = schema?.properties?.[field]?.[ERROR_MESSAGE_KEYWORD];
+    const message = params.additionalProperty
+      ? 'is not a field of this body'
+      : params.missingProperty || typeof declared !== 'string'
+        ? issue.message
+        : declared;
     if (!seen.has(field)) seen.set(field, message ?? 'is invalid');
   }
   return [...seen].map(([parameter, message]) => ({ parameter, message }));
@@ -75,7 +85,7 @@ export function answerAdminError(
   if (unknown instanceof ServiceError) return sendProblem(reply, serviceProblem(unknown));
   if (unknown instanceof ImportError) return sendProblem(reply, importFailed(unknown));
   if (error.validation && error.validationContext === 'body') {
-    return sendProblem(reply, invalidBody(bodyErrors(error)));
+    return sendProblem(reply, invalidBody(bodyErrors(error, request)));
   }
   return answerError(error, request, reply);
 }

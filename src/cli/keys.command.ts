@@ -3,7 +3,7 @@ import {
   DEFAULT_PER_HOUR,
   DEFAULT_PER_MINUTE,
   isValidKeyName,
-  KEY_NAME_MAX_LENGTH,
+  KEY_NAME_RULE,
   MAX_RATE,
   parseScopes,
   SCOPES,
@@ -33,7 +33,7 @@ function scopesOption(value: string): Scope[] {
 
 function nameOption(value: string): string {
   if (!isValidKeyName(value)) {
-    throw new InvalidArgumentError(`must be 1 to ${KEY_NAME_MAX_LENGTH} characters.`);
+    throw new InvalidArgumentError(`${KEY_NAME_RULE}.`);
   }
   return value;
 }

@@ -1,3 +1,5 @@
+import { characterCount } from '../resources/fields.ts';
+
 export const SCOPES = ['leaves.read', 'expenses.read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -6,10 +8,18 @@ export const DEFAULT_PER_HOUR = 3000;
 /** The highest `per_minute` or `per_hour` a key may be given. */
 export const MAX_RATE = 1_000_000_000;
 
-/** A key's label: 1 to 100 characters, not blank (the admin API's schema says the same). */
+/**
+ * A key's label: 1 to 100 characters, not blank, and no control character (a line break or an
+ * escape would break the lines of `cdapi keys list`); the admin API's schema takes the same
+ * pattern.
+ */
 export const KEY_NAME_MAX_LENGTH = 100;
+export const KEY_NAME_RULE = `must be 1 to ${KEY_NAME_MAX_LENGTH} characters, not blank, without control characters (line breaks, tabs)`;
+const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
+export const KEY_NAME_PATTERN = `^[^${CONTROLS}]*[^\\s${CONTROLS}][^${CONTROLS}]*$`;
+const KEY_NAME = new RegExp(KEY_NAME_PATTERN, 'u');
 export const isValidKeyName = (name: string): boolean =>
-  name.trim() !== '' && name.length <= KEY_NAME_MAX_LENGTH;
+  KEY_NAME.test(name) && characterCount(name) <= KEY_NAME_MAX_LENGTH;
 
 /** Parses `leaves.read,expenses.read`; throws naming the first unknown scope. */
 export function parseScopes(text: string): Scope[] {

@@ -3,10 +3,12 @@ import {
   DEFAULT_PER_HOUR,
   DEFAULT_PER_MINUTE,
   KEY_NAME_MAX_LENGTH,
+  KEY_NAME_PATTERN,
+  KEY_NAME_RULE,
   MAX_RATE,
   SCOPES,
 } from '../keys/scopes.ts';
-import { NullableTimestamp, Timestamp } from './common.ts';
+import { NullableTimestamp, says, Timestamp } from './common.ts';
 import { ERRORS, type ErrorCode } from './problems.ts';
 
 /**
@@ -62,8 +64,9 @@ export const NewKeySchema = Type.Object(
     name: Type.String({
       minLength: 1,
       maxLength: KEY_NAME_MAX_LENGTH,
-      pattern: '\\S',
-      description: 'Label shown in /me and in key lists.',
+      pattern: KEY_NAME_PATTERN,
+      ...says(KEY_NAME_RULE),
+      description: 'Label shown in /me and in key lists: not blank, no control characters.',
       examples: ['payroll'],
     }),
     scopes: Type.Optional(

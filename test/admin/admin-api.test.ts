@@ -271,6 +271,30 @@ describeEachDialect('admin API keys', (dialect) => {
     assert.equal((await call('GET', '/admin/companies/1/keys')).json.data.length, 0);
   });
 
+  it('takes a key name of up to 100 characters without control characters, as the CLI does', async (t) => {
+    const { call } = await useAdmin(t, dialect, { records: [company(1)] });
+    for (const name of ['a\nb', 'tab\there', '\u001b[31mred', '\u0085', 'x'.repeat(101)]) {
+      const bad = await call('POST', '/admin/companies/1/keys', { body: { name } });
+      assert.equal(bad.status, 422, JSON.stringify(name));
+      assert.deepEqual(
+        bad.json.errors,
+        [
+          {
+            parameter: 'name',
+            message:
+              'must be 1 to 100 characters, not blank, without control characters (line breaks, tabs)',
+          },
+        ],
+        JSON.stringify(name),
+      );
+    }
+    for (const name of ['😀'.repeat(100), 'Ünïcødé payroll']) {
+      const created = await call('POST', '/admin/companies/1/keys', { body: { name } });
+      assert.equal(created.status, 201, name);
+      assert.equal(created.json.data.name, name);
+    }
+  });
+
   it('refuses a JSON body that is not UTF-8 or not JSON with 400, and creates nothing', async (t) => {
     const { call } = await useAdmin(t, dialect, { records: [company(1)] });
     const latin1 = await call('POST', '/admin/companies/1/keys', {

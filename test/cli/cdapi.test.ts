@@ -281,6 +281,12 @@ describeEachDialect('cdapi CLI', (dialect) => {
         ['keys', 'create', '--company', '1'],
         /^cdapi: required option '--name <label>' not specified\n$/,
       ],
+      ...['a\nb', 'tab\there', '\u001b[31mred', ' ', 'x'.repeat(101)].map(
+        (name): [string[], RegExp] => [
+          ['keys', 'create', '--company', '1', '--name', name],
+          /^cdapi: option '--name <label>' argument '.*' is invalid\. must be 1 to 100 characters, not blank, without control characters \(line breaks, tabs\)\.\n$/s,
+        ],
+      ),
       [['keys', 'revoke', '99'], /^cdapi: key 99 not found\n$/],
       [['companies', 'deactivate', '99'], /^cdapi: company 99 not found\n$/],
       [['import'], /^cdapi: missing required argument 'file'\n$/],
