@@ -74,6 +74,9 @@ registerDemoCommand(program);
 registerCompanyCommands(program);
 registerKeyCommands(program);
 
+/** PostgreSQL's code for a transaction it ended to break a deadlock. */
+const POSTGRES_DEADLOCK = '40P01';
+
 function reason(error: unknown): string {
   if (error instanceof ConfigError) return `configuration: ${error.message}`;
   if (
@@ -86,6 +89,9 @@ function reason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '3D000' || code === '28P01') {
     return `cannot connect to the database: ${(error as Error).message}`;
+  }
+  if (code === POSTGRES_DEADLOCK) {
+    return `${(error as Error).message}: another import or command wrote some of the same rows at the same time, and PostgreSQL undid this one's transaction (nothing of it was written): run it again`;
   }
   return error instanceof Error ? error.message : String(error);
 }

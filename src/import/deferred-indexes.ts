@@ -43,11 +43,40 @@ export async function setIndexesAside(trx: Db, dialect: Dialect): Promise<SetAsi
   const setAside: SetAside[] = [];
   for (const table of DEFERRABLE_TABLES) {
     if (!(await isEmpty(trx, table))) continue;
-    setAside.push(
-      dialect === 'sqlite' ? await dropSqlite(trx, table) : await dropPostgres(trx, table),
-    );
+    if (dialect === 'sqlite') {
+      setAside.push(await dropSqlite(trx, table));
+    } else if (await lockedEmpty(trx, table)) {
+      setAside.push(await dropPostgres(trx, table));
+    }
   }
   return setAside;
+}
+
+/** PostgreSQL's answer to a lock asked for with NOWAIT that another transaction holds. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * PostgreSQL: takes the empty table's ACCESS EXCLUSIVE lock, which dropping its indexes needs,
+ * only if no other transaction holds a lock on it and it is still empty; else leaves it as it
+ * was, its indexes kept (the import is only slower). Two imports that both found a table empty
+ * each held its ACCESS SHARE lock from that look, and each one's DROP INDEX waited for the
+ * other's: a deadlock, and one of them failed. Under a savepoint, so a lock refused, or taken
+ * for a table another import filled meanwhile, is given back at once.
+ */
+async function lockedEmpty(trx: Db, table: string): Promise<boolean> {
+  await sql`savepoint set_indexes_aside`.execute(trx);
+  try {
+    await sql`lock table ${sql.table(table)} in access exclusive mode nowait`.execute(trx);
+    if (await isEmpty(trx, table)) {
+      await sql`release savepoint set_indexes_aside`.execute(trx);
+      return true;
+    }
+  } catch (error) {
+    if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
+  }
+  await sql`rollback to savepoint set_indexes_aside`.execute(trx);
+  await sql`release savepoint set_indexes_aside`.execute(trx);
+  return false;
 }
 
 /** Whether no table with a list holds a row: an import now is the database's first load. */
