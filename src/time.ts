@@ -75,25 +75,36 @@ function isStoredTimestamp(text: string): boolean {
 }
 
 /**
- * RFC 3339 date-time with an offset → `YYYY-MM-DDTHH:MM:SSZ` in UTC, or null when the text is
- * not one (or names a day or time that does not exist). Fractions of a second are dropped.
+ * The instant an RFC 3339 date-time with an offset names, as `YYYY-MM-DDTHH:MM:SSZ` in UTC
+ * whatever its year (an offset can carry 0001-01-01 or 9999-12-31 out of the years 0001–9999:
+ * see `inStoredYears`), or null when the text is not one (or names a day or time that does not
+ * exist). Fractions of a second are dropped; a leap second (:60, valid RFC 3339) is the
+ * instant after :59, so it is read as the next whole second.
  */
-export function normalizeTimestamp(text: string): string | null {
+export function utcInstant(text: string): string | null {
   if (isStoredTimestamp(text)) return text;
   const m = TIMESTAMP.exec(text);
   if (!m) return null;
-  const [, y, mo, d, h, mi, s] = m;
+  const [, y, mo, d, h, mi, s, , offset] = m;
+  const leap = s === '60';
   if (
     !isCalendarDay(Number(y), Number(mo), Number(d)) ||
     Number(h) > 23 ||
     Number(mi) > 59 ||
-    Number(s) > 59
+    (Number(s) > 59 && !leap)
   ) {
     return null;
   }
-  const millis = Date.parse(text.replace(/\.\d+/, ''));
+  const millis = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${leap ? '59' : s}${offset}`);
   if (Number.isNaN(millis)) return null;
-  const utc = formatTimestamp(new Date(millis));
-  // An offset can carry 0001-01-01 or 9999-12-31 out of the years every database stores.
-  return /^(?!0000)\d{4}-/.test(utc) ? utc : null;
+  return formatTimestamp(new Date(millis + (leap ? 1000 : 0)));
+}
+
+/** Whether a `utcInstant` falls in the years 0001–9999, which every database stores. */
+export const inStoredYears = (utc: string): boolean => /^(?!0000)\d{4}-/.test(utc);
+
+/** `utcInstant`, when it falls in the years 0001–9999; else null. */
+export function normalizeTimestamp(text: string): string | null {
+  const utc = utcInstant(text);
+  return utc !== null && inStoredYears(utc) ? utc : null;
 }

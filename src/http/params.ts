@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { PageRequest, SortOrder } from '../db/list-source.ts';
 import { DEFAULT_PER_PAGE } from '../schemas/common.ts';
 import type { ParameterError } from '../schemas/problems.ts';
-import { formatTimestamp, normalizeTimestamp } from '../time.ts';
+import { normalizeTimestamp } from '../time.ts';
 import { validationFailed } from './errors.ts';
 
 /**
@@ -145,19 +145,11 @@ export async function rejectBadQueryValues(request: FastifyRequest): Promise<voi
   if (errors.length > 0) throw validationFailed(errors);
 }
 
-const LEAP_SECOND = /:60(?=(\.\d+)?([Zz]|[+-]\d\d:\d\d)$)/;
-const YEAR_10000 = Date.UTC(10_000, 0, 1);
-
 /**
- * `updated_since` as stored timestamps are written: UTC, whole seconds; undefined when the
- * instant falls outside the years 0001–9999. A leap second (:60, valid RFC 3339) is the
- * instant after :59, so it is read as the next whole second.
+ * `updated_since` as stored timestamps are written: UTC, whole seconds (a leap second is the
+ * next one); undefined when the instant falls outside the years 0001–9999.
  */
 export function utcTimestamp(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!LEAP_SECOND.test(value)) return normalizeTimestamp(value) ?? undefined;
-  const lastSecond = normalizeTimestamp(value.replace(LEAP_SECOND, ':59'));
-  if (lastSecond === null) return undefined;
-  const next = Date.parse(lastSecond) + 1000;
-  return next >= YEAR_10000 ? undefined : formatTimestamp(new Date(next));
+  return normalizeTimestamp(value) ?? undefined;
 }

@@ -1,5 +1,5 @@
 import { MoneyError, parseMoney } from '../money.ts';
-import { isCalendarDate, normalizeTimestamp } from '../time.ts';
+import { inStoredYears, isCalendarDate, utcInstant } from '../time.ts';
 
 /** A problem with one field of one record; the importer adds the line number. */
 export class FieldError extends Error {
@@ -183,14 +183,17 @@ export class FieldReader {
 
   timestamp(field: string): string {
     const v = this.required(field);
-    const normalized = typeof v === 'string' ? normalizeTimestamp(v) : null;
-    if (normalized === null) {
+    const utc = typeof v === 'string' ? utcInstant(v) : null;
+    if (utc === null) {
       throw this.fail(
         field,
         'must be an RFC 3339 timestamp with an offset, e.g. 2026-03-05T09:30:00Z',
       );
     }
-    return normalized;
+    if (!inStoredYears(utc)) {
+      throw this.fail(field, `must fall within the years 0001–9999 in UTC (it is ${utc})`);
+    }
+    return utc;
   }
 
   optionalTimestamp(field: string): string | null {

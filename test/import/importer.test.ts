@@ -659,6 +659,12 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         expect: /^line 4: \(line\): is not valid JSON/,
       },
       {
+        name: 'a timestamp whose offset takes it out of the years 0001–9999',
+        line: employee(1, 5, { updated_at: '0001-01-01T00:00:00+01:00' }),
+        expect:
+          /^line 4: updated_at: must fall within the years 0001–9999 in UTC \(it is 0000-12-31T23:00:00Z\)$/,
+      },
+      {
         name: 'a text over its limit',
         line: employee(1, 5, { first_name: 'x'.repeat(256) }),
         expect: /^line 4: first_name: must be at most 255 characters$/,
