@@ -33,7 +33,9 @@ export async function withDatabase<T>(
 export function parseId(label: string) {
   return (value: string): number => {
     if (!/^[1-9]\d{0,15}$/.test(value) || Number(value) > Number.MAX_SAFE_INTEGER) {
-      throw new InvalidArgumentError(`${label} must be a positive integer.`);
+      throw new InvalidArgumentError(
+        `${label} must be a positive integer of at most ${Number.MAX_SAFE_INTEGER} (2^53 − 1), in plain digits.`,
+      );
     }
     return Number(value);
   };

@@ -10,6 +10,7 @@ import { deletedRecords, type ImportSummary } from '../import/session.ts';
 import { generateApiKey } from '../keys/api-key.ts';
 import { DEFAULT_PER_HOUR, DEFAULT_PER_MINUTE, SCOPES } from '../keys/scopes.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
+import { ID_MAX } from '../resources/fields.ts';
 import { camelCase, RECORD_TYPES, type RecordType } from '../resources/index.ts';
 import { type DemoIds, demoRecords } from './generate.ts';
 import { type ReceiptExpense, writeExpenseReceipt } from './receipt-images.ts';
@@ -50,6 +51,12 @@ async function* numbered(
   let receipts = 0;
   for (const value of records) {
     line += 1;
+    // The demo's ids follow the highest stored: past 2^53 − 1 there are none left to take.
+    if (typeof value.id === 'number' && value.id > ID_MAX) {
+      throw new Error(
+        `no ${value.type} id is left for a demo company: they follow the highest one stored, which is at or near ${ID_MAX} (2^53 − 1), the largest an id can be; make the demo in another database`,
+      );
+    }
     if (value.type === 'expense' && value.receipt !== null) {
       // Every other one a phone photo, so the importer has orientation and metadata to handle.
       await writeExpenseReceipt(

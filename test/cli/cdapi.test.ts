@@ -8,7 +8,7 @@ import { isWellFormedApiKey } from '../../src/keys/api-key.ts';
 import { cdapi, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { company, employee, smallCompany, writeNdjson } from '../helpers/records.ts';
-import { listFiles } from '../helpers/snapshot.ts';
+import { listFiles, snapshotDatabase } from '../helpers/snapshot.ts';
 
 const MIGRATIONS = Object.keys(await migrationProvider.getMigrations());
 
@@ -271,7 +271,11 @@ describeEachDialect('cdapi CLI', (dialect) => {
       [['keys', 'create', '--company', '9', '--name', 'x'], /^cdapi: company 9 not found\n$/],
       [
         ['keys', 'create', '--company', 'abc', '--name', 'x'],
-        /^cdapi: option '--company <id>' argument 'abc' is invalid\. --company must be a positive integer\.\n$/,
+        /^cdapi: option '--company <id>' argument 'abc' is invalid\. --company must be a positive integer of at most 9007199254740991 \(2\^53 − 1\), in plain digits\.\n$/,
+      ],
+      [
+        ['companies', 'activate', '9007199254740992'],
+        /^cdapi: command-argument value '9007199254740992' is invalid for argument 'id'\. company id must be a positive integer of at most 9007199254740991 \(2\^53 − 1\), in plain digits\.\n$/,
       ],
       [
         ['keys', 'create', '--company', '1', '--name', 'x', '--scopes', 'salaries.read'],
@@ -367,6 +371,21 @@ describeEachDialect('cdapi CLI', (dialect) => {
     assert.equal(second.company_id, 2);
     const employees = await handle.db.selectFrom('employees').select('id').execute();
     assert.equal(employees.length, 11);
+  });
+
+  it('demo says so when no id is left for a demo company, and writes nothing', async (t) => {
+    const { env, handle, dir } = await setup(t);
+    // An id of 2^53 − 1 is a valid id; the demo's ids would follow it.
+    const last = Number.MAX_SAFE_INTEGER;
+    cdapi(['import', writeNdjson(dir, [company(1), employee(1, last)])], env);
+    const before = await snapshotDatabase(handle.db);
+    const result = cdapi(['demo', '--employees', '3'], env);
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr,
+      `cdapi: no employee id is left for a demo company: they follow the highest one stored, which is at or near ${last} (2^53 − 1), the largest an id can be; make the demo in another database\n`,
+    );
+    assert.deepEqual(await snapshotDatabase(handle.db), before);
   });
 
   if (dialect === 'postgres') {
