@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it, type TestContext } from 'node:test';
@@ -326,6 +326,17 @@ describe('cdapi-pull', () => {
     );
     assert.equal(after.prepare('PRAGMA journal_mode').get()?.journal_mode, 'delete');
     after.close();
+
+    // A file that is no database at all is named, and left as it was.
+    const notes = join(dir, 'notes.sqlite');
+    writeFileSync(notes, 'not a database, a text file\n');
+    const text = await runPull(['--base-url', base, '--out', notes], key);
+    assert.equal(text.code, 1);
+    assert.equal(
+      text.stderr,
+      `cdapi-pull: cannot open the output file ${notes}: file is not a database\n`,
+    );
+    assert.equal(readFileSync(notes, 'utf8'), 'not a database, a text file\n');
   });
 
   it('pulls only the resources named, and refuses a file pulled with other resources', async (t) => {

@@ -46,16 +46,21 @@ export class Mirror {
   private readonly statements = new Map<string, StatementSync>();
 
   constructor(path: string) {
+    let db: DatabaseSync | undefined;
+    let tables: string[];
     try {
-      this.db = new DatabaseSync(path);
+      db = new DatabaseSync(path);
+      // Checked before anything is written to it: a file of other tables is not ours to change.
+      // The first read is also where SQLite finds a file that is not a database at all.
+      tables = db
+        .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+        .all()
+        .map((row) => String(row.name));
     } catch (error) {
+      db?.close();
       throw new Error(`cannot open the output file ${path}: ${(error as Error).message}`);
     }
-    // Checked before anything is written to it: a file of other tables is not ours to change.
-    const tables = this.db
-      .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
-      .all()
-      .map((row) => String(row.name));
+    this.db = db;
     if (tables.length > 0 && !tables.includes(STATE_TABLE)) {
       this.db.close();
       throw new Error(
