@@ -61,11 +61,11 @@ describe('a first load’s indexes set aside (postgres)', { skip: postgres?.skip
         await trx.rollback().execute();
       }
     };
-    // Neither waits for the other (each ends as soon as it has set aside what it could): a
-    // table is set aside by one of them at most, and neither fails.
+    // Neither fails: without the NOWAIT each one's DROP INDEX on expenses waited for the
+    // other's lock (a deadlock PostgreSQL broke by failing one). Whichever reached expenses
+    // first found the other still open and holding its lock, so it kept expenses' indexes (the
+    // other may set them aside once the first has ended).
     const [a, b] = await Promise.all([setAsideIn(first), setAsideIn(second)]);
-    for (const table of ['employees', 'leaves', 'expenses']) {
-      assert.ok(!(a.includes(table) && b.includes(table)), `${table}: ${a} / ${b}`);
-    }
+    assert.ok(!(a.includes('expenses') && b.includes('expenses')), `${a} / ${b}`);
   });
 });
