@@ -7,8 +7,8 @@ export function registerMigrateCommand(program: Command): void {
     .description('apply pending database migrations (safe to run again)')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }) => {
-      const { migrateToLatest } = await import('../db/migrate.ts');
-      const outcome = await withDatabase(({ handle }) => migrateToLatest(handle.db), {
+      const { migrateDatabase } = await import('../db/migrate.ts');
+      const outcome = await withDatabase(({ handle }) => migrateDatabase(handle), {
         migrate: false,
       });
       print(options.json, outcome, () =>

@@ -1,6 +1,7 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DatabaseHandle } from './connect.ts';
 import type { Db } from './database.ts';
+import { refreshListSamples } from './list-samples.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_data_version.ts';
 import * as m0003 from './migrations/0003_covering_date_indexes.ts';
@@ -61,12 +62,23 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
 }
 
 /**
+ * Applies every pending migration, then makes what they add beside the data an import makes
+ * (0013's month counts of the list samples already stored, which the lists are read without
+ * until then): the commands' migration, `cdapi migrate` and SQLite's own at every start.
+ */
+export async function migrateDatabase(handle: DatabaseHandle): Promise<MigrationOutcome> {
+  const outcome = await migrateToLatest(handle.db);
+  if (outcome.applied.length > 0) await refreshListSamples(handle);
+  return outcome;
+}
+
+/**
  * The embedded SQLite default migrates itself; PostgreSQL changes only through an explicit
  * `cdapi migrate`, so a stale schema there is an error naming the fix.
  */
 export async function ensureSchema(handle: DatabaseHandle): Promise<void> {
   if (handle.dialect === 'sqlite') {
-    await migrateToLatest(handle.db);
+    await migrateDatabase(handle);
     return;
   }
   const migrations = await new Migrator({

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
+import { Migrator } from 'kysely';
 import type { Dialect } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
 import {
@@ -15,6 +16,7 @@ import {
   SAMPLED_MIN_ROWS,
   type SampledListName,
 } from '../../src/db/list-samples.ts';
+import { migrateDatabase, migrationProvider } from '../../src/db/migrate.ts';
 import { samplesOf } from '../../src/db/pagination.ts';
 import { mulberry32, pick } from '../../src/demo/random.ts';
 import { importFile } from '../../src/import/importer.ts';
@@ -37,6 +39,16 @@ const DAY = 86_400_000;
 const START = Date.UTC(2024, 0, 1);
 const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** Every list's month counts as stored, in key order. */
+const storedMonthCounts = (db: Db) =>
+  db
+    .selectFrom('list_sample_months')
+    .selectAll()
+    .orderBy('list')
+    .orderBy('sort_column')
+    .orderBy('date_column')
+    .execute();
 
 /** A row as the samples see it: its id, status, group and sort values. */
 interface SampledRow {
@@ -297,14 +309,7 @@ describeEachDialect('list samples', (dialect) => {
   it('made before migration 0013 (no month counts) are made again by the next import, of any company', async (t) => {
     const { handle, dir, store } = await withRecords(t, dialect);
     const { db } = handle;
-    const months = () =>
-      db
-        .selectFrom('list_sample_months')
-        .selectAll()
-        .orderBy('list')
-        .orderBy('sort_column')
-        .orderBy('date_column')
-        .execute();
+    const months = () => storedMonthCounts(db);
     const samples = () =>
       db
         .selectFrom('list_samples')
@@ -318,6 +323,24 @@ describeEachDialect('list samples', (dialect) => {
     await db.deleteFrom('list_sample_months').execute();
     await importFile(handle, store, writeNdjson(dir, [company(2)]));
     assert.deepEqual({ months: await months(), samples: await samples() }, made);
+  });
+
+  it('made before migration 0013 get their month counts from the migration itself', async (t) => {
+    const { handle } = await withRecords(t, dialect);
+    const { db } = handle;
+    const months = () => storedMonthCounts(db);
+    const made = await months();
+    assert.ok(made.length > 0);
+    // Back to the schema before month counts (the table goes), then forward as `cdapi migrate`.
+    const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(
+      '0012_receipt_file_indexes',
+    );
+    assert.equal(error, undefined);
+    assert.deepEqual((await migrateDatabase(handle)).applied, [
+      '0013_list_sample_months',
+      '0014_data_version_notify',
+    ]);
+    assert.deepEqual(await months(), made);
   });
 
   it('are made after the commit: read without them meanwhile, healed by the next import, and carried to a version their lists did not change in', async (t) => {

@@ -10,8 +10,8 @@ type AnyDb = Kysely<any>;
  * sample were dated in each month, for the date columns a window or `updated_since` filters on
  * (see src/db/list-samples.ts): one row per company, list, sort column and date column, the
  * counts as one array of 32-bit integers (sample × month × status), read whole. A set made before
- * this migration has none until the next import, of any company, makes its samples again; the
- * list is read as before meanwhile.
+ * this migration has none until its samples are made again (after the migration, by
+ * `migrateDatabase`, or by the next import of any company); the list is read as before meanwhile.
  */
 export async function up(db: AnyDb): Promise<void> {
   const pg = db.getExecutor().adapter instanceof PostgresAdapter;
