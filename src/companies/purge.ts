@@ -44,6 +44,7 @@ export const COMPANY_TABLES: readonly CompanyTable[] = [
   'leave_counts',
   'change_commits',
   'deleted_records',
+  'changes_forgotten',
   'api_keys',
 ];
 

@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { CURSOR_MAX_LENGTH } from '../schemas/changes.ts';
 import type { Employee } from '../schemas/employees.ts';
 import type { ExpenseCategory, ExpenseDetail } from '../schemas/expenses.ts';
 import type { LeaveDetail, LeaveType } from '../schemas/leaves.ts';
@@ -51,31 +52,42 @@ export interface FeedPage {
   meta: { next_cursor: string; has_more: boolean };
 }
 
-/** A cursor as the service reads it: a position, and the company whose feed it is in. */
+/** A cursor as the service reads it: a position, the company whose feed it is in, and when. */
 export interface FeedCursor extends FeedPosition {
   /** Absent from the cursors written before it was added, which are read as this company's. */
   companyId: number | undefined;
+  /**
+   * How far the company's feed had forgotten deletions when the cursor was given (every
+   * deletion of an import up to this number): the read it continues never needed those.
+   * Absent from the cursors written before it was added, which are read as from before any.
+   */
+  forgotten: number | undefined;
 }
 
-/** An opaque cursor: the position and the company, base64url. */
-export const encodeCursor = ({ seq, rank, id }: FeedPosition, companyId: number): string =>
-  Buffer.from(`${seq}.${rank}.${id}.${companyId}`).toString('base64url');
+/** An opaque cursor: the position, the company and how far the feed had forgotten, base64url. */
+export const encodeCursor = (
+  { seq, rank, id }: FeedPosition,
+  companyId: number,
+  forgotten: number,
+): string => Buffer.from(`${seq}.${rank}.${id}.${companyId}.${forgotten}`).toString('base64url');
 
 const DIGITS = '(0|[1-9]\\d{0,15})';
-const CURSOR = new RegExp(`^${DIGITS}\\.([0-4])\\.${DIGITS}(?:\\.${DIGITS})?$`);
+const CURSOR = new RegExp(`^${DIGITS}\\.([0-4])\\.${DIGITS}(?:\\.${DIGITS}(?:\\.${DIGITS})?)?$`);
 
 /** The position and company a cursor names, or null when it is not one this service wrote. */
 export function decodeCursor(cursor: string): FeedCursor | null {
-  if (!/^[A-Za-z0-9_-]{1,80}$/.test(cursor)) return null;
+  if (!new RegExp(`^[A-Za-z0-9_-]{1,${CURSOR_MAX_LENGTH}}$`).test(cursor)) return null;
   const text = Buffer.from(cursor, 'base64url').toString('latin1');
   const match = CURSOR.exec(text);
   if (!match) return null;
   const [seq, rank, id] = [match[1], match[2], match[3]].map(Number) as [number, number, number];
-  const companyId = match[4] === undefined ? undefined : Number(match[4]);
-  if (![seq, id, companyId ?? 0].every(Number.isSafeInteger)) return null;
+  const [companyId, forgotten] = [match[4], match[5]].map((part) =>
+    part === undefined ? undefined : Number(part),
+  );
+  if (![seq, id, companyId ?? 0, forgotten ?? 0].every(Number.isSafeInteger)) return null;
   // One spelling a cursor: the text it stands for, written back, is the cursor given.
   if (Buffer.from(text, 'latin1').toString('base64url') !== cursor) return null;
-  return { seq, rank, id, companyId };
+  return { seq, rank, id, companyId, forgotten };
 }
 
 interface Candidate {
@@ -175,9 +187,10 @@ async function commitTimes(
 }
 
 export interface FeedRequest {
-  /** The position to read after, and the cursor the client sent for it (none: the start). */
-  after: FeedPosition;
-  cursor: string | undefined;
+  /** The cursor the client sent (none: from the start). */
+  cursor: FeedCursor | undefined;
+  /** That cursor as it was sent. */
+  sent: string | undefined;
   limit: number;
   /** The ranks of the resources to read. */
   ranks: readonly number[];
@@ -185,7 +198,7 @@ export interface FeedRequest {
 
 /** Why a cursor cannot be read on from (a 410). */
 export type LostCursor =
-  /** The feed has forgotten a deletion after it. */
+  /** The feed has forgotten a deletion after it, of a resource it reads. */
   | 'forgotten'
   /** It is past the company's latest import: the database is older than the cursor. */
   | 'ahead';
@@ -193,11 +206,57 @@ export type LostCursor =
 const before = (a: FeedPosition, b: FeedPosition) =>
   a.seq - b.seq || a.rank - b.rank || a.id - b.id;
 
+/** How far the company's feed has forgotten deletions: every one of an import up to this number. */
+async function forgottenUpTo(db: Db, companyId: number): Promise<number> {
+  const company = await db
+    .selectFrom('companies')
+    .select('changes_forgotten_seq')
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+  return Number(company?.changes_forgotten_seq ?? 0);
+}
+
+/**
+ * Why the read that `cursor` continues cannot go on, if it cannot. Checked after the page was
+ * read: deletions are forgotten and imports numbered only ever later, so what was read holds
+ * every deletion after the cursor when none after it is forgotten now. A deletion forgotten
+ * before the cursor was given is one the read never needed (it began after it was forgotten, or
+ * was past it, as the answer that gave the cursor checked); nor is one of a resource it does not
+ * read.
+ */
+async function lostCursor(
+  db: Db,
+  companyId: number,
+  cursor: FeedCursor,
+  ranks: readonly number[],
+): Promise<LostCursor | null> {
+  const [company, forgotten] = await Promise.all([
+    db.selectFrom('companies').select('change_seq').where('id', '=', companyId).executeTakeFirst(),
+    ranks.length === 0
+      ? []
+      : db
+          .selectFrom('changes_forgotten')
+          .select(['resource', 'change_seq', 'record_id'])
+          .where('company_id', '=', companyId)
+          .where('resource', 'in', ranks)
+          .execute(),
+  ]);
+  if (company === undefined) return null;
+  for (const row of forgotten) {
+    const seq = Number(row.change_seq);
+    const since = cursor.forgotten === undefined || seq > cursor.forgotten;
+    const position = { seq, rank: Number(row.resource), id: Number(row.record_id) };
+    if (since && before(cursor, position) < 0) return 'forgotten';
+  }
+  if (cursor.seq > Number(company.change_seq)) return 'ahead';
+  return null;
+}
+
 /**
  * A page of a company's change feed (docs/api.md "Syncing your data"): every record at its latest
- * change after `after`, in commit order. A record whose row is gone or has left its list by the
- * time it is read is a `delete` here (its own deletion or change comes later in the feed). When the
- * feed cannot go on from `after`, the reason (a 410).
+ * change after the cursor, in commit order. A record whose row is gone or has left its list by
+ * the time it is read is a `delete` here (its own deletion or change comes later in the feed).
+ * When the feed cannot go on from the cursor, the reason (a 410).
  */
 export async function readChanges(
   db: Db,
@@ -205,28 +264,13 @@ export async function readChanges(
   request: FeedRequest,
   urls: ReceiptUrls,
 ): Promise<FeedPage | { lost: LostCursor }> {
-  const { after, cursor, limit, ranks } = request;
-  const found = await candidates(db, companyId, after, ranks, limit + 1);
-  // Checked after the read: deletions are forgotten and imports numbered only ever later, so
-  // what was read holds every deletion after `after` when none after it is forgotten now.
-  const company = await db
-    .selectFrom('companies')
-    .select([
-      'change_seq',
-      'changes_forgotten_seq',
-      'changes_forgotten_resource',
-      'changes_forgotten_id',
-    ])
-    .where('id', '=', companyId)
-    .executeTakeFirst();
-  if (cursor !== undefined && company !== undefined) {
-    const forgotten = {
-      seq: Number(company.changes_forgotten_seq),
-      rank: Number(company.changes_forgotten_resource),
-      id: Number(company.changes_forgotten_id),
-    };
-    if (before(after, forgotten) < 0) return { lost: 'forgotten' };
-    if (after.seq > Number(company.change_seq)) return { lost: 'ahead' };
+  const { cursor, sent, limit, ranks } = request;
+  // Read before the page: every deletion forgotten by then is one this read does not need.
+  const forgotten = await forgottenUpTo(db, companyId);
+  const found = await candidates(db, companyId, cursor ?? FEED_START, ranks, limit + 1);
+  if (cursor !== undefined) {
+    const lost = await lostCursor(db, companyId, cursor, ranks);
+    if (lost) return { lost };
   }
   const entries = found.slice(0, limit);
   const [records, times] = await Promise.all([
@@ -240,7 +284,7 @@ export async function readChanges(
   const data = entries.map((entry): FeedEntry => {
     const record = records.get(`${entry.rank}.${entry.id}`) ?? null;
     return {
-      cursor: encodeCursor(entry, companyId),
+      cursor: encodeCursor(entry, companyId, forgotten),
       resource: (FEED_RESOURCES[entry.rank] as (typeof FEED_RESOURCES)[number]).name,
       id: entry.id,
       change: record ? 'upsert' : 'delete',
@@ -255,8 +299,8 @@ export async function readChanges(
       // Nothing new: the cursor sent, as it was sent (one written before cursors named their
       // company stays as it is).
       next_cursor: last
-        ? encodeCursor(last, companyId)
-        : (cursor ?? encodeCursor(after, companyId)),
+        ? encodeCursor(last, companyId, forgotten)
+        : (sent ?? encodeCursor(FEED_START, companyId, forgotten)),
       has_more: found.length > limit,
     },
   };

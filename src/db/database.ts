@@ -34,7 +34,9 @@ export interface CompaniesTable {
   change_seq: Generated<number>;
   /**
    * The position of the newest forgotten deletion (its import's number, resource rank and
-   * record id; migrations 0008 and 0011): a cursor before it gets 410.
+   * record id; migrations 0008 and 0011): every deletion of an import up to that number is
+   * forgotten. Its number is the point a cursor carries (src/db/changes.queries.ts); the whole
+   * position is what instances of releases before migration 0015 compare cursors with.
    */
   changes_forgotten_seq: Generated<number>;
   changes_forgotten_resource: Generated<number>;
@@ -275,6 +277,15 @@ export interface DeletedRecordsTable {
   change_seq: number;
 }
 
+/** The newest forgotten deletion of each resource of a company's feed (migration 0015). */
+export interface ChangesForgottenTable {
+  company_id: number;
+  /** The resource's number in the feed's order. */
+  resource: number;
+  change_seq: number;
+  record_id: number;
+}
+
 export interface Database {
   companies: CompaniesTable;
   api_keys: ApiKeysTable;
@@ -294,6 +305,7 @@ export interface Database {
   import_stats: ImportStatsTable;
   change_commits: ChangeCommitsTable;
   deleted_records: DeletedRecordsTable;
+  changes_forgotten: ChangesForgottenTable;
 }
 
 export type Db = Kysely<Database>;

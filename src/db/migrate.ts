@@ -16,6 +16,7 @@ import * as m0011 from './migrations/0011_changes_forgotten_position.ts';
 import * as m0012 from './migrations/0012_receipt_file_indexes.ts';
 import * as m0013 from './migrations/0013_list_sample_months.ts';
 import * as m0014 from './migrations/0014_data_version_notify.ts';
+import * as m0015 from './migrations/0015_changes_forgotten_resources.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0012_receipt_file_indexes': m0012,
   '0013_list_sample_months': m0013,
   '0014_data_version_notify': m0014,
+  '0015_changes_forgotten_resources': m0015,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

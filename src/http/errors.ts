@@ -85,7 +85,7 @@ export const cursorExpired = (lost: LostCursor = 'forgotten') =>
   new ApiError(
     'cursor_expired',
     lost === 'forgotten'
-      ? 'This cursor is older than the deletions the change feed still remembers; read the feed again from the beginning (without after).'
+      ? 'The change feed has forgotten a deletion after this cursor (CHANGES_RETENTION_DAYS); read the feed again from the beginning (without after).'
       : 'This cursor is ahead of the change feed (its data was restored from a copy older than the cursor); read the feed again from the beginning (without after).',
   );
 

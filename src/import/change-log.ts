@@ -187,8 +187,9 @@ export class ChangeLog {
   }
 
   /**
-   * Forgets the deletions of imports committed `retentionDays` ago or more; a cursor from
-   * before the newest of them is answered 410 from now on.
+   * Forgets the deletions of imports committed `retentionDays` ago or more: from now on a cursor
+   * given before that, from before the newest forgotten deletion of a resource it reads, is
+   * answered 410 (src/db/changes.queries.ts).
    */
   private async forgetOldDeletions(companyId: number): Promise<void> {
     const cutoff = formatTimestamp(new Date(Date.now() - this.options.retentionDays * 86_400_000));
@@ -199,30 +200,59 @@ export class ChangeLog {
       .where('committed_at', '<=', cutoff)
       .executeTakeFirst();
     if (oldest?.seq == null) return;
-    // The newest deletion forgotten, by its position in the feed.
-    const newest = await this.db
-      .selectFrom('deleted_records')
-      .select(['change_seq', 'resource', 'record_id'])
-      .where('company_id', '=', companyId)
-      .where('change_seq', '<=', Number(oldest.seq))
-      .orderBy('change_seq', 'desc')
-      .orderBy('resource', 'desc')
-      .orderBy('record_id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    if (newest === undefined) return;
-    const seq = Number(newest.change_seq);
+    // The newest deletion forgotten of each resource, by its position in the feed.
+    const newest = [];
+    for (let resource = 0; resource < TENANT_RECORD_TYPES.length; resource++) {
+      const row = await this.db
+        .selectFrom('deleted_records')
+        .select(['change_seq', 'resource', 'record_id'])
+        .where('company_id', '=', companyId)
+        .where('change_seq', '<=', Number(oldest.seq))
+        .where('resource', '=', resource)
+        .orderBy('change_seq', 'desc')
+        .orderBy('record_id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (row) newest.push(row);
+    }
+    if (newest.length === 0) return;
+    const last = newest.reduce((a, b) =>
+      Number(b.change_seq) > Number(a.change_seq) ||
+      (Number(b.change_seq) === Number(a.change_seq) && b.resource > a.resource)
+        ? b
+        : a,
+    );
+    const seq = Number(last.change_seq);
     await this.db
       .deleteFrom('deleted_records')
       .where('company_id', '=', companyId)
       .where('change_seq', '<=', seq)
       .execute();
     await this.db
+      .insertInto('changes_forgotten')
+      .values(
+        newest.map((row) => ({
+          company_id: companyId,
+          resource: Number(row.resource),
+          change_seq: Number(row.change_seq),
+          record_id: Number(row.record_id),
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['company_id', 'resource']).doUpdateSet((eb) => ({
+          change_seq: eb.ref('excluded.change_seq'),
+          record_id: eb.ref('excluded.record_id'),
+        })),
+      )
+      .execute();
+    // The newest of all: its number is the point cursors carry from now on; instances of a
+    // release before migration 0015 compare cursors with its whole position.
+    await this.db
       .updateTable('companies')
       .set({
         changes_forgotten_seq: seq,
-        changes_forgotten_resource: Number(newest.resource),
-        changes_forgotten_id: Number(newest.record_id),
+        changes_forgotten_resource: Number(last.resource),
+        changes_forgotten_id: Number(last.record_id),
       })
       .where('id', '=', companyId)
       .where('changes_forgotten_seq', '<', seq)

@@ -12,6 +12,9 @@ export const FEED_RESOURCE_NAMES = [
   'expense',
 ] as const;
 
+/** The longest cursor the service writes: five numbers of at most 16 digits, in base64url. */
+export const CURSOR_MAX_LENGTH = 96;
+
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
 
@@ -20,7 +23,7 @@ const resource = `\\s*(${FEED_RESOURCE_NAMES.join('|')})\\s*`;
 export const ChangesQuery = Type.Object({
   after: Type.Optional(
     Type.String({
-      pattern: '^[A-Za-z0-9_-]{1,64}$',
+      pattern: `^[A-Za-z0-9_-]{1,${CURSOR_MAX_LENGTH}}$`,
       description: `A \`cursor\` (or \`next_cursor\`) from an earlier answer: only entries committed after it. Omitted: from the beginning.${example('NDIuMi4xMDE3')}`,
       ...says('must be a cursor from an earlier answer of this operation'),
     }),

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { Migrator } from 'kysely';
 import { FEED_RESOURCES } from '../../src/db/changes.queries.ts';
+import { migrateDatabase, migrationProvider } from '../../src/db/migrate.ts';
 import { PARENT_TYPES, TENANT_RECORD_TYPES } from '../../src/resources/index.ts';
 import { FEED_RESOURCE_NAMES } from '../../src/schemas/changes.ts';
 import { EmployeeSummarySchema } from '../../src/schemas/common.ts';
@@ -409,6 +411,88 @@ describeEachDialect('GET /changes', (dialect) => {
       'upsert leave 1',
       'upsert expense 1',
     ]);
+    // The same on a database that had forgotten them before migration 0015 (which fills each
+    // resource's newest forgotten deletion from the newest of all).
+    const { error } = await new Migrator({
+      db: api.handle.db,
+      provider: migrationProvider,
+    }).migrateTo('0014_data_version_notify');
+    assert.equal(error, undefined);
+    assert.deepEqual((await migrateDatabase(api.handle)).applied, [
+      '0015_changes_forgotten_resources',
+    ]);
+    for (const [index, entry] of entries.entries()) {
+      const res = await api.get(`/changes?after=${entry.cursor}`, key);
+      assert.equal(res.status, index < entries.length - 1 ? 410 : 200, res.body);
+    }
+  });
+
+  it('reads from the beginning page by page after it forgot deletions, and reads on after forgetting more', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    const expenses = [2, 3, 4, 5].map((id) => expense(1, id, 1, 1));
+    await api.load([...smallCompany(1, 0), ...expenses]);
+    const key = await api.createKey(1);
+    const remove = (id: number) => ({ type: 'delete', resource: 'expense', company_id: 1, id });
+    await api.load([remove(2)]);
+    await api.load([employee(1, 2)], { changesRetentionDays: 0 });
+    // Begun after the deletion was forgotten: every page reads on (it never needed it).
+    const { entries, cursor } = await readAll(api, key, undefined, 1);
+    assert.deepEqual(summary(entries), [
+      'upsert employee 1',
+      'upsert leave_type 1',
+      'upsert leave 1',
+      'upsert expense_category 1',
+      'upsert expense 1',
+      'upsert expense 3',
+      'upsert expense 4',
+      'upsert expense 5',
+      'upsert employee 2',
+    ]);
+    // When the next deletion is forgotten, a client that had read past it reads on; one
+    // before it missed it, as did the one that had read everything before it was made.
+    await api.load([remove(3)]);
+    const { entries: rest } = await readAll(api, key, entries[5]?.cursor, 1);
+    assert.deepEqual(summary(rest), [
+      'upsert expense 4',
+      'upsert expense 5',
+      'upsert employee 2',
+      'delete expense 3',
+    ]);
+    await api.load([employee(1, 3)], { changesRetentionDays: 0 });
+    for (const [after, status] of [
+      [rest.at(-1)?.cursor, 200],
+      [entries[4]?.cursor, 410],
+      [cursor, 410],
+    ] as const) {
+      const res = await api.get(`/changes?after=${after}`, key);
+      assert.equal(res.status, status, res.body);
+    }
+  });
+
+  it('never answers 410 for a forgotten deletion of a resource the client does not read', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load([...smallCompany(1, 0), expense(1, 2, 1, 1)]);
+    const full = await api.createKey(1);
+    const leavesOnly = await api.createKey(1, { scopes: ['leaves.read'] });
+    const first = async (key: string, query: string) => {
+      const res = await api.get(`/changes?limit=1000${query}`, key);
+      assert.equal(res.status, 200, res.body);
+      return res.json.meta.next_cursor as string;
+    };
+    const employees = await first(full, '&resources=employee');
+    const leaves = await first(leavesOnly, '');
+    await api.load([{ type: 'delete', resource: 'expense', company_id: 1, id: 2 }]);
+    // Nothing new for them: the same cursors.
+    assert.equal(await first(full, `&resources=employee&after=${employees}`), employees);
+    assert.equal(await first(leavesOnly, `&after=${leaves}`), leaves);
+    await api.load([leaveType(1, 1, { name: 'Renamed' })], { changesRetentionDays: 0 });
+    assert.equal(await first(full, `&resources=employee&after=${employees}`), employees);
+    const read = await api.get(`/changes?after=${leaves}`, leavesOnly);
+    assert.equal(read.status, 200, read.body);
+    assert.deepEqual(summary(read.json.data), ['upsert leave_type 1', 'upsert leave 1']);
+    // Reading expenses from before that deletion, it is one it missed.
+    const all = await api.get(`/changes?after=${employees}`, full);
+    assert.equal(all.status, 410, all.body);
   });
 
   it('refuses a delete of a record others still name, and of another company’s', async (t) => {

@@ -339,6 +339,7 @@ describeEachDialect('list samples', (dialect) => {
     assert.deepEqual((await migrateDatabase(handle)).applied, [
       '0013_list_sample_months',
       '0014_data_version_notify',
+      '0015_changes_forgotten_resources',
     ]);
     assert.deepEqual(await months(), made);
   });

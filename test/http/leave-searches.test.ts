@@ -198,6 +198,7 @@ describeEachDialect('leave searches', (dialect) => {
       '0012_receipt_file_indexes',
       '0013_list_sample_months',
       '0014_data_version_notify',
+      '0015_changes_forgotten_resources',
     ]);
     await assertCountsKept(api);
     await checkSearches(api, key, ours.employees, ours.leaves, 'migrated');

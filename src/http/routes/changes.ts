@@ -3,8 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import {
   decodeCursor,
   FEED_RESOURCES,
-  FEED_START,
-  type FeedPosition,
+  type FeedCursor,
   type FeedResource,
   readChanges,
 } from '../../db/changes.queries.ts';
@@ -61,7 +60,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
         success: {
           200: jsonResponse('A page of the change feed.', ChangesPageSchema),
           410: problemResponse(
-            'The cursor is older than the deletions the feed still remembers (`CHANGES_RETENTION_DAYS`), or ahead of the feed (its data restored from an older copy): read the feed again from the beginning.',
+            'The cursor is from before a deletion, of a resource it reads, that the feed forgot since the cursor was given (`CHANGES_RETENTION_DAYS`), or ahead of the feed (its data restored from an older copy): read the feed again from the beginning.',
             [cursorExpired().toProblem()],
             RATE_LIMIT_HEADERS,
           ),
@@ -85,7 +84,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
       const ranks = named
         ? readable.filter((rank) => named.includes(FEED_RESOURCES[rank]?.name as FeedResource))
         : readable;
-      let after: FeedPosition = FEED_START;
+      let cursor: FeedCursor | undefined;
       if (query.after !== undefined) {
         const decoded = decodeCursor(query.after);
         // A cursor of another company's feed is not a position in this one.
@@ -97,13 +96,18 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
             },
           ]);
         }
-        after = decoded;
+        cursor = decoded;
       }
       const read = (db: Db) =>
         readChanges(
           db,
           auth.company.id,
-          { after, cursor: query.after, limit: query.limit ?? DEFAULT_CHANGES_LIMIT, ranks },
+          {
+            cursor,
+            sent: query.after,
+            limit: query.limit ?? DEFAULT_CHANGES_LIMIT,
+            ranks,
+          },
           receiptUrls(deps.config, request),
         );
       let page = await read(deps.db);
