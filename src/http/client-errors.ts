@@ -141,6 +141,18 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
             ? unknownMethodStatus(this, error, onKnownPath)
             : 400;
     this.log.debug({ code: error.code, status }, 'client error');
+    const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    const reading = current?.req;
+    if (reading && !reading.complete) {
+      // The body of the request being answered stopped arriving (the client closed its side
+      // of the connection, or sent too slowly): the route reading it (an admin import) is
+      // told, and rolls back, instead of waiting for the rest for ever; no answer can follow
+      // one whose request never ended. The error is a new one: the parser's carries the raw
+      // bytes received, Authorization header and all.
+      reading.destroy(bodyCutShort(status));
+      socket.destroy();
+      return;
+    }
     const answer = () => {
       if (!socket.writable) {
         socket.destroy();
@@ -158,10 +170,18 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
       );
     };
     // The answer to an earlier request on this connection (pipelining) leaves first, whole.
-    const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (current && !current.writableFinished) current.once('close', answer);
     else answer();
   };
+
+/** What a route reading a request body learns when the body stops arriving. */
+function bodyCutShort(status: number): Error {
+  const reason = status === 408 ? 'did not arrive in time' : 'was cut short';
+  return Object.assign(new Error(`The request body ${reason}.`), {
+    code: 'ERR_BODY_CUT_SHORT',
+    statusCode: status,
+  });
+}
 
 /** How long a CONNECT's answer may take to leave, when the server sets no request timeout. */
 const CONNECT_TIMEOUT_MS = 30_000;

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
+import { type AddressInfo, connect } from 'node:net';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -369,6 +371,42 @@ describeEachDialect('admin API import', (dialect) => {
       audit.map((line) => (line as { action: string }).action),
       ['import'],
     );
+  });
+
+  it('rolls back an import whose client stops sending its body, and is free for the next', async (t) => {
+    const { admin, api, call } = await useAdmin(t, dialect);
+    await admin.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = admin.server.address() as AddressInfo;
+    const begun = ndjson([company(3), employee(3, 30)]);
+    for (const ending of ['closed', 'timed out'] as const) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      const closed = once(socket, 'close');
+      socket.write(
+        `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+          `Content-Type: application/x-ndjson\r\nContent-Length: 100000\r\n\r\n${begun.toString()}`,
+      );
+      if (ending === 'closed') {
+        await sleep(300);
+        socket.end();
+      } else {
+        // Past HTTP_REQUEST_TIMEOUT_MS, checked once a second.
+        admin.server.requestTimeout = 500;
+      }
+      await closed;
+      admin.server.requestTimeout = api.config.requestTimeoutMs;
+      const next = await call('POST', '/admin/import', {
+        body: ndjson([company(4)]),
+        contentType: 'application/x-ndjson',
+      });
+      assert.equal(next.status, 200, `after a body ${ending}: ${next.body}`);
+      const companies = await call('GET', '/admin/companies');
+      assert.deepEqual(
+        companies.json.data.map((c: { id: number }) => c.id),
+        [4],
+        `after a body ${ending}`,
+      );
+    }
   });
 
   it('applies delete lines, as cdapi import does: the record leaves the API', async (t) => {
