@@ -153,6 +153,13 @@ describe('cdapi-pull', () => {
       tables.employees?.find((row) => row.id === 7),
       undefined,
     );
+    // Overwritten in the file, not only unlinked (an employee's right to erasure).
+    const bytes = Buffer.concat(
+      [out, `${out}-wal`].filter((path) => existsSync(path)).map((path) => readFileSync(path)),
+    );
+    const text = bytes.toString('latin1');
+    assert.doesNotMatch(text, /(?<!\d)e7@example\.test/);
+    assert.match(text, /(?<!\d)e8@example\.test/);
     assert.deepEqual(
       tables.leave_types?.map((row) => row.id),
       [1],
@@ -340,9 +347,9 @@ describe('cdapi-pull', () => {
   });
 
   it('pulls only the resources named, and refuses a file pulled with other resources', async (t) => {
-    const { base, key, out } = await pullSetup(t);
+    const { api, base, key, out, dir } = await pullSetup(t);
     const run = await runPull(
-      ['--base-url', base, '--out', out, '--resources', 'employee,leave_type', '--json'],
+      ['--base-url', base, '--out', out, '--resources', 'leave_type,employee', '--json'],
       key,
     );
     assert.equal(run.code, 0, run.stderr);
@@ -350,13 +357,30 @@ describe('cdapi-pull', () => {
     assert.equal(tables.employees?.length, EMPLOYEES);
     assert.equal(tables.leave_types?.length, 2);
     assert.equal(tables.leaves?.length, 0);
+    // The same set in another order, a name twice: the same resources.
+    const again = ['--base-url', base, '--out', out, '--resources', 'employee,leave_type,employee'];
+    const same = await runPull(again, key);
+    assert.equal(same.code, 0, same.stderr);
     const other = await runPull(['--base-url', base, '--out', out], key);
     assert.equal(other.code, 1);
     assert.equal(
       other.stderr,
-      'cdapi-pull: the output file was pulled with resources employee,leave_type, not (default): use another file\n',
+      'cdapi-pull: the output file was pulled with resources employee,leave_type, not employee,leave_type,leave,expense_category,expense (without --resources, the resources the key may read): use another file\n',
     );
     assert.equal(existsSync(out), true);
+    // Without --resources, the key's scopes make the set: another key's file is refused.
+    const leavesOnly = await api.createKey(1, { scopes: ['leaves.read'] });
+    const mirror = join(dir, 'leaves-key.sqlite');
+    assert.equal((await runPull(['--base-url', base, '--out', mirror], leavesOnly)).code, 0);
+    const full = await runPull(['--base-url', base, '--out', mirror], key);
+    assert.equal(full.code, 1);
+    assert.match(full.stderr, /pulled with resources employee,leave_type,leave, not employee,/);
+    // A file of an earlier release recorded the default as an empty text: the set read now.
+    const old = new DatabaseSync(mirror);
+    old.prepare("update _cdapi_state set value = '' where name = 'resources'").run();
+    old.close();
+    assert.equal((await runPull(['--base-url', base, '--out', mirror], leavesOnly)).code, 0);
+    assert.equal((await runPull(['--base-url', base, '--out', mirror], key)).code, 1);
   });
 
   it('draws a progress bar with rate and ETA on a terminal', async (t) => {

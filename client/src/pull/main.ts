@@ -45,7 +45,8 @@ function parseResources(list: string): Resource[] {
       throw new UsageError(
         `--resources: unknown resource "${name}" (one of ${RESOURCES.join(', ')})`,
       );
-  return names as Resource[];
+  // One spelling a set: the feed's order, each once (the file records the set it holds).
+  return RESOURCES.filter((resource) => names.includes(resource));
 }
 
 function parsePageSize(text: string): number {

@@ -44,6 +44,12 @@ export class Mirror {
   private readonly db: DatabaseSync;
   private readonly columns = new Map<string, Set<string>>();
   private readonly statements = new Map<string, StatementSync>();
+  /**
+   * Whether the run deleted an employee (or every row): SQLite overwrites a deleted row
+   * (secure_delete), but copies of rows it made while moving them between pages may stay in the
+   * pages' unused space. Rewriting the file leaves none (`scrub`).
+   */
+  erased = false;
 
   constructor(path: string) {
     let db: DatabaseSync | undefined;
@@ -67,7 +73,11 @@ export class Mirror {
         `the output file ${path} holds other tables (${tables.slice(0, 3).join(', ')}${tables.length > 3 ? ', …' : ''}), not a cdapi-pull mirror: use another file`,
       );
     }
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+    // secure_delete: a record the feed deleted (an employee's right to erasure) is overwritten
+    // in the file, not only unlinked from its table.
+    this.db.exec(
+      'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;',
+    );
     this.db.exec(
       `CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (name TEXT PRIMARY KEY, value TEXT NOT NULL);
        CREATE TABLE IF NOT EXISTS ${RECEIPTS_TABLE} (expense_id INTEGER PRIMARY KEY, updated_at TEXT);`,
@@ -102,6 +112,7 @@ export class Mirror {
         if (entry.change === 'delete' || entry.record === null) {
           this.statement(`DELETE FROM ${quote(table)} WHERE id = ?`).run(entry.id);
           deletes += 1;
+          if (entry.resource === 'employee') this.erased = true;
         } else {
           const record = entry.record as Record<string, unknown>;
           if (entry.resource === 'expense') this.noteExpenseAgain(record);
@@ -116,6 +127,8 @@ export class Mirror {
 
   /** Forgets every row and the cursor, for a pull that must start again from the beginning. */
   reset(): void {
+    // The rows may hold employees deleted since, whose deletion the feed no longer lists.
+    this.erased = true;
     this.transaction(() => {
       for (const table of Object.values(TABLES)) this.db.exec(`DELETE FROM ${quote(table)}`);
       this.statement(`DELETE FROM ${STATE_TABLE} WHERE name = 'cursor'`).run();
@@ -181,8 +194,22 @@ export class Mirror {
     }
   }
 
+  /**
+   * Closes the file with every page written back to it and the write-ahead log emptied: what
+   * the run deleted is overwritten there too, not only in the log (secure_delete).
+   */
+  /** Rewrites the file from its rows alone (VACUUM): nothing deleted stays anywhere in it. */
+  scrub(): void {
+    this.db.exec('VACUUM');
+    this.erased = false;
+  }
+
   close(): void {
-    this.db.close();
+    try {
+      this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    } finally {
+      this.db.close();
+    }
   }
 
   private upsert(table: string, record: Record<string, unknown>): void {

@@ -77,18 +77,28 @@ async function estimateRecords(
   return total;
 }
 
-/** Refuses to mix two sources, two companies or two resource sets in one file. */
+/**
+ * Refuses to mix two sources, two companies or two resource sets in one file. The resources are
+ * the set read, given or the key's default (another key's scopes make another default); a file
+ * of an earlier release recorded its default as an empty text, taken for the set read now.
+ */
 function claimFile(
   mirror: Mirror,
   expected: Record<'base_url' | 'company_id' | 'resources', string>,
+  defaultResources: boolean,
 ) {
   for (const [name, value] of Object.entries(expected) as Array<[keyof typeof expected, string]>) {
     const stored = mirror.state(name);
-    if (stored === null) mirror.setState(name, value);
-    else if (stored !== value)
+    if (stored === null || (name === 'resources' && stored === '')) mirror.setState(name, value);
+    else if (stored !== value) {
+      const why =
+        name === 'resources' && defaultResources
+          ? ' (without --resources, the resources the key may read)'
+          : '';
       throw new Error(
-        `the output file was pulled with ${name} ${stored || '(default)'}, not ${value || '(default)'}: use another file`,
+        `the output file was pulled with ${name} ${stored}, not ${value}${why}: use another file`,
       );
+    }
   }
 }
 
@@ -122,19 +132,20 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       }
       throw error;
     });
-    claimFile(mirror, {
-      base_url: options.baseUrl.replace(/\/+$/, ''),
-      company_id: String(me.company.id),
-      resources: options.resources?.join(',') ?? '',
-    });
-    let cursor = mirror.state('cursor');
     const resources = options.resources ?? readableResources(me.api_key.scopes);
+    claimFile(
+      mirror,
+      {
+        base_url: options.baseUrl.replace(/\/+$/, ''),
+        company_id: String(me.company.id),
+        resources: resources.join(','),
+      },
+      options.resources === undefined,
+    );
+    let cursor = mirror.state('cursor');
     const estimate = cursor === null ? await estimateRecords(client, resources, call) : null;
     const fetchPage = (after: string | null): Promise<ChangesPage> => {
-      const page = client.changes.list(
-        { after, limit: options.pageSize, resources: options.resources },
-        call,
-      );
+      const page = client.changes.list({ after, limit: options.pageSize, resources }, call);
       page.catch(() => {}); // awaited below; an unhandled rejection must not end the process first
       return page;
     };
@@ -165,6 +176,12 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       if (!more) break;
     }
     options.progress.finish();
+    if (mirror.erased) {
+      options.progress.note(
+        'rewriting the file, so that no trace of a deleted employee stays in it',
+      );
+      mirror.scrub();
+    }
     if (options.receiptsDir)
       await syncReceipts(client, mirror, options.receiptsDir, options.progress, options.signal);
     if (options.csvDir) writeCsv(mirror, options.csvDir);
