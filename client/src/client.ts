@@ -143,18 +143,16 @@ export function createClient(options: ClientOptions): Client {
         const location = redirect.headers.get('location');
         if (location === null) throw new Error('the receipt redirect carries no Location');
         // The signed URL needs no key; a presigned store URL would refuse one.
-        const file = await transport.get(
+        return transport.getBody(
           new URL(location, transport.baseUrl).href,
           undefined,
           call,
-          {
-            withKey: false,
-          },
+          async (file) => ({
+            data: new Uint8Array(await file.arrayBuffer()),
+            contentType: file.headers.get('content-type') ?? 'application/octet-stream',
+          }),
+          { withKey: false },
         );
-        return {
-          data: new Uint8Array(await file.arrayBuffer()),
-          contentType: file.headers.get('content-type') ?? 'application/octet-stream',
-        };
       },
     },
     leaveTypes: async (call) =>

@@ -79,17 +79,44 @@ export class Transport {
   private notBefore = 0;
 
   constructor(options: TransportOptions) {
-    this.options = options;
+    // Checked here, not by fetch: its error would hold the header, the key in it.
+    if (!/^[\x21-\x7e]+$/.test(options.apiKey.trim())) {
+      throw new TypeError(
+        'the API key holds a line break, a space or another character an HTTP header cannot carry (not shown here): check how it was set',
+      );
+    }
+    this.options = { ...options, apiKey: options.apiKey.trim() };
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
   }
 
   /** GET `path` (relative to the base URL, or absolute) with the key; a non-2xx throws ApiError. */
-  async get(
+  get(
     path: string,
     query: Record<string, QueryValue> | undefined,
     call: CallOptions = {},
     init: { redirect?: 'follow' | 'manual'; withKey?: boolean } = {},
   ): Promise<Response> {
+    return this.request(path, query, call, init, async (response) => response);
+  }
+
+  /** `get`, with its body read as `read` says: a body cut short is retried like a failed fetch. */
+  getBody<T>(
+    path: string,
+    query: Record<string, QueryValue> | undefined,
+    call: CallOptions,
+    read: (response: Response) => Promise<T>,
+    init: { withKey?: boolean } = {},
+  ): Promise<T> {
+    return this.request(path, query, call, init, read);
+  }
+
+  private async request<T>(
+    path: string,
+    query: Record<string, QueryValue> | undefined,
+    call: CallOptions,
+    init: { redirect?: 'follow' | 'manual'; withKey?: boolean },
+    read: (response: Response) => Promise<T>,
+  ): Promise<T> {
     const url = /^https?:\/\//.test(path) ? path : `${this.baseUrl}${path}${searchParamsOf(query)}`;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (!this.options.compress) headers['accept-encoding'] = 'identity';
@@ -99,19 +126,35 @@ export class Transport {
       await this.waitForRateLimit(call.signal);
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
-      let response: Response;
-      try {
-        response = await fetch(url, { headers, signal, redirect: init.redirect ?? 'follow' });
-      } catch (error) {
+      const retryAfterFailure = async (error: unknown) => {
         if (call.signal?.aborted) throw call.signal.reason;
         if (attempt >= this.options.maxRetries) throw error;
         const delay = backoffMs(attempt);
         this.options.onWait?.({ reason: 'retry', ms: delay, attempt: attempt + 1 });
         await sleep(delay, call.signal);
+      };
+      let response: Response;
+      try {
+        response = await fetch(url, { headers, signal, redirect: init.redirect ?? 'follow' });
+      } catch (error) {
+        await retryAfterFailure(error);
         continue;
       }
       this.notBefore = Math.max(this.notBefore, nextRequestAllowedAt(response.headers));
-      if (response.ok || (init.redirect === 'manual' && response.status === 302)) return response;
+      if (response.ok || (init.redirect === 'manual' && response.status === 302)) {
+        try {
+          return await read(response);
+        } catch (error) {
+          // The connection failed or the time ran out while the body arrived (fetch's
+          // TypeError, the timeout's TimeoutError); a body that is not what it should be is
+          // not made right by asking again.
+          const name = (error as Error | undefined)?.name;
+          if (!(error instanceof TypeError || name === 'TimeoutError' || name === 'AbortError'))
+            throw error;
+          await retryAfterFailure(error);
+          continue;
+        }
+      }
       if (
         (response.status === 429 || response.status === 503) &&
         attempt < this.options.maxRetries
@@ -135,13 +178,12 @@ export class Transport {
     }
   }
 
-  async getJson<T>(
+  getJson<T>(
     path: string,
     query: Record<string, QueryValue> | undefined,
     call: CallOptions = {},
   ): Promise<T> {
-    const response = await this.get(path, query, call);
-    return (await response.json()) as T;
+    return this.getBody(path, query, call, async (response) => (await response.json()) as T);
   }
 
   private async waitForRateLimit(signal: AbortSignal | undefined): Promise<void> {

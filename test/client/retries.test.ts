@@ -78,6 +78,61 @@ describe('client: network failures, timeouts and cancellation', () => {
     assert.equal(silent.requests(), 3, 'one attempt and two retries');
   });
 
+  it('retries an answer whose body is cut short or stops arriving, as a failed attempt', async (t) => {
+    const me = JSON.stringify({ data: { ok: true } });
+    const attempts: string[] = [];
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('data', () => {
+        const kind = ['cut', 'stalled', 'whole'][attempts.length % 3] as string;
+        attempts.push(kind);
+        const head = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${me.length}\r\n\r\n`;
+        if (kind === 'whole') socket.end(head + me);
+        else {
+          socket.write(head + me.slice(0, 5));
+          if (kind === 'cut') socket.destroy();
+        }
+      });
+    }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    });
+    const { port } = server.address() as { port: number };
+    const waits: Wait[] = [];
+    const client = createClient({
+      baseUrl: `http://127.0.0.1:${port}/api/company/v1`,
+      apiKey: 'k',
+      timeoutMs: 300,
+      onWait: (wait) => waits.push(wait),
+    });
+    assert.deepEqual(await client.me(), { data: { ok: true } });
+    assert.deepEqual(attempts, ['cut', 'stalled', 'whole']);
+    assert.deepEqual(
+      waits.map((wait) => [wait.reason, wait.attempt]),
+      [
+        ['retry', 1],
+        ['retry', 2],
+      ],
+    );
+  });
+
+  it('refuses a key that a header cannot carry without showing it, and trims one that ends a line', async () => {
+    const baseUrl = 'http://127.0.0.1:1/api/company/v1';
+    for (const apiKey of ['cdk_secret\n# comment', 'cdk_se cret', 'cdk_secr\u00e9t', '']) {
+      assert.throws(
+        () => createClient({ baseUrl, apiKey }),
+        (error: Error) =>
+          error instanceof TypeError &&
+          /an HTTP header cannot carry/.test(error.message) &&
+          !error.message.includes('secret'),
+      );
+    }
+    assert.ok(createClient({ baseUrl, apiKey: 'cdk_secret\r\n' }));
+  });
+
   it('takes a per-call timeout', async (t) => {
     const silent = await silentServer(t);
     const client = createClient({ baseUrl: silent.base, apiKey: 'k', maxRetries: 0 });
