@@ -77,6 +77,11 @@ export interface AdminConfig {
   readonly port: number;
   /** `ADMIN_TOKEN`, then `ADMIN_TOKEN_PREVIOUS` while a rotation is under way. */
   readonly tokens: readonly AdminToken[];
+  /**
+   * `ADMIN_TRUST_PROXY`: the admin listener honours X-Forwarded-For (a proxy of the platform's
+   * in front of it), apart from `TRUST_PROXY`, which is the public side's.
+   */
+  readonly trustProxy: boolean;
 }
 
 export class ConfigError extends Error {
@@ -251,13 +256,19 @@ function parseMetricsPort(raw: string | undefined, port: number): number | null 
 
 /** At least this long: 32 characters of `openssl rand -base64 32`'s 44 are 190 bits. */
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
+/** At most this long: the longest bearer token the admin listener reads (src/admin/auth.ts). */
+export const ADMIN_TOKEN_MAX_LENGTH = 512;
 const ADMIN_TOKEN_VARIABLES = ['ADMIN_TOKEN', 'ADMIN_TOKEN_PREVIOUS'] as const;
 
 function adminToken(variable: string, raw: string, label: string): AdminToken {
-  if (raw.length < ADMIN_TOKEN_MIN_LENGTH || !/^[\x21-\x7e]+$/.test(raw)) {
+  if (
+    raw.length < ADMIN_TOKEN_MIN_LENGTH ||
+    raw.length > ADMIN_TOKEN_MAX_LENGTH ||
+    !/^[\x21-\x7e]+$/.test(raw)
+  ) {
     throw new ConfigError(
       variable,
-      `must be at least ${ADMIN_TOKEN_MIN_LENGTH} printable characters without spaces (e.g. openssl rand -base64 32)`,
+      `must be ${ADMIN_TOKEN_MIN_LENGTH} to ${ADMIN_TOKEN_MAX_LENGTH} printable characters without spaces (e.g. openssl rand -base64 32)`,
     );
   }
   return Object.freeze({ label, sha256: createHash('sha256').update(raw).digest() });
@@ -286,7 +297,8 @@ function parseAdmin(env: NodeJS.ProcessEnv, taken: Array<[string, number | null]
   if (env.ADMIN_TOKEN_PREVIOUS) {
     tokens.push(adminToken('ADMIN_TOKEN_PREVIOUS', env.ADMIN_TOKEN_PREVIOUS, `${label}:previous`));
   }
-  return Object.freeze({ port, tokens: Object.freeze(tokens) });
+  const trustProxy = parseBoolean('ADMIN_TRUST_PROXY', env.ADMIN_TRUST_PROXY || 'false');
+  return Object.freeze({ port, tokens: Object.freeze(tokens), trustProxy });
 }
 
 /** After start-up: the admin tokens' digests are in the config, the tokens need not stay. */

@@ -44,7 +44,9 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       ? { loggerInstance: options.logger.child({ listener: 'admin' }) }
       : { logger: false }),
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: config.trustProxy,
+    // The public side's TRUST_PROXY is not this listener's: the platform reaches it without
+    // the public proxy, and a client-chosen X-Forwarded-For would dodge the failed-token limit.
+    trustProxy: config.admin?.trustProxy ?? false,
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,

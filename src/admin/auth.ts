@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { AdminToken } from '../config.ts';
+import { ADMIN_TOKEN_MAX_LENGTH, type AdminToken } from '../config.ts';
 import { adminUnauthenticated, tooManyFailedLogins } from './errors.ts';
 import { LoginFailures } from './login-failures.ts';
 
-const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
+const BEARER = new RegExp(`^Bearer ([\\x21-\\x7e]{1,${ADMIN_TOKEN_MAX_LENGTH}})$`);
 
 /**
  * Checks `Authorization: Bearer <ADMIN_TOKEN>` and answers the token's label, which the audit

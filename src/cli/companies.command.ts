@@ -80,5 +80,11 @@ export function registerCompanyCommands(program: Command): void {
         ].join('\n'),
       );
       noteDeletedValuesInWal(summary, options.json);
+      const left = summary.receipt_files_left;
+      if (left.length > 0 && !options.json) {
+        process.stderr.write(
+          `cdapi: ${count(left.length, 'receipt file')} could not be removed from RECEIPTS_DIR (${left[0]?.reason}): remove by hand ${left.map((file) => file.path).join(' ')}\n`,
+        );
+      }
     });
 }

@@ -31,7 +31,10 @@ const SERVER_VARIABLES: readonly Variable[] = [
     'HMAC key of signed receipt URLs (generated for SQLite; required with PostgreSQL)',
   ],
   ['SIGNED_URL_TTL_SECONDS', 'validity of a signed receipt URL (default 300)'],
-  ['TRUST_PROXY', 'honour X-Forwarded-* (default false)'],
+  [
+    'TRUST_PROXY / ADMIN_TRUST_PROXY',
+    'honour X-Forwarded-* on the public / the admin listener (default false)',
+  ],
   ['DATABASE_READ_URL', 'PostgreSQL read replica for API reads (default: none)'],
   [
     'DATABASE_POOL_MAX / DATABASE_READ_POOL_MAX',

@@ -18,6 +18,11 @@ export interface PurgeSummary {
     receipt_files: number;
     api_keys: number;
   };
+  /**
+   * The receipt files the store could not remove (a read-only folder, say), each with why: the
+   * rows are gone all the same, and nothing names these files any more.
+   */
+  receipt_files_left: Array<{ path: string; reason: string }>;
   /** See ImportSummary's. */
   deleted_values_in_wal: boolean;
 }
@@ -137,15 +142,23 @@ export async function purgeCompany(
     : await purgeRows(handle, companyId);
   if (!purged) return null;
   let removedFiles = 0;
+  const left: PurgeSummary['receipt_files_left'] = [];
   const used = await receiptFilesInUse(handle.db, purged.files);
   for (const key of purged.files) {
-    if (used.has(key) || !(await store.exists(key))) continue;
-    await store.delete(key);
-    removedFiles += 1;
+    if (used.has(key)) continue;
+    // After the commit: a file that cannot go is told, not a failure of the purge.
+    try {
+      if (!(await store.exists(key))) continue;
+      await store.delete(key);
+      removedFiles += 1;
+    } catch (error) {
+      left.push({ path: key, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
+    }
   }
   return {
     company: purged.company,
     removed: { ...purged.counts, receipt_files: removedFiles },
+    receipt_files_left: left,
     deleted_values_in_wal: !purged.logEmptied,
   };
 }

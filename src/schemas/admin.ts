@@ -134,6 +134,22 @@ export const PurgeSummarySchema = Type.Object(
       receipt_files: count('Receipt files removed from the store (no other row used them).'),
       api_keys: count('API keys deleted: they answer 401 on every instance within 2 s.'),
     }),
+    receipt_files_left: Type.Array(
+      Type.Object({
+        path: Type.String({
+          description: 'The file, relative to `RECEIPTS_DIR`.',
+          examples: ['ab/ab12….jpg'],
+        }),
+        reason: Type.String({
+          description: 'Why it could not be removed: the system error code.',
+          examples: ['EROFS'],
+        }),
+      }),
+      {
+        description:
+          'Receipt files the store could not remove (a read-only folder, say): the rows are gone all the same, and nothing names these files any more; remove them by hand. Usually empty.',
+      },
+    ),
     deleted_values_in_wal: DeletedValuesInWal,
   },
   { $id: 'PurgeSummary' },

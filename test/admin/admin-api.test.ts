@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { type AddressInfo, connect } from 'node:net';
 import { join } from 'node:path';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_TOKEN, PREVIOUS_ADMIN_TOKEN, useAdmin } from '../helpers/admin.ts';
+import { ADMIN_TOKEN, PREVIOUS_ADMIN_TOKEN, type TestAdmin, useAdmin } from '../helpers/admin.ts';
 import { describeEachDialect, useTempDir } from '../helpers/databases.ts';
 import {
   COMPANY_INACTIVE,
@@ -102,6 +102,46 @@ describeEachDialect('admin API authentication', (dialect) => {
   });
 });
 
+describe('admin API failed tokens behind proxies', () => {
+  const guesses = async (admin: TestAdmin, forwardedFor: (i: number) => string) => {
+    for (let i = 0; i < 10; i += 1) {
+      const response = await admin.call('GET', '/admin/companies', {
+        token: `guess-${i}`,
+        remoteAddress: '10.0.0.9',
+        headers: { 'x-forwarded-for': forwardedFor(i) },
+      });
+      assert.equal(response.status, 401);
+    }
+  };
+  const next = (admin: TestAdmin, forwardedFor: string) =>
+    admin.call('GET', '/admin/companies', {
+      remoteAddress: '10.0.0.9',
+      headers: { 'x-forwarded-for': forwardedFor },
+    });
+
+  it('counts the connection’s address, whatever X-Forwarded-For says, under the public side’s TRUST_PROXY', async (t) => {
+    const admin = await useAdmin(t, 'sqlite', {
+      records: [company(1)],
+      config: { trustProxy: true },
+    });
+    await guesses(admin, (i) => `192.0.2.${i}`);
+    assert.equal((await next(admin, '192.0.2.200')).status, 429);
+  });
+
+  it('counts the address the proxy reports with ADMIN_TRUST_PROXY', async (t) => {
+    const admin = await useAdmin(t, 'sqlite', { records: [company(1)] });
+    const config = { port: 0, tokens: [], trustProxy: true };
+    const trusting = await useAdmin(t, 'sqlite', {
+      records: [company(1)],
+      config: { admin: config },
+    });
+    for (const side of [admin, trusting]) await guesses(side, () => '192.0.2.7');
+    assert.equal((await next(trusting, '192.0.2.7')).status, 429);
+    assert.equal((await next(trusting, '192.0.2.8')).status, 200);
+    assert.equal((await next(admin, '192.0.2.8')).status, 429, 'without it: the connection’s');
+  });
+});
+
 describeEachDialect('admin API companies', (dialect) => {
   it('lists companies and shows one, 404 for an unknown id', async (t) => {
     const { call } = await useAdmin(t, dialect, {
@@ -170,6 +210,7 @@ describeEachDialect('admin API purge', (dialect) => {
         receipt_files: 0,
         api_keys: 1,
       },
+      receipt_files_left: [],
       deleted_values_in_wal: false,
     });
     assert.equal(await statusWithin(async () => (await api.get('/me', key)).status, 401), 401);

@@ -51,6 +51,7 @@ describeEachDialect('cdapi companies purge', (dialect) => {
         receipt_files: 2,
         api_keys: 1,
       },
+      receipt_files_left: [],
       deleted_values_in_wal: false,
     });
     const { db } = database.handle;
@@ -74,6 +75,34 @@ describeEachDialect('cdapi companies purge', (dialect) => {
     assert.deepEqual(readdirSync(receipts), [], 'the store itself stays');
     const again = cdapi(['companies', 'purge', '2', '--confirm', '2'], env);
     assert.equal(again.stderr, 'cdapi: company 2 not found\n');
+  });
+
+  it('purges the rows when a receipt file cannot be removed, and names the files left', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await writeJpeg(api.dir, 'one.jpg');
+    await api.load([
+      ...smallCompany(1, 0),
+      expense(1, 2, 1, 1, { receipt: { original: 'one.jpg' } }),
+    ]);
+    const before = filesIn(api.config.receiptsDir);
+    assert.equal(before.length, 2);
+    // A read-only store, as a folder mounted read-only answers.
+    class ReadOnlyStore extends FileReceiptStore {
+      override async delete(): Promise<void> {
+        throw Object.assign(new Error('read-only file system'), { code: 'EROFS' });
+      }
+    }
+    const summary = await purgeCompany(api.handle, new ReadOnlyStore(api.config.receiptsDir), 1);
+    assert.equal(summary?.removed.receipt_files, 0);
+    assert.deepEqual(
+      summary?.receipt_files_left.map((file) => file.reason),
+      ['EROFS', 'EROFS'],
+    );
+    assert.deepEqual(
+      summary?.receipt_files_left.map((file) => join(api.config.receiptsDir, file.path)).sort(),
+      before.sort(),
+    );
+    assert.equal((await api.handle.db.selectFrom('companies').select('id').execute()).length, 0);
   });
 
   it('refuses the purged company’s keys at once on a running service, and answers 404 after', async (t) => {

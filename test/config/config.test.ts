@@ -29,6 +29,13 @@ describe('configuration', () => {
     };
     const admin = loadServerConfig(env).admin;
     assert.equal(admin?.port, 9091);
+    assert.equal(admin?.trustProxy, false);
+    assert.equal(
+      loadServerConfig({ ...env, TRUST_PROXY: 'true' }).admin?.trustProxy,
+      false,
+      'the public side’s TRUST_PROXY is not the admin listener’s',
+    );
+    assert.equal(loadServerConfig({ ...env, ADMIN_TRUST_PROXY: 'true' }).admin?.trustProxy, true);
     assert.deepEqual(
       admin?.tokens.map((t) => [t.label, t.sha256.toString('hex')]),
       [
@@ -257,14 +264,22 @@ describe('configuration', () => {
       /^ADMIN_PORT: must differ from METRICS_PORT \(9091\)/,
     ],
     [{ ADMIN_PORT: 'x', ADMIN_TOKEN: adminToken }, /^ADMIN_PORT: must be a whole number/],
-    [{ ADMIN_TOKEN: 'short', ADMIN_PORT: '9091' }, /^ADMIN_TOKEN: must be at least 32 printable/],
+    [{ ADMIN_TOKEN: 'short', ADMIN_PORT: '9091' }, /^ADMIN_TOKEN: must be 32 to 512 printable/],
+    [
+      { ADMIN_TOKEN: 'x'.repeat(513), ADMIN_PORT: '9091' },
+      /^ADMIN_TOKEN: must be 32 to 512 printable/,
+    ],
+    [
+      { ADMIN_TRUST_PROXY: 'maybe', ADMIN_PORT: '9091', ADMIN_TOKEN: adminToken },
+      /^ADMIN_TRUST_PROXY: must be true or false/,
+    ],
     [
       {
         ADMIN_TOKEN_PREVIOUS: 'has a space in it, so not a token!',
         ADMIN_PORT: '9091',
         ADMIN_TOKEN: adminToken,
       },
-      /^ADMIN_TOKEN_PREVIOUS: must be at least 32 printable/,
+      /^ADMIN_TOKEN_PREVIOUS: must be 32 to 512 printable/,
     ],
     [
       { ADMIN_TOKEN_LABEL: 'two words', ADMIN_PORT: '9091', ADMIN_TOKEN: adminToken },

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildAdminApp } from '../../src/admin/admin-app.ts';
 import { ADMIN_DOCUMENT_PATH } from '../../src/admin/openapi.ts';
+import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { DISPLAY_PREFIX_LENGTH } from '../../src/keys/api-key.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
@@ -27,6 +28,8 @@ export interface AdminRequest {
   body?: unknown;
   contentType?: string;
   remoteAddress?: string;
+  /** Sent as they are, beside the ones above. */
+  headers?: Record<string, string>;
 }
 
 export interface TestAdmin {
@@ -45,13 +48,13 @@ export interface TestAdmin {
 export async function useAdmin(
   t: TestContext,
   dialect: Dialect,
-  options: { records?: unknown[] } = {},
+  options: { records?: unknown[]; config?: Partial<ServerConfig> } = {},
 ): Promise<TestAdmin> {
   const api = await useApi(t, dialect, options);
   const lines: string[] = [];
   const logger = pino(loggerOptions('trace'), { write: (line: string) => lines.push(line) });
   const admin = await buildAdminApp({
-    config: api.config,
+    config: { ...api.config, ...options.config },
     database: api.handle,
     receipts: new FileReceiptStore(api.config.receiptsDir),
     tokens: [tokenOf('platform', ADMIN_TOKEN), tokenOf('platform:previous', PREVIOUS_ADMIN_TOKEN)],
@@ -79,7 +82,7 @@ export async function useAdmin(
     admin,
     logLines: () => lines.map((line) => JSON.parse(line)),
     async call(method, path, request = {}) {
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...request.headers };
       const token = request.token === undefined ? ADMIN_TOKEN : request.token;
       if (token !== null) headers.authorization = `Bearer ${token}`;
       let payload: string | Buffer | undefined;

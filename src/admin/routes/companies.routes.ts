@@ -101,6 +101,7 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
       audit(request.log, request.adminActor, 'company.purge', {
         companyId: id,
         removed: summary.removed,
+        receiptFilesLeft: summary.receipt_files_left.length || undefined,
       });
       return { data: summary };
     },
