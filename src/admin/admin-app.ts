@@ -3,8 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Options as AjvOptions } from 'ajv';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AdminToken, ServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
@@ -33,6 +35,24 @@ export interface AdminAppOptions {
 }
 
 /**
+ * Fastify's validators, but a body's values are taken as they are sent: Ajv's coercion (which
+ * path ids need, as text) made `"per_minute": true` a limit of 1 a minute, `"name": 123` the
+ * name "123" and `"scopes": "leaves.read"` a list; each is a 422 naming the field instead.
+ */
+function exactBodies(): ValidatorFactory {
+  const fromPool = AjvCompiler();
+  return (externalSchemas, options) => {
+    const coercing = fromPool(externalSchemas, options);
+    const exact = fromPool(externalSchemas, {
+      ...options,
+      mode: undefined,
+      customOptions: { ...(options?.customOptions as AjvOptions), coerceTypes: false },
+    });
+    return (route) => (route.httpPart === 'body' ? exact : coercing)(route);
+  };
+}
+
+/**
  * The admin listener (`ADMIN_PORT`) as a Fastify instance of its own: the admin API under
  * /admin, its OpenAPI document and the reference panel. None of it is routed on the public
  * listener, which is another instance.
@@ -54,7 +74,9 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     clientErrorHandler: answerClientErrors(404),
     frameworkErrors: answerRouterError,
     genReqId: () => randomUUID(),
-    schemaController: { compilersFactory: { buildSerializer: buildSerializer() } },
+    schemaController: {
+      compilersFactory: { buildSerializer: buildSerializer(), buildValidator: exactBodies() },
+    },
     // A field the body does not declare is refused (422), not silently dropped. The schemas'
     // own keywords (`says`: a field's message in a 422) are the API's.
     ajv: {

@@ -307,6 +307,22 @@ describeEachDialect('admin API keys', (dialect) => {
     assert.deepEqual(missing.json.errors, [
       { parameter: 'name', message: "must have required property 'name'" },
     ]);
+    // Values are taken as sent: no coercion of a boolean, number, text or null.
+    for (const [body, field] of [
+      [{ name: 'x', per_minute: true }, 'per_minute'],
+      [{ name: 'x', per_minute: '10' }, 'per_minute'],
+      [{ name: 'x', per_minute: null }, 'per_minute'],
+      [{ name: 123 }, 'name'],
+      [{ name: 'x', scopes: 'leaves.read' }, 'scopes'],
+    ] as const) {
+      const refused = await call('POST', '/admin/companies/1/keys', { body });
+      assert.equal(refused.status, 422, JSON.stringify(body));
+      assert.deepEqual(
+        refused.json.errors.map((e: { parameter: string }) => e.parameter),
+        [field],
+        JSON.stringify(body),
+      );
+    }
     const unknown = await call('POST', '/admin/companies/4/keys', { body: { name: 'x' } });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.json.detail, 'company 4 not found.');
@@ -316,7 +332,14 @@ describeEachDialect('admin API keys', (dialect) => {
 
   it('takes a key name of up to 100 characters without control characters, as the CLI does', async (t) => {
     const { call } = await useAdmin(t, dialect, { records: [company(1)] });
-    for (const name of ['a\nb', 'tab\there', '\u001b[31mred', '\u0085', 'x'.repeat(101)]) {
+    for (const name of [
+      'a\nb',
+      'tab\there',
+      '\u001b[31mred',
+      '\u0085',
+      'a\u2028b',
+      'x'.repeat(101),
+    ]) {
       const bad = await call('POST', '/admin/companies/1/keys', { body: { name } });
       assert.equal(bad.status, 422, JSON.stringify(name));
       assert.deepEqual(
