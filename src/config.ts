@@ -21,6 +21,11 @@ export interface Config {
   readonly logLevel: string;
   /** How long the change feed remembers deletions (imports forget older ones). */
   readonly changesRetentionDays: number;
+  /**
+   * `cdapi serve`: no API query runs longer, one that would answers 503. Every command: no
+   * longer to open a connection to PostgreSQL.
+   */
+  readonly statementTimeoutMs: number;
 }
 
 /** What `cdapi serve` needs on top. */
@@ -30,8 +35,6 @@ export interface ServerConfig extends Config {
   readonly readDatabase: DatabaseTarget | null;
   readonly poolMax: number;
   readonly readPoolMax: number;
-  /** No API query runs longer; one that would answers 503. */
-  readonly statementTimeoutMs: number;
   readonly redisUrl: string | null;
   readonly redisKeyPrefix: string;
   /** Budget of the in-process response cache; 0 turns it off. */
@@ -221,6 +224,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       0,
       36_500,
     ),
+    statementTimeoutMs: parseInteger(
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      env.DATABASE_STATEMENT_TIMEOUT_MS || '10000',
+      1,
+      3_600_000,
+    ),
   });
 }
 
@@ -329,12 +338,6 @@ export function loadServerConfig(
     readPoolMax: env.DATABASE_READ_POOL_MAX
       ? parseInteger('DATABASE_READ_POOL_MAX', env.DATABASE_READ_POOL_MAX, 1, 1000)
       : poolMax,
-    statementTimeoutMs: parseInteger(
-      'DATABASE_STATEMENT_TIMEOUT_MS',
-      env.DATABASE_STATEMENT_TIMEOUT_MS || '10000',
-      1,
-      3_600_000,
-    ),
     redisUrl,
     redisKeyPrefix,
     responseCacheMb: parseInteger('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB || '16', 0, 4096),

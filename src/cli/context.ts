@@ -21,7 +21,9 @@ export async function withDatabase<T>(
     import('../db/connect.ts'),
     import('../db/migrate.ts'),
   ]);
-  const handle = openDatabase(config.database);
+  // Long statements (an import's) run as long as they take; only opening a connection is
+  // bounded, so a PostgreSQL that does not answer is told instead of waited for.
+  const handle = openDatabase(config.database, { connectTimeoutMs: config.statementTimeoutMs });
   try {
     if (options.migrate !== false) await ensureSchema(handle);
     return await run({ config, handle });

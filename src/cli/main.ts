@@ -90,6 +90,10 @@ function reason(error: unknown): string {
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '3D000' || code === '28P01') {
     return `cannot connect to the database: ${(error as Error).message}`;
   }
+  const message = error instanceof Error ? error.message : '';
+  if (/connection timeout|timeout exceeded when trying to connect/i.test(message)) {
+    return `cannot connect to the database: it did not answer within DATABASE_STATEMENT_TIMEOUT_MS (${message})`;
+  }
   if (code === POSTGRES_DEADLOCK) {
     return `${(error as Error).message}: another import or command wrote some of the same rows at the same time, and PostgreSQL undid this one's transaction (nothing of it was written): run it again`;
   }

@@ -92,6 +92,8 @@ export interface ConnectionOptions {
    * parallel workers (see `SERIAL_QUERIES`). Imports keep them for their long statements.
    */
   serialQueries?: boolean;
+  /** PostgreSQL: how long opening a connection may take (default: `statementTimeoutMs`). */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -205,8 +207,12 @@ export function openDatabase(
       : {
           statement_timeout: options.statementTimeoutMs,
           query_timeout: options.statementTimeoutMs + UNANSWERED_GRACE_MS,
-          connectionTimeoutMillis: options.statementTimeoutMs,
         }),
+    connectionTimeoutMillis: options.connectTimeoutMs ?? options.statementTimeoutMs ?? 0,
+    // A server that stops answering mid-command (its host gone) is found by the kernel's
+    // probes instead of never.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // A client losing its connection (server shut down or restarted) must not crash the process.
   // An idle one the pool drops and reports here. A checked-out one between two queries has no

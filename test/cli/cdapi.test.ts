@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
@@ -313,6 +315,20 @@ describeEachDialect('cdapi CLI', (dialect) => {
     assert.equal(
       badConfig.stderr,
       'cdapi: configuration: DATABASE_URL: must start with sqlite: or postgres://\n',
+    );
+    // A PostgreSQL that takes the connection and never answers: told, not waited for.
+    const silent = createServer(() => {}).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    t.after(() => silent.close());
+    const { port } = silent.address() as AddressInfo;
+    const frozen = cdapi(['keys', 'list', '--company', '1'], {
+      DATABASE_URL: `postgres://u@127.0.0.1:${port}/db`,
+      DATABASE_STATEMENT_TIMEOUT_MS: '500',
+    });
+    assert.equal(frozen.status, 1);
+    assert.match(
+      frozen.stderr,
+      /^cdapi: cannot connect to the database: it did not answer within DATABASE_STATEMENT_TIMEOUT_MS \(.+\)\n$/,
     );
     // A path that cannot hold the database: the message names the variable and the path.
     const notes = join(dir, 'notes.txt');
