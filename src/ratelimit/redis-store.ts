@@ -114,8 +114,8 @@ const optionalNumber = (value: string | null): number | null =>
  *
  * When Redis cannot be reached the service keeps answering: each instance falls back to its
  * own in-process limits (so N instances allow up to N × the limit), logs one warning, and
- * `/readyz` reports `degraded`. The first request that reaches Redis again switches back and
- * logs the recovery. Reconnection is ioredis's own, with a capped backoff.
+ * `/readyz` reports `degraded`. Once ioredis has reconnected (its own capped backoff), the
+ * store switches back and logs the recovery.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis;
@@ -146,6 +146,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     // Connection errors surface through `consume` and the reachability log; an unhandled
     // 'error' event would crash the process.
     this.redis.on('error', () => {});
+    // Reconnected: `/readyz` and the fallback gauge say so at once, not at the next request
+    // (an idle instance kept its alert firing), and the next request tries Redis again.
+    this.redis.on('ready', () => {
+      this.skipRedisUntil = 0;
+      this.markReachable();
+    });
   }
 
   /** Connects, waiting at most `timeoutMs`; the service starts degraded rather than not at all. */

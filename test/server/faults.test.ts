@@ -399,6 +399,26 @@ function limitedNeverFailed(outcome: Outcome): string | null {
 }
 
 suiteUnless(redisSkip, 'Redis stopped under load', () => {
+  it('reports ready again as soon as Redis returns, with no request in between', async (t) => {
+    const own = await useOwnRedis(t);
+    const database = await useDatabase(t, 'sqlite');
+    const { server, headers } = await servedCompany(
+      t,
+      { DATABASE_URL: database.url, REDIS_URL: own.url, REDIS_KEY_PREFIX },
+      ['--per-minute', String(PER_MINUTE)],
+    );
+    const readiness = async () => JSON.parse((await timedGet(`${server.origin}/readyz`)).body);
+    await own.kill();
+    // One request finds Redis gone; then no more.
+    assert.equal((await timedGet(`${server.origin}/api/company/v1/me`, headers)).status, 200);
+    assert.equal((await readiness()).status, 'degraded');
+    await own.start();
+    await within(RECOVERY_MS, 'ready again without a request', async () => {
+      const state = await readiness();
+      return state.status === 'ok' || JSON.stringify(state);
+    });
+  });
+
   it('counts per instance while Redis is down, reports degraded, and shares counts again when it returns', async (t) => {
     const own = await useOwnRedis(t);
     const database = await useDatabase(t, 'sqlite');
