@@ -31,6 +31,7 @@ import { knownPaths, OTHER_METHODS, refuseOtherMethods } from './http/plugins/re
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { buildSerializer } from './http/serializers.ts';
+import { KEY_PREFIX } from './keys/api-key.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
@@ -86,10 +87,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // with no path it can take: it is refused for its host (400), as `hostProblem` refuses it
     // on a route, not answered as an unknown path.
     frameworkErrors: answerRouterErrorUnless(hostProblem),
-    // A client's own request id is echoed when it is sane; otherwise we make one.
+    // A client's own request id is echoed when it is sane; otherwise we make one. One that
+    // looks like an API key (a client that put its key in the wrong header) is never taken:
+    // it would be written to every log line of the request.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+      return typeof given === 'string' &&
+        SANE_REQUEST_ID.test(given) &&
+        !given.toLowerCase().includes(KEY_PREFIX)
+        ? given
+        : randomUUID();
     },
     schemaController: { compilersFactory: { buildSerializer: buildSerializer() } },
     ajv: {

@@ -7,6 +7,7 @@ import { buildApp } from './app.ts';
 import type { ServerConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { ensureSchema } from './db/migrate.ts';
+import { SchemaOutdatedError } from './db/schema-outdated-error.ts';
 import { API_PREFIX } from './http/deps.ts';
 import { closeMetricsListener, listenForMetrics } from './metrics/listener.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
@@ -107,8 +108,19 @@ export async function startServer(
   };
   try {
     await ensureSchema(primary);
-    // A replica follows the primary's schema; checking it catches a URL that names another database.
-    if (replica) await ensureSchema(replica);
+    // A replica follows the primary's schema; checking it catches a URL that names another
+    // database. Its failure names it: `cdapi migrate` (on the primary) cannot mend it.
+    if (replica) {
+      await ensureSchema(replica).catch((error: unknown) => {
+        throw Object.assign(
+          new Error(
+            `DATABASE_READ_URL: the read replica ${error instanceof SchemaOutdatedError ? 'is behind the primary’s schema (it should follow the primary; is it another database?)' : 'cannot be used'}: ${(error as Error).message}`,
+            { cause: error },
+          ),
+          { code: (error as NodeJS.ErrnoException).code },
+        );
+      });
+    }
     await hooks.beforeListen?.(primary);
   } catch (error) {
     await closeResources();

@@ -94,6 +94,9 @@ function reason(error: unknown): string {
   if (/connection timeout|timeout exceeded when trying to connect/i.test(message)) {
     return `cannot connect to the database: it did not answer within DATABASE_STATEMENT_TIMEOUT_MS (${message})`;
   }
+  if (code === 'SQLITE_BUSY' && /database is locked/.test((error as Error).message)) {
+    return 'another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished';
+  }
   if (code === POSTGRES_DEADLOCK) {
     return `${(error as Error).message}: another import or command wrote some of the same rows at the same time, and PostgreSQL undid this one's transaction (nothing of it was written): run it again`;
   }

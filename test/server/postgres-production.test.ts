@@ -64,6 +64,34 @@ if (postgres?.skip) {
   it('PostgreSQL in production', { skip: postgres.skip }, () => {});
 } else {
   describe('PostgreSQL in production', () => {
+    it('names DATABASE_READ_URL when the replica cannot be used: behind the schema, or no such database', async (t) => {
+      const dir = useTempDir(t);
+      const primary = await useDatabase(t, 'postgres');
+      const unmigrated = await useDatabase(t, 'postgres', { migrate: false });
+      const config = testServerConfig(primary, dir);
+      await assert.rejects(
+        startServer({
+          ...config,
+          logLevel: 'silent',
+          readDatabase: { dialect: 'postgres', url: unmigrated.url },
+        }),
+        /^Error: DATABASE_READ_URL: the read replica is behind the primary’s schema .*run cdapi migrate/,
+      );
+      const missing = new URL(primary.url);
+      missing.pathname = '/cdapi_no_such_database';
+      await assert.rejects(
+        startServer({
+          ...config,
+          logLevel: 'silent',
+          readDatabase: { dialect: 'postgres', url: missing.toString() },
+        }),
+        (error: NodeJS.ErrnoException) =>
+          /^DATABASE_READ_URL: the read replica cannot be used: database "cdapi_no_such_database" does not exist/.test(
+            error.message,
+          ) && error.code === '3D000',
+      );
+    });
+
     it('reads from DATABASE_READ_URL, and looks keys up and records their use on the primary', async (t) => {
       const { dir, primary, replica } = await primaryAndReplica(t);
       // Only the replica has this name, and only the primary has the key.
