@@ -244,17 +244,27 @@ describe('cdapi-pull', () => {
     await api.load(changeRecords());
     assert.equal((await runPull(args, key)).code, 0);
     assert.deepEqual(readdirSync(receipts).sort(), ['1.jpg', '2.jpg']);
-    assert.equal(seen.receipts, 4, 'only the changed expense’s receipt again');
+    // Expense 1 changed; expense 2 came again for its employee (3), whose name changed: its
+    // image may have changed too, unseen.
+    assert.equal(seen.receipts, 5, 'only the receipts of the expenses the feed brought again');
     assert.deepEqual(
       readFileSync(join(receipts, '1.jpg')),
       Buffer.from((await client.expenses.receipt(1)).data),
     );
 
-    // A new image under the same `updated_at` (the source's own): fetched again all the same.
+    // A new image under the same `updated_at` (the source's own), in the import that also
+    // changes the employee it embeds: fetched again all the same.
     await writeJpeg(api.dir, 'other.jpg', 120, 80);
     const before = readFileSync(join(receipts, '2.jpg'));
     // Expense 2 as companyRecords() has it, but for its receipt.
-    await api.load([expense(1, 2, 3, 1, { receipt: { original: 'other.jpg' } })]);
+    await api.load([
+      employee(1, 3, {
+        last_name: 'Changed',
+        department: 'Audit',
+        updated_at: '2026-04-01T09:00:00Z',
+      }),
+      expense(1, 2, 3, 1, { receipt: { original: 'other.jpg' } }),
+    ]);
     const asked = seen.receipts; // the test's own request above counts too
     assert.equal((await runPull(args, key)).code, 0);
     assert.equal(seen.receipts, asked + 1);

@@ -173,25 +173,15 @@ export class Mirror {
   }
 
   /**
-   * An expense the feed brings again whose record is the one stored, field for field, changed
-   * in what the record does not show: its receipt image, say, under the same `updated_at` (the
-   * source's own). Its downloaded receipt is marked as not matching (null), so it is fetched
-   * again. One whose fields changed is fetched again when its `updated_at` did; one that came
-   * again only for its embedded employee or category is not.
+   * An expense the feed brings again: its receipt image may have changed though nothing the
+   * record shows did (the `updated_at` is the source's own, and a change of its embedded
+   * employee or category may come with one), so its downloaded receipt is marked as not
+   * matching (null) and fetched again.
    */
   private noteExpenseAgain(record: Record<string, unknown>): void {
-    const id = record.id as number;
-    const downloaded = this.statement(
-      `SELECT 1 FROM ${RECEIPTS_TABLE} WHERE expense_id = ? AND updated_at IS NOT NULL`,
-    ).get(id);
-    if (!downloaded) return;
-    const stored = this.statement(`SELECT * FROM ${quote(TABLES.expense)} WHERE id = ?`).get(id);
-    const same =
-      stored !== undefined &&
-      Object.keys(record).every((name) => name in stored && stored[name] === cellOf(record[name]));
-    if (same) {
-      this.statement(`UPDATE ${RECEIPTS_TABLE} SET updated_at = NULL WHERE expense_id = ?`).run(id);
-    }
+    this.statement(`UPDATE ${RECEIPTS_TABLE} SET updated_at = NULL WHERE expense_id = ?`).run(
+      record.id as number,
+    );
   }
 
   /**
