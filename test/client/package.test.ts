@@ -80,6 +80,13 @@ describe('the client package', () => {
     assert.equal(keyArgument.status, 2);
     assert.match(keyArgument.stderr, /^cdapi-pull: an API key is never taken as an argument/);
     assert.equal(keyArgument.stderr.includes('cdk_x'), false, keyArgument.stderr);
+    // A file name that starts like a key is a file name.
+    const file = spawnSync(PULL_BIN, ['--out', 'cdk_backup.sqlite'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
+    assert.equal(file.status, 2);
+    assert.match(file.stderr, /^cdapi-pull: --base-url is required/);
   });
 
   it('cdapi-pull names what failed: a base URL that is not one, a service it cannot reach, an output file it cannot open', async (t) => {

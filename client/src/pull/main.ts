@@ -64,7 +64,9 @@ export async function main(
 ): Promise<number> {
   try {
     // parseArgs would print the unexpected argument, a key that then sits in a CI log.
-    if (argv.some((arg) => /(^|=)cdk_/.test(arg)))
+    // An argument shaped like a key, or the start of one (a file named cdk_backup.sqlite is
+    // not: a key has no dot or slash).
+    if (argv.some((arg) => /(^|=)cdk_[0-9A-Za-z]*$/.test(arg)))
       throw new UsageError(
         'an API key is never taken as an argument (so it is not printed here): set CDAPI_KEY',
       );
