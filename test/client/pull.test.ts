@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { type AddressInfo, createServer } from 'node:net';
+import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it, type TestContext } from 'node:test';
 import { terminalProgress } from '../../client/src/pull/progress.ts';
@@ -206,6 +207,23 @@ describe('cdapi-pull', () => {
     assert.equal(rerun.code, 0, rerun.stderr);
     const compared = await listsAndMirror(client, out);
     assert.deepEqual(compared.mirror, compared.service);
+  });
+
+  it('leaves no file when Ctrl-C ends a first run before its first page', async (t) => {
+    const silent = createServer(() => {}).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    t.after(() => silent.close());
+    const { port } = silent.address() as AddressInfo;
+    const out = join(useTempDir(t), 'mirror.sqlite');
+    const child = startPull(
+      ['--base-url', `http://127.0.0.1:${port}/api/company/v1`, '--out', out],
+      'cdk_x',
+    );
+    while (!existsSync(out)) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGINT');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 130);
+    assert.deepEqual(readdirSync(dirname(out)), []);
   });
 
   it('starts again from the beginning when the stored cursor has expired (410)', async (t) => {

@@ -15,12 +15,15 @@ process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
   (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
 }) as typeof process.emitWarning;
 
+const [{ main }, { onInterrupt }] = await Promise.all([import('./main.ts'), import('./pull.ts')]);
+
 // Ctrl-C: end the bar's line first. A page is written synchronously, so the signal is handled
-// between transactions, never inside one; the next run resumes after the last page written.
+// between transactions, never inside one; the next run resumes after the last page written. A
+// first run interrupted before its first page leaves no file.
 process.once('SIGINT', () => {
   if (process.stderr.isTTY) process.stderr.write('\n');
+  for (const tidy of onInterrupt) tidy();
   process.exit(130);
 });
 
-const { main } = await import('./main.ts');
 process.exitCode = await main(process.argv.slice(2), process.env, process.stdout, process.stderr);

@@ -123,6 +123,16 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
   const created = !existsSync(options.out);
   const mirror = new Mirror(options.out);
   let done = false;
+  // A first run that failed before its first page (a wrong address or key, a service down, a
+  // Ctrl-C) leaves no file behind; one that got further keeps it, and the next run resumes.
+  const leaveNothingUnpulled = () => {
+    const nothingPulled = mirror.state('cursor') === null;
+    mirror.close();
+    if (!done && created && nothingPulled) {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${options.out}${suffix}`, { force: true });
+    }
+  };
+  onInterrupt.add(leaveNothingUnpulled);
   try {
     const me = await client.me(call).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 404) {
@@ -193,12 +203,10 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       seconds: Math.round((performance.now() - startedAt) / 10) / 100,
     };
   } finally {
-    // A first run that failed before its first page (a wrong address or key, a service down)
-    // leaves no file behind; one that got further keeps it, and the next run resumes.
-    const nothingPulled = mirror.state('cursor') === null;
-    mirror.close();
-    if (!done && created && nothingPulled) {
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${options.out}${suffix}`, { force: true });
-    }
+    onInterrupt.delete(leaveNothingUnpulled);
+    leaveNothingUnpulled();
   }
 }
+
+/** What a run has to tidy up when Ctrl-C ends the process (cli.ts runs them before it exits). */
+export const onInterrupt = new Set<() => void>();
