@@ -226,6 +226,32 @@ describe('cdapi-pull', () => {
     assert.deepEqual(readdirSync(dirname(out)), []);
   });
 
+  it('refuses a second run on a file another run is writing, and takes over from a killed one', async (t) => {
+    const { base, key, out, client } = await pullSetup(t);
+    const silent = createServer(() => {}).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    t.after(() => silent.close());
+    const { port } = silent.address() as AddressInfo;
+    const stuck = startPull(
+      ['--base-url', `http://127.0.0.1:${port}/api/company/v1`, '--out', out],
+      key,
+    );
+    while (!existsSync(`${out}.lock`)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = await runPull(['--base-url', base, '--out', out], key);
+    assert.equal(second.code, 1);
+    assert.equal(
+      second.stderr,
+      `cdapi-pull: another cdapi-pull (process ${stuck.pid}) is writing ${out}: let it finish, then run again\n`,
+    );
+    stuck.kill('SIGKILL');
+    await once(stuck, 'exit');
+    const third = await runPull(['--base-url', base, '--out', out], key);
+    assert.equal(third.code, 0, third.stderr);
+    assert.equal(existsSync(`${out}.lock`), false);
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+  });
+
   it('starts again from the beginning when the stored cursor has expired (410)', async (t) => {
     const { api, base, key, out, client } = await pullSetup(t);
     assert.equal((await runPull(['--base-url', base, '--out', out], key)).code, 0);

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type Client, createClient } from '../client.ts';
 import { ApiError } from '../errors.ts';
 import type { Wait } from '../transport.ts';
@@ -120,8 +120,15 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     },
   });
   const call = { signal: options.signal };
+  const unlock = lockOutput(options.out);
   const created = !existsSync(options.out);
-  const mirror = new Mirror(options.out);
+  let mirror: Mirror;
+  try {
+    mirror = new Mirror(options.out);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   let done = false;
   // A first run that failed before its first page (a wrong address or key, a service down, a
   // Ctrl-C) leaves no file behind; one that got further keeps it, and the next run resumes.
@@ -131,6 +138,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     if (!done && created && nothingPulled) {
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${options.out}${suffix}`, { force: true });
     }
+    unlock();
   };
   onInterrupt.add(leaveNothingUnpulled);
   try {
@@ -205,6 +213,47 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
   } finally {
     onInterrupt.delete(leaveNothingUnpulled);
     leaveNothingUnpulled();
+  }
+}
+
+/**
+ * One run at a time a file: `FILE.lock` holds the running one's process id (a run that was
+ * killed leaves it, and the next takes it over once that process is gone). Two runs would
+ * both write pages, and SQLite's own lock only tells one of them "database is locked" at some
+ * page. Where no lock file can be made (a folder that cannot be written), the mirror's own
+ * open says why. Returns what releases it.
+ */
+function lockOutput(out: string): () => void {
+  const path = `${out}.lock`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(path, `${process.pid}\n`, { flag: 'wx' });
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return () => {};
+    }
+    let holder: number;
+    try {
+      holder = Number(readFileSync(path, 'utf8').trim());
+    } catch {
+      continue; // released meanwhile
+    }
+    if (Number.isSafeInteger(holder) && holder > 0 && isRunning(holder)) {
+      throw new Error(
+        `another cdapi-pull (process ${holder}) is writing ${out}: let it finish, then run again`,
+      );
+    }
+    rmSync(path, { force: true });
+  }
+  throw new Error(`cannot take ${path}: another cdapi-pull keeps making it`);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
