@@ -13,6 +13,7 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import { answerClientErrors, answerRouterError } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
+import { registerErrorsPage } from '../http/openapi/errors-page.ts';
 import { registerQueryKeywords } from '../http/query-keywords.ts';
 import { buildSerializer } from '../http/serializers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
@@ -121,6 +122,8 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   await app.register(swagger, adminSwaggerOptions());
   app.get(ADMIN_DOCUMENT_PATH, { schema: { hide: true } }, async () => app.swagger());
   panelRoutes(app);
+  // Where its problems' `type` points (`/docs/errors#import_failed`), as on the public listener.
+  registerErrorsPage(app);
 
   // Sent with no token or a wrong one, every operation is refused before its body is read.
   const auth = new AdminAuth(options.tokens);

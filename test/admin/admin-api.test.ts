@@ -595,6 +595,16 @@ describeEachDialect('admin listener', (dialect) => {
     );
   });
 
+  it('serves the page its problems’ type links to', async (t) => {
+    const { admin, call } = await useAdmin(t, dialect);
+    const refused = await call('GET', '/admin/companies', { token: 'wrong-token' });
+    const page = await admin.inject(String(refused.json.type).replace(/#.*/, ''));
+    assert.equal(page.statusCode, 200);
+    assert.match(page.headers['content-type'] as string, /^text\/html/);
+    assert.match(page.body, /<section id="unauthenticated">/);
+    assert.match(page.body, /<section id="import_failed">/);
+  });
+
   it('answers an unknown admin path with the 404 problem', async (t) => {
     const { call } = await useAdmin(t, dialect);
     const response = await call('GET', '/admin/nothing');
