@@ -177,7 +177,7 @@ export async function startServer(
     if (metrics && config.metricsPort !== null) {
       const { metricsPort } = config;
       metricsServer = await listening(metricsPort, 'HOST, METRICS_PORT', () =>
-        listenForMetrics(metrics, config.host, metricsPort),
+        listenForMetrics(metrics, config.host, metricsPort, config),
       );
     }
     if (adminApp && config.admin) {

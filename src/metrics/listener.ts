@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import type { ServerConfig } from '../config.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
 
 /**
@@ -11,8 +12,17 @@ export async function listenForMetrics(
   metrics: ServiceMetrics,
   host: string,
   port: number,
+  timeouts: Pick<ServerConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>,
 ): Promise<Server> {
-  const server = createServer((request, response) => {
+  // The same bounds as the other listeners: a client that sends half a request and stops is
+  // not kept for ever.
+  const options = {
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    connectionsCheckingInterval: 1000,
+  };
+  const server = createServer(options, (request, response) => {
     const text = (status: number, body: string, headers: Record<string, string> = {}) =>
       response
         .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers })

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { it, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/connect.ts';
 import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
@@ -135,6 +138,24 @@ describeEachDialect('Prometheus metrics', (dialect) => {
         [401, undefined, undefined],
       ],
     );
+  });
+
+  it('close a half-sent request after HTTP_HEADERS_TIMEOUT_MS, as the other listeners do', async (t) => {
+    const { metricsUrl } = await servedWithMetrics(t, dialect, {
+      extraEnv: { HTTP_HEADERS_TIMEOUT_MS: '1000' },
+    });
+    const started = Date.now();
+    const socket = connect(Number(new URL(metricsUrl).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.resume(); // its 408 read, so that the end of the connection is seen
+    socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\n');
+    const [closedBy] = await Promise.race([
+      once(socket, 'close').then(() => ['server']),
+      sleep(10_000).then(() => ['test']),
+    ]);
+    socket.destroy();
+    assert.equal(closedBy, 'server', 'the listener kept the half-sent request');
+    assert.ok(Date.now() - started < 5000);
   });
 
   it('count database errors', async (t) => {
