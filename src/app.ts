@@ -24,6 +24,7 @@ import {
 import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { databaseUnreachable } from './http/errors.ts';
+import { announcedKeepAlive } from './http/keep-alive.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
 import { registerETags } from './http/plugins/etag.ts';
@@ -115,12 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
   routeEveryRequest(app);
 
-  // Clients stop reusing an idle connection at the keep-alive timeout announced (Node's agent a
-  // second before it). Half the one enforced is announced, so a connection the client takes
-  // just in time is not closed under its request even after the event loop stalled (on SQLite
-  // one slow query holds every request: the soak saw 6 s stalls turn into resets with a 5 s
-  // margin).
-  const announcedKeepAlive = `timeout=${Math.max(1, Math.floor(config.keepAliveTimeoutMs / 2000))}`;
+  const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);
   // Shutting down: a response to a request that was already in flight closes its connection
   // (Fastify marks the ones that arrive later), so no kept-alive connection holds the exit.
   let closing = false;
@@ -129,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
-    else reply.header('keep-alive', announcedKeepAlive);
+    else reply.header('keep-alive', keepAlive);
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

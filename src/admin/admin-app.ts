@@ -13,6 +13,7 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import { answerClientErrors, answerRouterError } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
+import { announcedKeepAlive } from '../http/keep-alive.ts';
 import { registerErrorsPage } from '../http/openapi/errors-page.ts';
 import { registerQueryKeywords } from '../http/query-keywords.ts';
 import { buildSerializer } from '../http/serializers.ts';
@@ -86,10 +87,12 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
+    reply.header('keep-alive', keepAlive);
   });
   // One line a request, as on the public listener: the route pattern, never the URL.
   app.addHook('onResponse', async (request, reply) => {

@@ -595,6 +595,13 @@ describeEachDialect('admin listener', (dialect) => {
     );
   });
 
+  it('announces half the keep-alive timeout it enforces, as the public listener does', async (t) => {
+    const { api, call } = await useAdmin(t, dialect);
+    const answer = await call('GET', '/admin/companies');
+    const half = Math.floor(api.config.keepAliveTimeoutMs / 2000);
+    assert.equal(answer.headers['keep-alive'], `timeout=${half}`);
+  });
+
   it('serves the page its problems’ type links to', async (t) => {
     const { admin, call } = await useAdmin(t, dialect);
     const refused = await call('GET', '/admin/companies', { token: 'wrong-token' });
