@@ -64,12 +64,20 @@ export interface FeedCursor extends FeedPosition {
   forgotten: number | undefined;
 }
 
-/** An opaque cursor: the position, the company and how far the feed had forgotten, base64url. */
+/**
+ * An opaque cursor: the position, the company and how far the feed had forgotten, base64url.
+ * While the feed has forgotten nothing, the last part is left out: read as before any forgotten
+ * deletion, such a cursor means the same, and the releases before it read it too (a rolling
+ * restart sends clients to both).
+ */
 export const encodeCursor = (
   { seq, rank, id }: FeedPosition,
   companyId: number,
   forgotten: number,
-): string => Buffer.from(`${seq}.${rank}.${id}.${companyId}.${forgotten}`).toString('base64url');
+): string =>
+  Buffer.from(`${seq}.${rank}.${id}.${companyId}${forgotten > 0 ? `.${forgotten}` : ''}`).toString(
+    'base64url',
+  );
 
 const DIGITS = '(0|[1-9]\\d{0,15})';
 const CURSOR = new RegExp(`^${DIGITS}\\.([0-4])\\.${DIGITS}(?:\\.${DIGITS}(?:\\.${DIGITS})?)?$`);
