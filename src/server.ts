@@ -66,7 +66,9 @@ export function loggerOptions(level: string) {
 function namingTheTimeout(error: unknown, timeoutMs: number): unknown {
   const message = error instanceof Error ? error.message : '';
   if (
-    !/connection timeout|timeout exceeded when trying to connect|statement timeout/i.test(message)
+    !/connection timeout|timeout exceeded when trying to connect|statement timeout|query read timeout/i.test(
+      message,
+    )
   ) {
     return error;
   }

@@ -91,7 +91,10 @@ function reason(error: unknown): string {
     return `cannot connect to the database: ${(error as Error).message}`;
   }
   const message = error instanceof Error ? error.message : '';
-  if (/connection timeout|timeout exceeded when trying to connect/i.test(message)) {
+  if (
+    /connection timeout|timeout exceeded when trying to connect/i.test(message) &&
+    !message.includes('DATABASE_STATEMENT_TIMEOUT_MS')
+  ) {
     return `cannot connect to the database: it did not answer within DATABASE_STATEMENT_TIMEOUT_MS (${message})`;
   }
   if (code === 'SQLITE_BUSY' && /database is locked/.test((error as Error).message)) {

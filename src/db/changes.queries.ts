@@ -239,7 +239,11 @@ async function lostCursor(
   ranks: readonly number[],
 ): Promise<LostCursor | null> {
   const [company, forgotten] = await Promise.all([
-    db.selectFrom('companies').select('change_seq').where('id', '=', companyId).executeTakeFirst(),
+    db
+      .selectFrom('companies')
+      .select(['change_seq', 'changes_forgotten_seq'])
+      .where('id', '=', companyId)
+      .executeTakeFirst(),
     ranks.length === 0
       ? []
       : db
@@ -256,7 +260,14 @@ async function lostCursor(
     const position = { seq, rank: Number(row.resource), id: Number(row.record_id) };
     if (since && before(cursor, position) < 0) return 'forgotten';
   }
-  if (cursor.seq > Number(company.change_seq)) return 'ahead';
+  // Past the company's latest import, or given when the feed had forgotten more than it has
+  // now: a database older than the cursor (or a cursor this service never wrote).
+  if (
+    cursor.seq > Number(company.change_seq) ||
+    (cursor.forgotten ?? 0) > Number(company.changes_forgotten_seq)
+  ) {
+    return 'ahead';
+  }
   return null;
 }
 
