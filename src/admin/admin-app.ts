@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
@@ -10,7 +11,7 @@ import type { Options as AjvOptions } from 'ajv';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AdminToken, ServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
-import { answerClientErrors, answerRouterError } from '../http/client-errors.ts';
+import { answerClientErrors, answerRouterError, bodyCutShort } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
 import { announcedKeepAlive } from '../http/keep-alive.ts';
@@ -55,6 +56,36 @@ function exactBodies(): ValidatorFactory {
 }
 
 /**
+ * Node stops enforcing the request timeout (`HTTP_REQUEST_TIMEOUT_MS`) once its server closes,
+ * and a shutdown waits for the requests in flight: an admin import whose client stopped sending
+ * its body mid-way held the exit for as long as the client kept its connection. While the
+ * listener closes, a body still arriving past the timeout is cut as Node would have cut it
+ * (the import rolls back).
+ */
+function enforceRequestTimeoutWhileClosing(app: FastifyInstance): void {
+  const arriving = new Map<IncomingMessage, number>();
+  app.addHook('onRequest', async (request) => {
+    const raw = request.raw;
+    if (raw.complete) return;
+    arriving.set(raw, Date.now());
+    const done = () => arriving.delete(raw);
+    raw.once('end', done).once('close', done);
+  });
+  let enforcing: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    enforcing = setInterval(() => {
+      for (const [raw, startedAt] of arriving) {
+        if (Date.now() - startedAt <= app.server.requestTimeout) continue;
+        arriving.delete(raw);
+        raw.destroy(bodyCutShort(408));
+        raw.socket.destroy();
+      }
+    }, 250);
+  });
+  app.addHook('onClose', async () => clearInterval(enforcing));
+}
+
+/**
  * The admin listener (`ADMIN_PORT`) as a Fastify instance of its own: the admin API under
  * /admin, its OpenAPI document and the reference panel. None of it is routed on the public
  * listener, which is another instance.
@@ -87,6 +118,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  enforceRequestTimeoutWhileClosing(app);
   const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -175,7 +175,7 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
   };
 
 /** What a route reading a request body learns when the body stops arriving. */
-function bodyCutShort(status: number): Error {
+export function bodyCutShort(status: number): Error {
   const reason = status === 408 ? 'did not arrive in time' : 'was cut short';
   return Object.assign(new Error(`The request body ${reason}.`), {
     code: 'ERR_BODY_CUT_SHORT',

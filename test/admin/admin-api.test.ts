@@ -473,6 +473,26 @@ describeEachDialect('admin API import', (dialect) => {
     }
   });
 
+  it('closes within the request timeout while an import body stalls, rolling it back', async (t) => {
+    const { admin, api } = await useAdmin(t, dialect);
+    await admin.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = admin.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(
+      `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+        `Content-Type: application/x-ndjson\r\nContent-Length: 100000\r\n\r\n${ndjson([company(3)]).toString()}`,
+    );
+    await sleep(300);
+    admin.server.requestTimeout = 1000;
+    const started = Date.now();
+    await admin.close();
+    socket.destroy();
+    assert.ok(Date.now() - started < 5000, `closed after ${Date.now() - started} ms`);
+    const companies = await api.handle.db.selectFrom('companies').select('id').execute();
+    assert.deepEqual(companies, []);
+  });
+
   it('applies delete lines, as cdapi import does: the record leaves the API', async (t) => {
     const { api, call } = await useAdmin(t, dialect, {
       records: [company(3), employee(3, 30), employee(3, 31)],
