@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { sql } from 'kysely';
-import type { ServerConfig } from './config.ts';
+import type { AdminToken, ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { listenedDataVersions, readEveryTime, sqliteDataVersions } from './db/data-versions.ts';
 import { DerivedCache } from './db/derived-cache.ts';
@@ -32,7 +32,7 @@ import { knownPaths, OTHER_METHODS, refuseOtherMethods } from './http/plugins/re
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { buildSerializer } from './http/serializers.ts';
-import { KEY_PREFIX } from './keys/api-key.ts';
+import { holdsApiKeySecret, KEY_PREFIX } from './keys/api-key.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
@@ -56,6 +56,14 @@ const ANCHOR_CACHE_ENTRIES = 200;
 const SAMPLE_CACHE_ENTRIES = 64;
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** An API key (or its part after `cdk_`), or one of the admin tokens. */
+function holdsSecret(text: string, adminTokens: readonly AdminToken[]): boolean {
+  if (text.toLowerCase().includes(KEY_PREFIX) || holdsApiKeySecret(text)) return true;
+  if (adminTokens.length === 0) return false;
+  const digest = createHash('sha256').update(text).digest();
+  return adminTokens.some((token) => digest.equals(token.sha256));
+}
 
 /** Builds the whole service as a Fastify instance; `server.ts` only listens. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -89,13 +97,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // on a route, not answered as an unknown path.
     frameworkErrors: answerRouterErrorUnless(hostProblem),
     // A client's own request id is echoed when it is sane; otherwise we make one. One that
-    // looks like an API key (a client that put its key in the wrong header) is never taken:
-    // it would be written to every log line of the request.
+    // holds a secret (a client that put its key, or the admin token, in the wrong header) is
+    // never taken: it would be written to every log line of the request.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' &&
         SANE_REQUEST_ID.test(given) &&
-        !given.toLowerCase().includes(KEY_PREFIX)
+        !holdsSecret(given, config.admin?.tokens ?? [])
         ? given
         : randomUUID();
     },

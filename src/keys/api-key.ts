@@ -55,6 +55,22 @@ export function generateApiKey(): GeneratedKey {
   return { key, prefix: key.slice(0, DISPLAY_PREFIX_LENGTH), hash: hashApiKey(key) };
 }
 
+/**
+ * True when the text holds a key's random part and checksum, with or without `cdk_`: 38 letters
+ * and digits in a row whose last 6 are the checksum of the 32 before them (1 in 56 billion for
+ * any other 38 characters).
+ */
+export function holdsApiKeySecret(text: string): boolean {
+  const length = RANDOM_LENGTH + CHECKSUM_LENGTH;
+  for (const run of text.match(/[0-9A-Za-z]+/g) ?? []) {
+    for (let start = 0; start + length <= run.length; start += 1) {
+      const random = run.slice(start, start + RANDOM_LENGTH);
+      if (run.slice(start + RANDOM_LENGTH, start + length) === checksum(random)) return true;
+    }
+  }
+  return false;
+}
+
 /** True when the text has the key format and a matching checksum (says nothing of validity). */
 export function isWellFormedApiKey(text: string): boolean {
   if (!KEY_PATTERN.test(text)) return false;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { METHODS } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
@@ -625,6 +626,40 @@ describe('headers', () => {
         assert.match(id, /^[\x21-\x7e]{8,128}$/);
         assert.equal(res.status, 200);
       });
+    }
+  });
+
+  it('never takes a request id that holds a key without its prefix or an admin token', async (t) => {
+    const adminToken = 'a'.repeat(20) + 'Bz9-_.:'.repeat(3) + 'c'.repeat(4);
+    const api = await useApi(t, 'sqlite', {
+      records: [company(1), employee(1, 1)],
+      config: {
+        admin: {
+          port: 0,
+          tokens: [{ label: 'admin', sha256: createHash('sha256').update(adminToken).digest() }],
+          trustProxy: false,
+        },
+      },
+    });
+    const key = await api.createKey(1);
+    const secret = key.slice('cdk_'.length);
+    for (const given of [secret, `run-${secret}`, `${secret}.2`, adminToken]) {
+      await t.test(given.slice(0, 12), async () => {
+        const res = await api.get('/employees', key, { headers: { 'x-request-id': given } });
+        assert.equal(res.status, 200);
+        assert.notEqual(res.headers['x-request-id'], given);
+        assert.ok(
+          !api.logLines().some((line) => JSON.stringify(line).includes(given)),
+          'the id is not logged',
+        );
+      });
+    }
+    // Near misses are a client's own ids: a key's random part with a wrong checksum, a token's
+    // prefix.
+    const wrongChecksum = `${secret.slice(0, -1)}${secret.endsWith('0') ? '1' : '0'}`;
+    for (const given of [wrongChecksum, adminToken.slice(0, -1)]) {
+      const res = await api.get('/employees', key, { headers: { 'x-request-id': given } });
+      assert.equal(res.headers['x-request-id'], given);
     }
   });
 
