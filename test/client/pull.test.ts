@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -82,6 +82,14 @@ function changeRecords(): Fields[] {
 }
 
 /** The company served over HTTP, a key, and hooks that watch the change feed and the receipts. */
+/** The base URL of a service that takes connections and never answers. */
+async function silentService(t: TestContext): Promise<string> {
+  const silent = createServer(() => {}).listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  t.after(() => silent.close());
+  return `http://127.0.0.1:${(silent.address() as AddressInfo).port}/api/company/v1`;
+}
+
 async function pullSetup(t: TestContext, options: { perMinute?: number; demo?: boolean } = {}) {
   const api = await useApi(t, 'sqlite');
   await writeJpeg(api.dir, 'photo.jpg', 300, 200);
@@ -210,15 +218,8 @@ describe('cdapi-pull', () => {
   });
 
   it('leaves no file when Ctrl-C ends a first run before its first page', async (t) => {
-    const silent = createServer(() => {}).listen(0, '127.0.0.1');
-    await once(silent, 'listening');
-    t.after(() => silent.close());
-    const { port } = silent.address() as AddressInfo;
     const out = join(useTempDir(t), 'mirror.sqlite');
-    const child = startPull(
-      ['--base-url', `http://127.0.0.1:${port}/api/company/v1`, '--out', out],
-      'cdk_x',
-    );
+    const child = startPull(['--base-url', await silentService(t), '--out', out], 'cdk_x');
     while (!existsSync(out)) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGINT');
     const [code] = await once(child, 'exit');
@@ -228,14 +229,7 @@ describe('cdapi-pull', () => {
 
   it('refuses a second run on a file another run is writing, and takes over from a killed one', async (t) => {
     const { base, key, out, client } = await pullSetup(t);
-    const silent = createServer(() => {}).listen(0, '127.0.0.1');
-    await once(silent, 'listening');
-    t.after(() => silent.close());
-    const { port } = silent.address() as AddressInfo;
-    const stuck = startPull(
-      ['--base-url', `http://127.0.0.1:${port}/api/company/v1`, '--out', out],
-      key,
-    );
+    const stuck = startPull(['--base-url', await silentService(t), '--out', out], key);
     while (!existsSync(`${out}.lock`)) await new Promise((resolve) => setTimeout(resolve, 20));
     const second = await runPull(['--base-url', base, '--out', out], key);
     assert.equal(second.code, 1);
@@ -247,6 +241,32 @@ describe('cdapi-pull', () => {
     await once(stuck, 'exit');
     const third = await runPull(['--base-url', base, '--out', out], key);
     assert.equal(third.code, 0, third.stderr);
+    assert.equal(existsSync(`${out}.lock`), false);
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+  });
+
+  it('refuses a second run through a symbolic link to the file, and takes over a lock whose process id another process has now', async (t) => {
+    const { base, key, out, dir, client } = await pullSetup(t);
+    const stuck = startPull(['--base-url', await silentService(t), '--out', out], key);
+    t.after(() => stuck.kill('SIGKILL'));
+    while (!existsSync(`${out}.lock`)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const link = join(dir, 'link.sqlite');
+    symlinkSync(out, link);
+    const through = await runPull(['--base-url', base, '--out', link], key);
+    assert.equal(through.code, 1);
+    assert.match(through.stderr, new RegExp(`another cdapi-pull \\(process ${stuck.pid}\\)`));
+    stuck.kill('SIGKILL');
+    await once(stuck, 'exit');
+
+    // A lock left by a killed run whose process id now belongs to a running process (this
+    // test's own), started at another time than the lock says.
+    const [pid, startedAt] = readFileSync(`${out}.lock`, 'utf8').trim().split(' ');
+    assert.equal(Number(pid), stuck.pid);
+    assert.match(startedAt ?? '', /^\d+$/, 'on Linux, the lock holds the start time too');
+    writeFileSync(`${out}.lock`, `${process.pid} ${Number(startedAt) + 1}\n`);
+    const taken = await runPull(['--base-url', base, '--out', link], key);
+    assert.equal(taken.code, 0, taken.stderr);
     assert.equal(existsSync(`${out}.lock`), false);
     const compared = await listsAndMirror(client, out);
     assert.deepEqual(compared.mirror, compared.service);

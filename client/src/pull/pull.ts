@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { type Client, createClient } from '../client.ts';
 import { ApiError } from '../errors.ts';
 import type { Wait } from '../transport.ts';
@@ -217,30 +218,34 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
 }
 
 /**
- * One run at a time a file: `FILE.lock` holds the running one's process id (a run that was
- * killed leaves it, and the next takes it over once that process is gone). Two runs would
- * both write pages, and SQLite's own lock only tells one of them "database is locked" at some
- * page. Where no lock file can be made (a folder that cannot be written), the mirror's own
- * open says why. Returns what releases it.
+ * One run at a time a file: `FILE.lock` holds the running one's process id and, on Linux, its
+ * start time (a run that was killed leaves it, and the next takes it over once that process is
+ * gone, or once its id belongs to a process started at another time). Two runs would both
+ * write pages, and SQLite's own lock only tells one of them "database is locked" at some page.
+ * The lock sits beside the file's real path, so a run through a symbolic link meets the lock of
+ * a run through the file's own name. Where no lock file can be made (a folder that cannot be
+ * written), the mirror's own open says why. Returns what releases it.
  */
 function lockOutput(out: string): () => void {
-  const path = `${out}.lock`;
+  const path = `${realPath(out)}.lock`;
+  const self = startTime(process.pid);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      writeFileSync(path, `${process.pid}\n`, { flag: 'wx' });
+      writeFileSync(path, `${process.pid}${self === null ? '' : ` ${self}`}\n`, { flag: 'wx' });
       return () => rmSync(path, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return () => {};
     }
-    let holder: number;
+    let holder: string[];
     try {
-      holder = Number(readFileSync(path, 'utf8').trim());
+      holder = readFileSync(path, 'utf8').trim().split(' ');
     } catch {
       continue; // released meanwhile
     }
-    if (Number.isSafeInteger(holder) && holder > 0 && isRunning(holder)) {
+    const pid = Number(holder[0]);
+    if (Number.isSafeInteger(pid) && pid > 0 && isRunning(pid, holder[1])) {
       throw new Error(
-        `another cdapi-pull (process ${holder}) is writing ${out}: let it finish, then run again`,
+        `another cdapi-pull (process ${pid}) is writing ${out}: let it finish, then run again`,
       );
     }
     rmSync(path, { force: true });
@@ -248,13 +253,40 @@ function lockOutput(out: string): () => void {
   throw new Error(`cannot take ${path}: another cdapi-pull keeps making it`);
 }
 
-function isRunning(pid: number): boolean {
+/** The file's real path when it or its folder exists (symbolic links resolved), else as given. */
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    try {
+      return join(realpathSync(dirname(file)), basename(file));
+    } catch {
+      return file;
+    }
+  }
+}
+
+/** When the process started (clock ticks since boot, from /proc); null where there is no /proc. */
+function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command's name, which is in parentheses and may hold spaces; the
+    // start time is the 22nd field of the line, the 20th of these.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** True while the process runs: the same one, when the lock recorded its start time. */
+function isRunning(pid: number, startedAt: string | undefined): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const now = startedAt === undefined ? null : startTime(pid);
+  return now === null || now === startedAt;
 }
 
 /** What a run has to tidy up when Ctrl-C ends the process (cli.ts runs them before it exits). */
