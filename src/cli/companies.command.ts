@@ -16,7 +16,7 @@ export function registerCompanyCommands(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }) => {
       const { listCompanies } = await companiesService();
-      const rows = await withDatabase(({ handle }) => listCompanies(handle.db));
+      const rows = await withDatabase(({ handle }) => listCompanies(handle.db), { quick: true });
       print(options.json, rows, () =>
         table(
           ['ID', 'NAME', 'TIMEZONE', 'ACTIVE'],
@@ -40,8 +40,9 @@ export function registerCompanyCommands(program: Command): void {
       .option('--json', 'machine-readable output')
       .action(async (id: number, options: { json?: boolean }) => {
         const { changeCompanyStatus } = await companiesService();
-        const company = await withDatabase(({ handle }) =>
-          changeCompanyStatus(handle.db, id, active),
+        const company = await withDatabase(
+          ({ handle }) => changeCompanyStatus(handle.db, id, active),
+          { quick: true },
         );
         print(
           options.json,

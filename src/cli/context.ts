@@ -14,16 +14,30 @@ export interface CommandContext {
  */
 export async function withDatabase<T>(
   run: (context: CommandContext) => Promise<T>,
-  options: { migrate?: boolean } = {},
+  options: {
+    migrate?: boolean;
+    /**
+     * A command of a few small statements (keys, companies list, activate, deactivate): on
+     * PostgreSQL each statement is bounded by DATABASE_STATEMENT_TIMEOUT_MS too, so a server
+     * that took the connection and stopped answering is told instead of waited for.
+     */
+    quick?: boolean;
+  } = {},
 ): Promise<T> {
   const config = loadConfig();
   const [{ openDatabase }, { ensureSchema }] = await Promise.all([
     import('../db/connect.ts'),
     import('../db/migrate.ts'),
   ]);
-  // Long statements (an import's) run as long as they take; only opening a connection is
-  // bounded, so a PostgreSQL that does not answer is told instead of waited for.
-  const handle = openDatabase(config.database, { connectTimeoutMs: config.statementTimeoutMs });
+  // Long statements (an import's, a purge's) run as long as they take; opening a connection is
+  // always bounded, so a PostgreSQL that does not answer is told instead of waited for. SQLite
+  // keeps its own busy timeout.
+  const handle = openDatabase(config.database, {
+    connectTimeoutMs: config.statementTimeoutMs,
+    ...(options.quick && config.database.dialect === 'postgres'
+      ? { statementTimeoutMs: config.statementTimeoutMs }
+      : {}),
+  });
   try {
     if (options.migrate !== false) await ensureSchema(handle);
     return await run({ config, handle });

@@ -80,14 +80,16 @@ export function registerKeyCommands(program: Command): void {
     .option('--json', 'print {"id","company_id","name","scopes","key"}')
     .action(async (options: CreateOptions) => {
       const { createKey } = await keysService();
-      const created = await withDatabase(({ handle }) =>
-        createKey(handle.db, {
-          companyId: options.company,
-          name: options.name,
-          scopes: options.scopes,
-          perMinute: options.perMinute,
-          perHour: options.perHour,
-        }),
+      const created = await withDatabase(
+        ({ handle }) =>
+          createKey(handle.db, {
+            companyId: options.company,
+            name: options.name,
+            scopes: options.scopes,
+            perMinute: options.perMinute,
+            perHour: options.perHour,
+          }),
+        { quick: true },
       );
       const { id, company_id, name, scopes } = created.key;
       print(options.json, { id, company_id, name, scopes, key: created.raw }, () =>
@@ -110,7 +112,9 @@ export function registerKeyCommands(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { company: number; json?: boolean }) => {
       const { listKeys } = await keysService();
-      const rows = await withDatabase(({ handle }) => listKeys(handle.db, options.company));
+      const rows = await withDatabase(({ handle }) => listKeys(handle.db, options.company), {
+        quick: true,
+      });
       print(options.json, rows, () =>
         table(
           [
@@ -146,7 +150,7 @@ export function registerKeyCommands(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (keyId: number, options: { json?: boolean }) => {
       const { revokeKey } = await keysService();
-      const key = await withDatabase(({ handle }) => revokeKey(handle.db, keyId));
+      const key = await withDatabase(({ handle }) => revokeKey(handle.db, keyId), { quick: true });
       print(options.json, key, () => `Key ${keyId} "${key.name}" revoked at ${key.revoked_at}.`);
     });
 }

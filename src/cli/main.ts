@@ -97,6 +97,9 @@ function reason(error: unknown): string {
   ) {
     return `cannot connect to the database: it did not answer within DATABASE_STATEMENT_TIMEOUT_MS (${message})`;
   }
+  if (/statement timeout|query read timeout/i.test(message)) {
+    return `a statement of this command did not finish within DATABASE_STATEMENT_TIMEOUT_MS (${message}): the database stopped answering, or another command held the rows it needed; run it again`;
+  }
   if (code === 'SQLITE_BUSY' && /database is locked/.test((error as Error).message)) {
     return 'another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished';
   }

@@ -7,7 +7,7 @@ import { it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { migrationProvider } from '../../src/db/migrate.ts';
 import { isWellFormedApiKey } from '../../src/keys/api-key.ts';
-import { cdapi, cdapiJson } from '../helpers/cli.ts';
+import { cdapi, cdapiAsync, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { company, employee, smallCompany, writeNdjson } from '../helpers/records.ts';
 import { listFiles, snapshotDatabase } from '../helpers/snapshot.ts';
@@ -351,6 +351,28 @@ describeEachDialect('cdapi CLI', (dialect) => {
       frozen.stderr,
       /^cdapi: cannot connect to the database: it did not answer within DATABASE_STATEMENT_TIMEOUT_MS \(.+\)\n$/,
     );
+    // One that completes the handshake and then never answers a query: a quick command is
+    // told too (its statements are bounded; an import's or a migration's are not).
+    const mute = createServer((socket) => {
+      socket.once('data', () => {
+        // AuthenticationOk, then ReadyForQuery (idle); whatever comes next is never answered.
+        socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
+      });
+    }).listen(0, '127.0.0.1');
+    await once(mute, 'listening');
+    t.after(() => mute.close());
+    for (const args of [
+      ['keys', 'list', '--company', '1'],
+      ['keys', 'revoke', '1'],
+      ['companies', 'deactivate', '1'],
+    ]) {
+      const muted = await cdapiAsync(args, {
+        DATABASE_URL: `postgres://u@127.0.0.1:${(mute.address() as AddressInfo).port}/db`,
+        DATABASE_STATEMENT_TIMEOUT_MS: '500',
+      });
+      assert.equal(muted.status, 1, args.join(' '));
+      assert.match(muted.stderr, /^cdapi: .*DATABASE_STATEMENT_TIMEOUT_MS.*\n$/, args.join(' '));
+    }
     // A path that cannot hold the database: the message names the variable and the path.
     const notes = join(dir, 'notes.txt');
     writeFileSync(notes, 'not a database\n');

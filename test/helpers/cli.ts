@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/cdapi.js', import.meta.url));
@@ -9,6 +9,11 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The given configuration, and PATH and HOME, as a user's shell would have them. */
+function onlyThis(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env };
+}
+
 /** Runs `cdapi` as a user would, with only the given configuration in its environment. */
 export function cdapi(
   args: string[],
@@ -16,12 +21,34 @@ export function cdapi(
   options: { cwd?: string } = {},
 ): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: onlyThis(env),
     encoding: 'utf8',
     timeout: 60_000,
     cwd: options.cwd,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * `cdapi` run without blocking this process: for a command that talks to a server this test
+ * runs itself (spawnSync would hold the server's event loop for as long as the command runs).
+ */
+export function cdapiAsync(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        env: onlyThis(env),
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        resolve({ status, stdout, stderr });
+      },
+    );
+  });
 }
 
 export function cdapiJson<T = unknown>(args: string[], env: Record<string, string>): T {
