@@ -250,9 +250,9 @@ export interface LeaveCountsTable {
   leaves: number;
 }
 
-/** Running totals of `cdapi import` runs, one row per outcome (migration 0007). */
+/** Running totals of `cdapi import` runs, one row per outcome (migrations 0007, 0016). */
 export interface ImportStatsTable {
-  outcome: 'succeeded' | 'failed';
+  outcome: 'succeeded' | 'failed' | 'empty';
   runs: number;
   records: number;
   duration_ms: number;

@@ -1,6 +1,7 @@
 import type { Db } from './database.ts';
 
-export type ImportOutcome = 'succeeded' | 'failed';
+/** `empty`: the run succeeded and held no record (an export that arrived empty). */
+export type ImportOutcome = 'succeeded' | 'failed' | 'empty';
 
 export interface ImportRun {
   outcome: ImportOutcome;

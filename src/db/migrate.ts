@@ -17,6 +17,7 @@ import * as m0012 from './migrations/0012_receipt_file_indexes.ts';
 import * as m0013 from './migrations/0013_list_sample_months.ts';
 import * as m0014 from './migrations/0014_data_version_notify.ts';
 import * as m0015 from './migrations/0015_changes_forgotten_resources.ts';
+import * as m0016 from './migrations/0016_import_stats_empty.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0013_list_sample_months': m0013,
   '0014_data_version_notify': m0014,
   '0015_changes_forgotten_resources': m0015,
+  '0016_import_stats_empty': m0016,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -30,7 +30,9 @@ export async function countedImport(
     throw error;
   }
   await handle
-    .write((db) => recordRun(db, 'succeeded', started, summary.records))
+    .write((db) =>
+      recordRun(db, summary.records === 0 ? 'empty' : 'succeeded', started, summary.records),
+    )
     .catch(onUncounted);
   return summary;
 }

@@ -421,9 +421,10 @@ describeEachDialect('GET /changes', (dialect) => {
       provider: migrationProvider,
     }).migrateTo('0014_data_version_notify');
     assert.equal(error, undefined);
-    assert.deepEqual((await migrateDatabase(api.handle)).applied, [
+    assert.equal(
+      (await migrateDatabase(api.handle)).applied[0],
       '0015_changes_forgotten_resources',
-    ]);
+    );
     for (const [index, entry] of entries.entries()) {
       const res = await api.get(`/changes?after=${entry.cursor}`, key);
       assert.equal(res.status, index < entries.length - 1 ? 410 : 200, res.body);

@@ -281,6 +281,8 @@ describeEachDialect('cdapi import', (dialect) => {
       env,
     );
     cdapi(['import', join(dir, 'absent.ndjson')], env);
+    // An export that arrived empty is no import: the "no import" alert must still fire.
+    assert.equal(cdapi(['import', writeNdjson(dir, [], 'empty.ndjson')], env).status, 0);
     const rows = await handle.db
       .selectFrom('import_stats')
       .selectAll()
@@ -291,6 +293,7 @@ describeEachDialect('cdapi import', (dialect) => {
       [
         { outcome: 'succeeded', runs: 1, records: 6 },
         { outcome: 'failed', runs: 2, records: 0 },
+        { outcome: 'empty', runs: 1, records: 0 },
       ],
     );
     for (const row of rows) {

@@ -192,7 +192,7 @@ describeEachDialect('leave searches', (dialect) => {
       provider: migrationProvider,
     }).migrateTo('0009_expense_text_indexes');
     assert.equal(error, undefined);
-    assert.deepEqual((await migrateToLatest(api.handle.db)).applied, [
+    assert.deepEqual((await migrateToLatest(api.handle.db)).applied.slice(0, 6), [
       '0010_leave_counts',
       '0011_changes_forgotten_position',
       '0012_receipt_file_indexes',
