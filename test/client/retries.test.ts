@@ -19,14 +19,21 @@ async function limitedApi(t: TestContext, perMinute: number) {
   return { statuses, waits, client };
 }
 
-/** A TCP server that reads requests and never answers; counts the requests. */
-async function silentServer(t: TestContext) {
+/**
+ * A TCP server that reads requests and never answers (or answers as `onData` says); counts the
+ * requests.
+ */
+async function silentServer(
+  t: TestContext,
+  onData: (socket: Socket, chunk: Buffer) => void = () => {},
+) {
   const sockets: Socket[] = [];
   let requests = 0;
   const server = createServer((socket) => {
     sockets.push(socket);
     socket.on('data', (chunk) => {
       requests += chunk.toString('latin1').split('GET /').length - 1;
+      onData(socket, chunk);
     });
   }).listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -81,29 +88,19 @@ describe('client: network failures, timeouts and cancellation', () => {
   it('retries an answer whose body is cut short or stops arriving, as a failed attempt', async (t) => {
     const me = JSON.stringify({ data: { ok: true } });
     const attempts: string[] = [];
-    const sockets: Socket[] = [];
-    const server = createServer((socket) => {
-      sockets.push(socket);
-      socket.on('data', () => {
-        const kind = ['cut', 'stalled', 'whole'][attempts.length % 3] as string;
-        attempts.push(kind);
-        const head = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${me.length}\r\n\r\n`;
-        if (kind === 'whole') socket.end(head + me);
-        else {
-          socket.write(head + me.slice(0, 5));
-          if (kind === 'cut') socket.destroy();
-        }
-      });
-    }).listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    t.after(() => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
+    const { base } = await silentServer(t, (socket) => {
+      const kind = ['cut', 'stalled', 'whole'][attempts.length % 3] as string;
+      attempts.push(kind);
+      const head = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${me.length}\r\n\r\n`;
+      if (kind === 'whole') socket.end(head + me);
+      else {
+        socket.write(head + me.slice(0, 5));
+        if (kind === 'cut') socket.destroy();
+      }
     });
-    const { port } = server.address() as { port: number };
     const waits: Wait[] = [];
     const client = createClient({
-      baseUrl: `http://127.0.0.1:${port}/api/company/v1`,
+      baseUrl: base,
       apiKey: 'k',
       timeoutMs: 300,
       onWait: (wait) => waits.push(wait),
