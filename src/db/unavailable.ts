@@ -1,7 +1,10 @@
 // Connection-level failures: the database is down, restarting or out of connections, a
 // statement ran past its timeout, or the server did not answer at all (pg's query_timeout:
 // "Query read timeout"), or the database was closed to new connections (ALLOW_CONNECTIONS
-// false, SQLSTATE 55000, a code too broad to match on its own). The request may succeed later; it is not the client's fault.
+// false, SQLSTATE 55000, a code too broad to match on its own), or the database or the
+// service's login is gone (dropped or renamed, a password rotated before the service's
+// configuration) or its host unreachable. The request may succeed later; it is not the
+// client's fault.
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -9,6 +12,9 @@ const UNAVAILABLE_CODES = new Set([
   'EPIPE',
   'ENOTFOUND',
   'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
   'SQLITE_BUSY',
   'SQLITE_LOCKED',
   'SQLITE_CANTOPEN',
@@ -18,6 +24,11 @@ const UNAVAILABLE_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
+  '3D000', // invalid_catalog_name: the database does not exist
+  '28000', // invalid_authorization_specification: no pg_hba.conf entry, or a role without LOGIN
+  '28P01', // invalid_password
+  '53100', // disk_full
+  '53200', // out_of_memory
 ]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -33,7 +33,7 @@ async function outageApi(t: TestContext) {
       `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
     );
   };
-  return { outage, statuses, base, apiKey, stop, restore };
+  return { outage, statuses, base, apiKey, stop, restore, name };
 }
 
 const skip = testDialects().find((dialect) => dialect.name === 'postgres')?.skip ?? false;
@@ -68,4 +68,30 @@ it('client: a call made while PostgreSQL is stopped succeeds once it is back', {
   );
   assert.ok((statuses.get(503) ?? 0) >= 1, 'the first attempt met the outage');
   await restored;
+});
+
+it('a PostgreSQL database that is gone (renamed away) answers 503, and 200 once it is back', {
+  skip,
+}, async (t) => {
+  const { base, apiKey, stop, restore, name } = await outageApi(t);
+  const client = createClient({ baseUrl: base, apiKey, maxRetries: 0 });
+  await stop();
+  await admin(`alter database ${name} rename to ${name}_gone`);
+  let back = false;
+  const renameBack = async () => {
+    if (back) return;
+    back = true;
+    await admin(`alter database ${name}_gone rename to ${name}`);
+    await restore();
+  };
+  t.after(renameBack);
+  const error = await client.employees.list().catch((e: unknown) => e);
+  assert.ok(error instanceof ApiError, String(error));
+  assert.equal(error.status, 503);
+  assert.equal(error.code, 'service_unavailable');
+  await renameBack();
+  assert.deepEqual(
+    (await client.employees.list()).data.map((item) => item.id),
+    [1],
+  );
 });
