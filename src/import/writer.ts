@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { chunks } from '../db/chunks.ts';
 import type { Db } from '../db/database.ts';
 import {
   COMPANY,
@@ -168,10 +169,11 @@ async function deleteChildren(
 
 /**
  * Gives each row its company's import number (the change feed's order), each employee without
- * an `updated_at` of its own the import's time, and each leave and expense the digest of what
- * it brings along.
+ * an `updated_at` of its own the import's time (the commit time once it is known), and each
+ * leave and expense the digest of what it brings along. Answers the employees that bring an
+ * `updated_at` of their own.
  */
-function stampRows(descriptor: RecordTypeOf, batch: Batch, log: ChangeLog): void {
+function stampRows(descriptor: RecordTypeOf, batch: Batch, log: ChangeLog): OwnTime[] {
   const { columns, values } = batch[descriptor.table] as TableRows;
   const width = columns.length;
   const seqAt = columns.indexOf('change_seq');
@@ -180,13 +182,74 @@ function stampRows(descriptor: RecordTypeOf, batch: Batch, log: ChangeLog): void
   const updatedAt = descriptor.table === 'employees' ? columns.indexOf('updated_at') : -1;
   const digestAt = columns.indexOf('children_digest');
   const digests = digestAt < 0 ? null : childrenDigests(descriptor, batch);
-  if (seqAt < 0) return;
+  const ownTimes: OwnTime[] = [];
+  if (seqAt < 0) return ownTimes;
   for (let row = 0; row < values.length; row += width) {
-    values[row + seqAt] = log.seqOf(values[row + companyAt] as number);
-    if (updatedAt >= 0 && values[row + updatedAt] === null)
-      values[row + updatedAt] = log.importTime;
-    if (digests) values[row + digestAt] = digests.get(values[row + idAt] as number) ?? null;
+    const companyId = values[row + companyAt] as number;
+    const id = values[row + idAt] as number;
+    values[row + seqAt] = log.seqOf(companyId);
+    if (updatedAt >= 0) {
+      const own = values[row + updatedAt] as string | null;
+      log.employeeTimed(companyId, id, own === null);
+      if (own === null) values[row + updatedAt] = log.importTime;
+      else ownTimes.push({ companyId, id, updatedAt: own });
+    }
+    if (digests) values[row + digestAt] = digests.get(id) ?? null;
   }
+  return ownTimes;
+}
+
+/** An employee row's own `updated_at`, as the file gives it. */
+interface OwnTime {
+  companyId: number;
+  id: number;
+  updatedAt: string;
+}
+
+/**
+ * An employee's own `updated_at` is a stored value like the others: a line that differs from the
+ * stored employee only there changes it (the upsert compares every other column, and leaves
+ * out `updated_at`, which is the import's time on the lines without one). Answers how many
+ * employees changed so.
+ */
+async function writeOwnTimes(db: Db, log: ChangeLog, ownTimes: OwnTime[]): Promise<number> {
+  // The file's last line for an employee is the one that counts.
+  const byCompany = new Map<number, Map<number, OwnTime>>();
+  for (const own of ownTimes) {
+    let owns = byCompany.get(own.companyId);
+    if (!owns) {
+      owns = new Map();
+      byCompany.set(own.companyId, owns);
+    }
+    owns.set(own.id, own);
+  }
+  let changed = 0;
+  for (const [companyId, owns] of byCompany) {
+    for (const chunk of chunks([...owns.values()])) {
+      const stored = await db
+        .selectFrom('employees')
+        .select(['id', 'updated_at'])
+        .where('company_id', '=', companyId)
+        .where(
+          'id',
+          'in',
+          chunk.map((own) => own.id),
+        )
+        .execute();
+      const storedAt = new Map(stored.map((row) => [Number(row.id), row.updated_at]));
+      for (const own of chunk) {
+        if (storedAt.get(own.id) === own.updatedAt) continue;
+        await db
+          .updateTable('employees')
+          .set({ updated_at: own.updatedAt, change_seq: log.seqOf(companyId) })
+          .where('company_id', '=', companyId)
+          .where('id', '=', own.id)
+          .execute();
+        changed += 1;
+      }
+    }
+  }
+  return changed;
 }
 
 /** The stored records among `ids` that this import's number now marks: changed, not inserted. */
@@ -283,7 +346,7 @@ export async function writeBatch(
   const replacedReceiptKeys: string[] = [];
   for (const descriptor of TENANT_TYPES) {
     const rows = batch[descriptor.table] as TableRows;
-    stampRows(descriptor, batch, log);
+    const ownTimes = stampRows(descriptor, batch, log);
     const tenant = descriptor as TenantRecordType;
     const own = owners.get(descriptor) as Owned;
     const storedParents = PARENT_TYPES.has(descriptor.type as RecordType)
@@ -295,7 +358,9 @@ export async function writeBatch(
         embeddedBefore.set(id, values);
       }
     }
-    const changed = await writer.write(descriptor.table, rows, 'upsert');
+    const changed =
+      (await writer.write(descriptor.table, rows, 'upsert')) +
+      (ownTimes.length > 0 ? await writeOwnTimes(db, log, ownTimes) : 0);
     if (changed > 0) log.mayHaveChanged(own.companyOf.values());
     await forgetDeletions(db, log, tenant, byCompany(own, [...own.companyOf.keys()]));
     if (changed > 0) {
