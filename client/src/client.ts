@@ -1,3 +1,4 @@
+import { ApiError } from './errors.ts';
 import { sleep } from './sleep.ts';
 import { type CallOptions, drain, type QueryValue, Transport, type Wait } from './transport.ts';
 import type {
@@ -133,26 +134,33 @@ export function createClient(options: ClientOptions): Client {
     expenses: {
       ...expenses,
       async receipt(id, call = {}) {
-        const redirect = await transport.get(
-          `/expenses/${validId(id)}/receipt`,
-          { variant: call.variant },
-          call,
-          { redirect: 'manual' },
-        );
-        await drain(redirect);
-        const location = redirect.headers.get('location');
-        if (location === null) throw new Error('the receipt redirect carries no Location');
-        // The signed URL needs no key; a presigned store URL would refuse one.
-        return transport.getBody(
-          new URL(location, transport.baseUrl).href,
-          undefined,
-          call,
-          async (file) => ({
-            data: new Uint8Array(await file.arrayBuffer()),
-            contentType: file.headers.get('content-type') ?? 'application/octet-stream',
-          }),
-          { withKey: false },
-        );
+        const path = `/expenses/${validId(id)}/receipt`;
+        for (let redirects = 1; ; redirects++) {
+          const redirect = await transport.get(path, { variant: call.variant }, call, {
+            redirect: 'manual',
+          });
+          await drain(redirect);
+          const location = redirect.headers.get('location');
+          if (location === null) throw new Error('the receipt redirect carries no Location');
+          try {
+            // The signed URL needs no key; a presigned store URL would refuse one.
+            return await transport.getBody(
+              new URL(location, transport.baseUrl).href,
+              undefined,
+              call,
+              async (file) => ({
+                data: new Uint8Array(await file.arrayBuffer()),
+                contentType: file.headers.get('content-type') ?? 'application/octet-stream',
+              }),
+              { withKey: false },
+            );
+          } catch (error) {
+            // A link that expired meanwhile (retries of a failing network can outlast it):
+            // a fresh one, once.
+            const expired = error instanceof ApiError && error.code === 'invalid_signature';
+            if (!expired || redirects >= 2) throw error;
+          }
+        }
       },
     },
     leaveTypes: async (call) =>
@@ -171,7 +179,11 @@ export function createClient(options: ClientOptions): Client {
         let after = follow.after ?? null;
         for (;;) {
           const page = await changesPage({ ...follow, after }, follow);
-          yield* page.data;
+          for (const change of page.data) {
+            // Aborted while the caller held an entry: the rest of the page is not handed out.
+            follow.signal?.throwIfAborted();
+            yield change;
+          }
           after = page.meta.next_cursor ?? after;
           if (page.meta.has_more && page.data.length > 0) continue;
           if (follow.pollIntervalMs === undefined) return;

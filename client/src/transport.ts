@@ -122,8 +122,11 @@ export class Transport {
     if (!this.options.compress) headers['accept-encoding'] = 'identity';
     if (init.withKey !== false) headers.authorization = `Bearer ${this.options.apiKey}`;
     const timeoutMs = call.timeoutMs ?? this.options.timeoutMs;
+    // Only the key's requests count against its limits: a signed receipt URL (no key) is
+    // fetched at once, before it expires, whatever the key's windows say.
+    const counted = init.withKey !== false;
     for (let attempt = 0; ; attempt++) {
-      await this.waitForRateLimit(call.signal);
+      if (counted) await this.waitForRateLimit(call.signal);
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
       const retryAfterFailure = async (error: unknown) => {
@@ -140,7 +143,8 @@ export class Transport {
         await retryAfterFailure(error);
         continue;
       }
-      this.notBefore = Math.max(this.notBefore, nextRequestAllowedAt(response.headers));
+      if (counted)
+        this.notBefore = Math.max(this.notBefore, nextRequestAllowedAt(response.headers));
       if (response.ok || (init.redirect === 'manual' && response.status === 302)) {
         try {
           return await read(response);

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { ApiError, createClient } from '../../client/src/index.ts';
-import { useApi } from '../helpers/api.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError, createClient, type Wait } from '../../client/src/index.ts';
+import { type KeyOptions, useApi } from '../helpers/api.ts';
 import { listenApi } from '../helpers/listen.ts';
 import {
   category,
@@ -46,6 +47,29 @@ async function bigCompany(t: TestContext) {
   const apiKey = await api.createKey(1);
   const client = createClient({ baseUrl: base, apiKey });
   return { api, client, base, apiKey, encodings };
+}
+
+/** One expense with a receipt; signed URLs valid 1 s. */
+async function receiptSetup(t: TestContext) {
+  const api = await useApi(t, 'sqlite', { config: { signedUrlTtlSeconds: 1 } });
+  await writeJpeg(api.dir, 'photo.jpg', 300, 200);
+  await api.load([
+    company(1),
+    employee(1, 1),
+    category(1, 1),
+    expense(1, 1, 1, 1, { receipt: { original: 'photo.jpg' } }),
+  ]);
+  // Signed fetches, counted; the first `late` of them arrive after their link expired.
+  const signed = { fetches: 0, late: 0 };
+  api.app.addHook('onRequest', async (request) => {
+    if (!request.url.includes('/receipt-files/')) return;
+    signed.fetches += 1;
+    if (signed.fetches <= signed.late) await sleep(2100);
+  });
+  const base = await listenApi(api);
+  const receiptClient = async (key: KeyOptions = {}, onWait?: (wait: Wait) => void) =>
+    createClient({ baseUrl: base, apiKey: await api.createKey(1, key), onWait });
+  return { signed, receiptClient };
 }
 
 describe('client: lists, records and receipts against the service', () => {
@@ -156,5 +180,31 @@ describe('client: lists, records and receipts against the service', () => {
     const none = await client.expenses.receipt(2).catch((error: unknown) => error);
     assert.ok(none instanceof ApiError);
     assert.equal(none.code, 'receipt_not_found');
+  });
+
+  it('fetches the signed URL at once when the key’s window is spent (the URL needs no key)', async (t) => {
+    const { receiptClient } = await receiptSetup(t);
+    const waits: Wait[] = [];
+    const client = await receiptClient({ perMinute: 1 }, (wait) => waits.push(wait));
+    // The redirect spends the minute's one request; the link is fetched at once, not a minute
+    // later when it has expired.
+    const receipt = await client.expenses.receipt(1, { signal: AbortSignal.timeout(10_000) });
+    assert.equal(receipt.contentType, 'image/jpeg');
+    assert.deepEqual(waits, []);
+  });
+
+  it('asks again for a signed URL that expired before it was fetched, once', async (t) => {
+    const { signed, receiptClient } = await receiptSetup(t);
+    signed.late = 1;
+    const client = await receiptClient();
+    const receipt = await client.expenses.receipt(1);
+    assert.equal(receipt.contentType, 'image/jpeg');
+    assert.equal(signed.fetches, 2);
+    // Expired twice: the second refusal is the caller's.
+    signed.late = 4;
+    const error = await client.expenses.receipt(1).catch((e: unknown) => e);
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.code, 'invalid_signature');
+    assert.equal(signed.fetches, 4);
   });
 });
