@@ -173,11 +173,18 @@ function resolveSigningSecret(raw: string | undefined, database: DatabaseTarget)
   }
   const file = besideDatabase(database, 'signing-secret');
   if (file === null) return randomBytes(32).toString('base64url');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  makeDirectorySync(dirname(file));
-  const secret = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-  return secret;
+  try {
+    if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+    makeDirectorySync(dirname(file));
+    const secret = randomBytes(32).toString('base64url');
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (error) {
+    throw new ConfigError(
+      'SIGNING_SECRET',
+      `is not set, and the secret kept beside the SQLite database (DATABASE_URL) cannot be read or made at ${file}: ${(error as Error).message}`,
+    );
+  }
 }
 
 /**

@@ -3,8 +3,12 @@ import { createReadStream } from 'node:fs';
 import { rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { ConfigError } from '../config.ts';
 import { makeDirectorySync } from '../directories.ts';
 import type { ReceiptStore } from './store.ts';
+
+/** Why a folder cannot hold files: its path, its permissions, its file system. */
+const UNWRITABLE = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'EEXIST']);
 
 /** Receipt files under one directory (`RECEIPTS_DIR`). Writes go through a temp file and a rename. */
 export class FileReceiptStore implements ReceiptStore {
@@ -21,7 +25,19 @@ export class FileReceiptStore implements ReceiptStore {
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
-    const path = this.path(key);
+    try {
+      await this.write(this.path(key), bytes);
+    } catch (error) {
+      // A store that cannot be written is the configuration's problem: named, not a bare errno.
+      if (!UNWRITABLE.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      throw new ConfigError(
+        'RECEIPTS_DIR',
+        `cannot store receipts in ${this.root}: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  private async write(path: string, bytes: Uint8Array): Promise<void> {
     const temp = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
     // Two stats when the folder is there (each receipt's): not worth an asynchronous twin. A
     // `delete` of the folder's last file may remove the folder between the two: made again.

@@ -236,8 +236,10 @@ describe('cdapi import progress', () => {
     assert.equal(result.status, 1);
     assert.equal(
       result.stderr,
-      "cdapi: ENOENT: no such file or directory, mkdir '/proc/cdapi-test'\n",
+      "cdapi: configuration: RECEIPTS_DIR: cannot store receipts in /proc/cdapi-test/receipts: ENOENT: no such file or directory, mkdir '/proc/cdapi-test'\n",
     );
+    const json = cdapi(['import', file, '--no-progress', '--json'], env);
+    assert.equal(JSON.parse(json.stderr).variable, 'RECEIPTS_DIR');
     assert.deepEqual(cdapiJson(['companies', 'list'], env), []);
   });
 });

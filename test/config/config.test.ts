@@ -185,6 +185,16 @@ describe('configuration', () => {
     assert.match(inMemory, /^[\w-]{43}$/);
     assert.notEqual(loadServerConfig(memory).signingSecret, inMemory);
     assert.deepEqual(readdirSync(dir).sort(), before, 'an in-memory database writes no file');
+    // Where the secret cannot be kept, the message names the variables, not only an errno.
+    assert.throws(
+      () => loadServerConfig({ DATABASE_URL: 'sqlite:/proc/cdapi-test.db' }),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        error.variable === 'SIGNING_SECRET' &&
+        error.message.startsWith(
+          'SIGNING_SECRET: is not set, and the secret kept beside the SQLite database (DATABASE_URL) cannot be read or made at /proc/cdapi-test-signing-secret: ',
+        ),
+    );
   });
 
   it('defaults the HTTP timeouts, and reads them', () => {
