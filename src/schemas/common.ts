@@ -9,7 +9,8 @@ import { ERRORS, type ErrorCode } from './problems.ts';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 25;
-export const MAX_PAGE = 1_000_000_000;
+/** Any page a JSON number holds exactly: one past the last answers an empty page. */
+export const MAX_PAGE = Number.MAX_SAFE_INTEGER;
 export const MAX_SEARCH_LENGTH = 100;
 export const MAX_IDS_PER_FILTER = 100;
 

@@ -33,7 +33,7 @@ const MESSAGES = {
   id: 'must be a positive integer id or a comma-separated list of up to 100, in plain decimal digits without spaces',
   date: 'must be a real calendar date YYYY-MM-DD',
   sort: 'must be one of id, start_date, end_date, created_at, updated_at, each optionally prefixed with -',
-  page: 'must be an integer from 1 to 1000000000 in plain decimal digits',
+  page: 'must be an integer from 1 to 9007199254740991 in plain decimal digits',
   per_page: 'must be an integer from 1 to 100 in plain decimal digits',
   search: 'must be at most 100 characters',
   updated_since: 'must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z',
@@ -617,13 +617,19 @@ describeEachDialect('GET /leaves', (dialect) => {
         meta: { current_page: 2, per_page: 2, total: 3, last_page: 2, from: 3, to: 3 },
       });
       assert.equal(last.json.data[0].id, 3);
-      for (const page of [3, 1000000000]) {
+      for (const page of [3, 1000000000, 9007199254740991]) {
         const past = await api.get(`/leaves?per_page=2&page=${page}`, key);
         assert.equal(past.status, 200, past.body);
         assert.deepEqual(past.json, {
           data: [],
           meta: { current_page: page, per_page: 2, total: 3, last_page: 2, from: null, to: null },
         });
+      }
+      // An employee's own leaves, read with their count: past the end too, at 2^53 − 1.
+      for (const query of ['employee_id=1', 'employee_id=1,2&sort=-start_date']) {
+        const past = await api.get(`/leaves?${query}&per_page=100&page=9007199254740991`, key);
+        assert.equal(past.status, 200, past.body);
+        assert.deepEqual(past.json.data, []);
       }
     });
 
