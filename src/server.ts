@@ -6,6 +6,7 @@ import { buildAdminApp } from './admin/admin-app.ts';
 import { buildApp } from './app.ts';
 import type { ServerConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
+import type { Db } from './db/database.ts';
 import { ensureSchema } from './db/migrate.ts';
 import { SchemaOutdatedError } from './db/schema-outdated-error.ts';
 import { API_PREFIX } from './http/deps.ts';
@@ -18,10 +19,11 @@ import { FileReceiptStore } from './receipts/fs-store.ts';
 
 /**
  * A RECEIPTS_DIR that is not a folder is most likely a wrong path: every receipt would answer
- * 404. It is said once at the start; the service still starts (a new installation has no
- * receipts yet, and the first import makes the folder).
+ * 404. It is said once at the start: a warning on a new installation (no receipts yet, the
+ * first import makes the folder), an error when the database already holds receipts. The
+ * service still starts.
  */
-function warnOfMissingReceiptStore(config: ServerConfig, logger: Logger): void {
+async function checkReceiptStore(config: ServerConfig, db: Db, logger: Logger): Promise<void> {
   let problem: string | null = null;
   try {
     if (!statSync(config.receiptsDir).isDirectory()) problem = 'is not a folder';
@@ -31,7 +33,19 @@ function warnOfMissingReceiptStore(config: ServerConfig, logger: Logger): void {
         ? 'does not exist yet'
         : `cannot be read: ${(error as Error).message}`;
   }
-  if (problem) {
+  if (!problem) return;
+  const held = await db
+    .selectFrom('receipts')
+    .select('expense_id')
+    .limit(1)
+    .executeTakeFirst()
+    .catch(() => undefined);
+  if (held) {
+    logger.error(
+      { receiptsDir: config.receiptsDir },
+      `RECEIPTS_DIR ${problem}, but the database holds receipts: every receipt image answers 404 until RECEIPTS_DIR names their folder`,
+    );
+  } else {
     logger.warn(
       { receiptsDir: config.receiptsDir },
       `RECEIPTS_DIR ${problem}: receipt images answer 404 until an import stores them there`,
@@ -141,7 +155,7 @@ export async function startServer(
     if (config.redisUrl) metrics.trackRateLimitStore(limiter);
     metrics.trackImports(primary.db);
   }
-  warnOfMissingReceiptStore(config, logger);
+  await checkReceiptStore(config, primary.db, logger);
   const app = await buildApp({
     config,
     database: replica ?? primary,

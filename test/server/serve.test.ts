@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
+import { cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { freePort, serveCompany } from '../helpers/serve.ts';
+import { expense, smallCompany, writeJpeg, writeNdjson } from '../helpers/records.ts';
+import { freePort, serve, serveCompany } from '../helpers/serve.ts';
 
 /** One company and a key on a fresh database, served by `cdapi serve` with `extraEnv`. */
 async function servedCompany(
@@ -58,6 +60,35 @@ describeEachDialect('cdapi serve', (dialect) => {
         {
           msg: 'RECEIPTS_DIR does not exist yet: receipt images answer 404 until an import stores them there',
           receiptsDir: receipts,
+        },
+      ],
+    );
+  });
+
+  it('logs an error at the start when RECEIPTS_DIR is not a folder and the database holds receipts', async (t) => {
+    const database = await useDatabase(t, dialect);
+    const dir = useTempDir(t);
+    await writeJpeg(dir, 'slip.jpg');
+    const env = {
+      DATABASE_URL: database.url,
+      RECEIPTS_DIR: join(dir, 'receipts'),
+      SIGNING_SECRET: 'serve-test-signing-secret-0123456789',
+    };
+    const records = [
+      ...smallCompany(1, 0),
+      expense(1, 2, 1, 1, { receipt: { original: 'slip.jpg' } }),
+    ];
+    cdapiJson(['import', writeNdjson(dir, records)], env);
+    const wrong = join(dir, 'elsewhere');
+    const server = await serve({ ...env, RECEIPTS_DIR: wrong });
+    t.after(() => server.child.kill('SIGKILL'));
+    const errors = server.logLines().filter((line) => line.level === 50);
+    assert.deepEqual(
+      errors.map(({ msg, receiptsDir }) => ({ msg, receiptsDir })),
+      [
+        {
+          msg: 'RECEIPTS_DIR does not exist yet, but the database holds receipts: every receipt image answers 404 until RECEIPTS_DIR names their folder',
+          receiptsDir: wrong,
         },
       ],
     );
