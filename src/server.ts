@@ -53,6 +53,20 @@ async function checkReceiptStore(config: ServerConfig, db: Db, logger: Logger): 
   }
 }
 
+/**
+ * A PUBLIC_BASE_URL whose path is not the API's own (`https://api.example.com`, the host alone)
+ * is most likely a mistake: every link in a body and every receipt redirect would miss the
+ * API. A proxy may serve the API under another prefix, so it is said, not refused.
+ */
+function warnOfForeignBaseUrl(config: ServerConfig, logger: Logger): void {
+  if (config.publicBaseUrl === null) return;
+  if (new URL(config.publicBaseUrl).pathname.replace(/\/+$/, '').endsWith(API_PREFIX)) return;
+  logger.warn(
+    { publicBaseUrl: config.publicBaseUrl },
+    `PUBLIC_BASE_URL does not end in ${API_PREFIX}: links in bodies and receipt redirects are built under it, which is right only if a proxy serves the API there`,
+  );
+}
+
 export interface RunningServer {
   app: FastifyInstance;
   /** The metrics listener, when METRICS_PORT is set. */
@@ -156,6 +170,7 @@ export async function startServer(
     metrics.trackImports(primary.db);
   }
   await checkReceiptStore(config, primary.db, logger);
+  warnOfForeignBaseUrl(config, logger);
   const app = await buildApp({
     config,
     database: replica ?? primary,

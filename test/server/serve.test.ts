@@ -47,19 +47,25 @@ describeEachDialect('cdapi serve', (dialect) => {
     assert.ok(!server.stderr().includes('unrecognized flag'), server.stderr());
   });
 
-  it('warns once at the start when RECEIPTS_DIR is not a folder, and serves', async (t) => {
+  it('warns once at the start when RECEIPTS_DIR is not a folder or PUBLIC_BASE_URL not the API’s, and serves', async (t) => {
     const receipts = join(useTempDir(t), 'not-made');
     const { server, headers } = await servedCompany(t, dialect, {
-      extraEnv: { RECEIPTS_DIR: receipts },
+      extraEnv: { RECEIPTS_DIR: receipts, PUBLIC_BASE_URL: 'https://api.example.com' },
     });
     assert.equal((await fetch(`${server.base}/me`, { headers })).status, 200);
     const warnings = server.logLines().filter((line) => line.level === 40);
     assert.deepEqual(
-      warnings.map(({ msg, receiptsDir }) => ({ msg, receiptsDir })),
+      warnings.map(({ msg, receiptsDir, publicBaseUrl }) => ({ msg, receiptsDir, publicBaseUrl })),
       [
         {
           msg: 'RECEIPTS_DIR does not exist yet: receipt images answer 404 until an import stores them there',
           receiptsDir: receipts,
+          publicBaseUrl: undefined,
+        },
+        {
+          msg: 'PUBLIC_BASE_URL does not end in /api/company/v1: links in bodies and receipt redirects are built under it, which is right only if a proxy serves the API there',
+          receiptsDir: undefined,
+          publicBaseUrl: 'https://api.example.com',
         },
       ],
     );
