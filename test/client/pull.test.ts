@@ -217,6 +217,17 @@ describe('cdapi-pull', () => {
     assert.deepEqual(compared.mirror, compared.service);
   });
 
+  it('counts as deletes only the rows it removed: a first run meets deletions of records it never had', async (t) => {
+    const { api, base, key, out, client } = await pullSetup(t);
+    await api.load(changeRecords());
+    const first = await runPull(['--base-url', base, '--out', out, '--json'], key);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(JSON.parse(first.stdout).deletes, 0);
+    assert.doesNotMatch(first.stderr, /rewriting the file/, 'no employee of the file was erased');
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+  });
+
   it('leaves no file when Ctrl-C ends a first run before its first page', async (t) => {
     const out = join(useTempDir(t), 'mirror.sqlite');
     const child = startPull(['--base-url', await silentService(t), '--out', out], 'cdk_x');

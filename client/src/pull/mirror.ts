@@ -110,9 +110,13 @@ export class Mirror {
         const table = TABLES[entry.resource];
         if (!table) continue;
         if (entry.change === 'delete' || entry.record === null) {
-          this.statement(`DELETE FROM ${quote(table)} WHERE id = ?`).run(entry.id);
-          deletes += 1;
-          if (entry.resource === 'employee') this.erased = true;
+          // Counted when the file held the row: the feed also lists deletions of records a
+          // mirror never had (made and deleted between two runs, inactive reference records).
+          const { changes } = this.statement(`DELETE FROM ${quote(table)} WHERE id = ?`).run(
+            entry.id,
+          );
+          deletes += Number(changes);
+          if (entry.resource === 'employee' && Number(changes) > 0) this.erased = true;
         } else {
           const record = entry.record as Record<string, unknown>;
           if (entry.resource === 'expense') this.noteExpenseAgain(record);
