@@ -430,11 +430,22 @@ describeEachDialect('admin API import', (dialect) => {
     assert.equal(imported.json.data.receipts, 0);
     const key = await api.createKey(3);
     assert.equal((await api.get('/employees', key)).json.meta.total, 2);
-    const audit = auditLines(logLines());
+    // An erasure: the audit line says what the import deleted, not only what it wrote.
+    const erased = await call('POST', '/admin/import', {
+      body: ndjson([
+        { type: 'delete', resource: 'employee', company_id: 3, id: 31 },
+        { type: 'delete', resource: 'employee', company_id: 3, id: 99 },
+      ]),
+      contentType: 'application/x-ndjson',
+    });
+    assert.equal(erased.status, 200, erased.body);
+    const audit = auditLines(logLines()) as Array<Record<string, unknown>>;
     assert.deepEqual(
-      audit.map((line) => (line as { action: string }).action),
-      ['import'],
+      audit.map((line) => line.action),
+      ['import', 'import'],
     );
+    const { deletes, absentDeletes } = audit[1] as Record<string, Record<string, number>>;
+    assert.deepEqual([deletes?.employee, absentDeletes?.employee], [2, 1]);
   });
 
   it('rolls back an import whose client stops sending its body, and is free for the next', async (t) => {

@@ -64,6 +64,8 @@ export const importRoutes: AdminRoutes<
       audit(request.log, request.adminActor, 'import', {
         records: summary.records,
         counts: summary.counts,
+        deletes: summary.deletes,
+        absentDeletes: summary.absent_deletes,
       });
       return { data: summary };
     },
