@@ -1,0 +1,19 @@
+// The package's `prepare`: compiles src/ to dist/ with TypeScript, a devDependency. An install
+// without devDependencies (`npm ci --omit=dev`, the service's production image, which does not
+// use the client) has no TypeScript: it is said, and the install goes on.
+import { spawnSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+let tsc;
+try {
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+} catch {
+  console.warn(
+    '@company-data-api/client: TypeScript is not installed (devDependencies left out): dist/ not built',
+  );
+  process.exit(0);
+}
+const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
+chmodSync('dist/pull/cli.js', 0o755);
