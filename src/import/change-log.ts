@@ -26,13 +26,8 @@ export interface ChangeLogOptions {
  * commit time is stored — only when something changed.
  */
 export class ChangeLog {
-  /**
-   * The import's time: the commit time's stand-in where rows need one as they are written (an
-   * employee without an `updated_at` of its own); `finish` puts the commit time in its place.
-   */
+  /** The import's time: the commit time's stand-in where rows need one as they are written. */
   readonly importTime = formatTimestamp(new Date());
-  /** Per company: the employees written with `importTime` for their `updated_at`. */
-  private readonly stampedEmployees = new Map<number, Set<number>>();
   private readonly seqs = new Map<number, number>();
   /** Companies a batch may have changed (checked at the commit). */
   private readonly maybeChanged = new Set<number>();
@@ -69,21 +64,6 @@ export class ChangeLog {
     const seq = this.seqs.get(companyId);
     if (seq === undefined) throw new Error(`company ${companyId} has no import number yet`);
     return seq;
-  }
-
-  /**
-   * An employee row written with the import's time (`stamped`) or with an `updated_at` of its
-   * own; the file's last line for an employee is the one that counts.
-   */
-  employeeTimed(companyId: number, id: number, stamped: boolean): void {
-    let ids = this.stampedEmployees.get(companyId);
-    if (!ids) {
-      if (!stamped) return;
-      ids = new Set();
-      this.stampedEmployees.set(companyId, ids);
-    }
-    if (stamped) ids.add(id);
-    else ids.delete(id);
   }
 
   mayHaveChanged(companyIds: Iterable<number>): void {
@@ -152,32 +132,17 @@ export class ChangeLog {
       }
       changed.push(companyId);
       await this.forgetOldDeletions(companyId);
-      const committedAt = formatTimestamp(new Date());
-      await this.timeChangedEmployees(companyId, seq, committedAt);
       await this.db
         .insertInto('change_commits')
-        .values({ company_id: companyId, change_seq: seq, committed_at: committedAt })
+        .values({
+          company_id: companyId,
+          change_seq: seq,
+          committed_at: formatTimestamp(new Date()),
+        })
         .execute();
     }
     const stale = [...new Set([...changed, ...this.companyRowChanged])];
     return { changed, stale };
-  }
-
-  /**
-   * The employees this import changed that have no `updated_at` of their own get the commit time
-   * (the feed's `changed_at`), not the import's start: a client that read the list while the
-   * import ran, before its commit, finds them with `updated_since` at the time it read.
-   */
-  private async timeChangedEmployees(companyId: number, seq: number, committedAt: string) {
-    for (const chunk of chunks([...(this.stampedEmployees.get(companyId) ?? [])])) {
-      await this.db
-        .updateTable('employees')
-        .set({ updated_at: committedAt })
-        .where('company_id', '=', companyId)
-        .where('change_seq', '=', seq)
-        .where('id', 'in', chunk)
-        .execute();
-    }
   }
 
   /** Leaves and expenses embed their employee, leave type and category: they change with them. */

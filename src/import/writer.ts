@@ -169,7 +169,7 @@ async function deleteChildren(
 
 /**
  * Gives each row its company's import number (the change feed's order), each employee without
- * an `updated_at` of its own the import's time (the commit time once it is known), and each
+ * an `updated_at` of its own the import's time, and each
  * leave and expense the digest of what it brings along. Answers the employees that bring an
  * `updated_at` of their own.
  */
@@ -190,7 +190,6 @@ function stampRows(descriptor: RecordTypeOf, batch: Batch, log: ChangeLog): OwnT
     values[row + seqAt] = log.seqOf(companyId);
     if (updatedAt >= 0) {
       const own = values[row + updatedAt] as string | null;
-      log.employeeTimed(companyId, id, own === null);
       if (own === null) values[row + updatedAt] = log.importTime;
       else ownTimes.push({ companyId, id, updatedAt: own });
     }

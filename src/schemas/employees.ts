@@ -35,7 +35,7 @@ export const EmployeeSchema = model(
       updated_at: Type.String({
         ...Timestamp,
         description:
-          'When the source last changed the employee: its export’s own time, else the commit time of the import that changed the stored values (the change feed’s changed_at).',
+          'When the source last changed the employee: its export’s own time, else the time of the import that changed the stored values (when it started).',
       }),
     },
     { description: 'An employee of the company; never any sensitive field.' },

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import { meta, NOT_FOUND, validationFailed } from '../helpers/problems.ts';
 import { NOT_PLAIN_NUMBERS } from '../helpers/query-values.ts';
-import { company, employee, leave, leaveType } from '../helpers/records.ts';
+import { company, employee } from '../helpers/records.ts';
 
 type Fields = Record<string, unknown>;
 
@@ -614,40 +612,4 @@ describeEachDialect('employees’ updated_at', (dialect) => {
     ]);
     assert.ok((await served(1)) >= before);
   });
-
-  if (dialect === 'postgres') {
-    it('is the commit time of an import without one, not its start', async (t) => {
-      const { api, key } = await setUp(t, dialect, [
-        company(1),
-        person(1, 'Ayşe', 'Yılmaz', { updated_at: undefined }),
-        leaveType(1, 1),
-        leave(1, 1, 1, 1),
-      ]);
-      // Another transaction holds the leave's row, so the import waits after it began, at the
-      // leave, its employee written.
-      const holder = new pg.Client({ connectionString: api.url });
-      holder.on('error', () => {}); // ended by the database's drop if the test fails first
-      await holder.connect();
-      await holder.query('begin');
-      await holder.query('select id from leaves where company_id = 1 and id = 1 for update');
-      const importing = api.load([
-        person(1, 'Ayşe', 'Kaya', { updated_at: undefined }),
-        leave(1, 1, 1, 1),
-      ]);
-      await sleep(1500);
-      const released = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      await holder.query('commit');
-      await holder.end();
-      await importing;
-      const updatedAt = (await api.get('/employees/1', key)).json.data.updated_at;
-      assert.ok(updatedAt >= released, `${updatedAt} is after the import waited (${released})`);
-      const changes = (await api.get('/changes', key)).json.data;
-      const entry = changes.find(
-        (change: { resource: string; id: number }) =>
-          change.resource === 'employee' && change.id === 1,
-      );
-      assert.equal(entry.changed_at, updatedAt, 'the feed’s changed_at');
-      assert.deepEqual(ids((await api.get(`/employees?updated_since=${released}`, key)).json), [1]);
-    });
-  }
 });

@@ -366,7 +366,7 @@ export interface components {
             hire_date: string;
             /**
              * Format: date-time
-             * @description When the source last changed the employee: its export’s own time, else the commit time of the import that changed the stored values (the change feed’s changed_at).
+             * @description When the source last changed the employee: its export’s own time, else the time of the import that changed the stored values (when it started).
              * @example 2026-02-20T08:00:00Z
              */
             updated_at: string;
