@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
@@ -280,6 +281,32 @@ describe('cdapi-pull', () => {
     assert.equal(taken.code, 0, taken.stderr);
     assert.equal(existsSync(`${out}.lock`), false);
     const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+  });
+
+  it('finds one lock through a link to a file not made yet, and takes over a pid-only lock whose pid is no cdapi-pull', async (t) => {
+    const { base, key, dir, client } = await pullSetup(t);
+    const target = join(dir, 'target.sqlite');
+    const dangling = join(dir, 'dangling.sqlite');
+    symlinkSync(target, dangling);
+    const stuck = startPull(['--base-url', await silentService(t), '--out', dangling], key);
+    t.after(() => stuck.kill('SIGKILL'));
+    while (!existsSync(`${target}.lock`)) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const out of [target, dangling]) {
+      const second = await runPull(['--base-url', base, '--out', out], key);
+      assert.equal(second.code, 1, out);
+      assert.match(second.stderr, /another cdapi-pull/);
+    }
+    stuck.kill('SIGKILL');
+    await once(stuck, 'exit');
+
+    // The release before wrote the pid alone; that pid is now another program's.
+    const sleeper = spawn('sleep', ['60']);
+    t.after(() => sleeper.kill('SIGKILL'));
+    writeFileSync(`${target}.lock`, `${sleeper.pid}\n`);
+    const taken = await runPull(['--base-url', base, '--out', target], key);
+    assert.equal(taken.code, 0, taken.stderr);
+    const compared = await listsAndMirror(client, target);
     assert.deepEqual(compared.mirror, compared.service);
   });
 

@@ -1,5 +1,13 @@
-import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import {
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { type Client, createClient } from '../client.ts';
 import { ApiError } from '../errors.ts';
 import type { Wait } from '../transport.ts';
@@ -253,16 +261,34 @@ function lockOutput(out: string): () => void {
   throw new Error(`cannot take ${path}: another cdapi-pull keeps making it`);
 }
 
-/** The file's real path when it or its folder exists (symbolic links resolved), else as given. */
+/**
+ * The file's real path: symbolic links resolved, a link to a file not made yet too (its target's
+ * path), so every name of the file finds one lock. As given where its folder does not exist.
+ */
 function realPath(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
+  let path = file;
+  for (let links = 0; links < 40; links++) {
     try {
-      return join(realpathSync(dirname(file)), basename(file));
+      return realpathSync(path);
     } catch {
-      return file;
+      // A link whose target does not exist yet: follow it by hand.
+      const target = linkTarget(path);
+      if (target === null) break;
+      path = resolve(dirname(path), target);
     }
+  }
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
+}
+
+function linkTarget(path: string): string | null {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : null;
+  } catch {
+    return null;
   }
 }
 
@@ -278,15 +304,31 @@ function startTime(pid: number): string | null {
   }
 }
 
-/** True while the process runs: the same one, when the lock recorded its start time. */
+/**
+ * True while the process runs: the same one, when the lock recorded its start time. A lock of
+ * the release before holds the pid alone: there, on Linux, the process must be a cdapi-pull.
+ */
 function isRunning(pid: number, startedAt: string | undefined): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  const now = startedAt === undefined ? null : startTime(pid);
+  if (startedAt === undefined) {
+    const command = commandLine(pid);
+    return command === null || /cdapi-pull|pull[/\\](cli|main)\.[jt]s/.test(command);
+  }
+  const now = startTime(pid);
   return now === null || now === startedAt;
+}
+
+/** The process's command line (from /proc); null where there is none to read. */
+function commandLine(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return null;
+  }
 }
 
 /** What a run has to tidy up when Ctrl-C ends the process (cli.ts runs them before it exits). */
