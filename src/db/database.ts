@@ -252,6 +252,7 @@ export interface LeaveCountsTable {
 
 /** Running totals of `cdapi import` runs, one row per outcome (migrations 0007, 0016). */
 export interface ImportStatsTable {
+  /** `empty`: the run succeeded and held no record (an export that arrived empty). */
   outcome: 'succeeded' | 'failed' | 'empty';
   runs: number;
   records: number;

@@ -1,7 +1,6 @@
-import type { Db } from './database.ts';
+import type { Db, ImportStatsTable } from './database.ts';
 
-/** `empty`: the run succeeded and held no record (an export that arrived empty). */
-export type ImportOutcome = 'succeeded' | 'failed' | 'empty';
+export type ImportOutcome = ImportStatsTable['outcome'];
 
 export interface ImportRun {
   outcome: ImportOutcome;

@@ -169,11 +169,10 @@ async function deleteChildren(
 
 /**
  * Gives each row its company's import number (the change feed's order), each employee without
- * an `updated_at` of its own the import's time, and each
- * leave and expense the digest of what it brings along. Answers the employees that bring an
- * `updated_at` of their own.
+ * an `updated_at` of its own the import's time, and each leave and expense the digest of what
+ * it brings along. Answers the employees that bring an `updated_at` of their own, by id.
  */
-function stampRows(descriptor: RecordTypeOf, batch: Batch, log: ChangeLog): OwnTime[] {
+function stampRows(descriptor: RecordTypeOf, batch: Batch, log: ChangeLog): Map<number, string> {
   const { columns, values } = batch[descriptor.table] as TableRows;
   const width = columns.length;
   const seqAt = columns.indexOf('change_seq');
@@ -182,67 +181,51 @@ function stampRows(descriptor: RecordTypeOf, batch: Batch, log: ChangeLog): OwnT
   const updatedAt = descriptor.table === 'employees' ? columns.indexOf('updated_at') : -1;
   const digestAt = columns.indexOf('children_digest');
   const digests = digestAt < 0 ? null : childrenDigests(descriptor, batch);
-  const ownTimes: OwnTime[] = [];
+  const ownTimes = new Map<number, string>();
   if (seqAt < 0) return ownTimes;
   for (let row = 0; row < values.length; row += width) {
-    const companyId = values[row + companyAt] as number;
     const id = values[row + idAt] as number;
-    values[row + seqAt] = log.seqOf(companyId);
+    values[row + seqAt] = log.seqOf(values[row + companyAt] as number);
     if (updatedAt >= 0) {
       const own = values[row + updatedAt] as string | null;
       if (own === null) values[row + updatedAt] = log.importTime;
-      else ownTimes.push({ companyId, id, updatedAt: own });
+      else ownTimes.set(id, own);
     }
     if (digests) values[row + digestAt] = digests.get(id) ?? null;
   }
   return ownTimes;
 }
 
-/** An employee row's own `updated_at`, as the file gives it. */
-interface OwnTime {
-  companyId: number;
-  id: number;
-  updatedAt: string;
-}
-
 /**
  * An employee's own `updated_at` is a stored value like the others: a line that differs from the
  * stored employee only there changes it (the upsert compares every other column, and leaves
- * out `updated_at`, which is the import's time on the lines without one). Answers how many
- * employees changed so.
+ * out `updated_at`, which is the import's time on the lines without one). `ownTimes` holds each
+ * employee once (a batch keeps a file's last line for an id). Answers how many changed so.
  */
-async function writeOwnTimes(db: Db, log: ChangeLog, ownTimes: OwnTime[]): Promise<number> {
-  // The file's last line for an employee is the one that counts.
-  const byCompany = new Map<number, Map<number, OwnTime>>();
-  for (const own of ownTimes) {
-    let owns = byCompany.get(own.companyId);
-    if (!owns) {
-      owns = new Map();
-      byCompany.set(own.companyId, owns);
-    }
-    owns.set(own.id, own);
-  }
+async function writeOwnTimes(
+  db: Db,
+  log: ChangeLog,
+  ownTimes: Map<number, string>,
+  groups: Map<number, number[]>,
+): Promise<number> {
   let changed = 0;
-  for (const [companyId, owns] of byCompany) {
-    for (const chunk of chunks([...owns.values()])) {
+  for (const [companyId, ids] of groups) {
+    for (const chunk of chunks(ids)) {
       const stored = await db
         .selectFrom('employees')
         .select(['id', 'updated_at'])
         .where('company_id', '=', companyId)
-        .where(
-          'id',
-          'in',
-          chunk.map((own) => own.id),
-        )
+        .where('id', 'in', chunk)
         .execute();
       const storedAt = new Map(stored.map((row) => [Number(row.id), row.updated_at]));
-      for (const own of chunk) {
-        if (storedAt.get(own.id) === own.updatedAt) continue;
+      for (const id of chunk) {
+        const updatedAt = ownTimes.get(id) as string;
+        if (storedAt.get(id) === updatedAt) continue;
         await db
           .updateTable('employees')
-          .set({ updated_at: own.updatedAt, change_seq: log.seqOf(companyId) })
+          .set({ updated_at: updatedAt, change_seq: log.seqOf(companyId) })
           .where('company_id', '=', companyId)
-          .where('id', '=', own.id)
+          .where('id', '=', id)
           .execute();
         changed += 1;
       }
@@ -359,7 +342,9 @@ export async function writeBatch(
     }
     const changed =
       (await writer.write(descriptor.table, rows, 'upsert')) +
-      (ownTimes.length > 0 ? await writeOwnTimes(db, log, ownTimes) : 0);
+      (ownTimes.size > 0
+        ? await writeOwnTimes(db, log, ownTimes, byCompany(own, [...ownTimes.keys()]))
+        : 0);
     if (changed > 0) log.mayHaveChanged(own.companyOf.values());
     await forgetDeletions(db, log, tenant, byCompany(own, [...own.companyOf.keys()]));
     if (changed > 0) {

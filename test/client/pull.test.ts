@@ -83,6 +83,17 @@ function changeRecords(): Fields[] {
 }
 
 /** The company served over HTTP, a key, and hooks that watch the change feed and the receipts. */
+/**
+ * A run writing `out` that never gets its first page (its service never answers), once it holds
+ * its lock (`lock`, beside the file's real path); killed when the test ends.
+ */
+async function stuckPull(t: TestContext, out: string, key: string, lock = `${out}.lock`) {
+  const stuck = startPull(['--base-url', await silentService(t), '--out', out], key);
+  t.after(() => stuck.kill('SIGKILL'));
+  while (!existsSync(lock)) await new Promise((resolve) => setTimeout(resolve, 20));
+  return stuck;
+}
+
 /** The base URL of a service that takes connections and never answers. */
 async function silentService(t: TestContext): Promise<string> {
   const silent = createServer(() => {}).listen(0, '127.0.0.1');
@@ -241,8 +252,7 @@ describe('cdapi-pull', () => {
 
   it('refuses a second run on a file another run is writing, and takes over from a killed one', async (t) => {
     const { base, key, out, client } = await pullSetup(t);
-    const stuck = startPull(['--base-url', await silentService(t), '--out', out], key);
-    while (!existsSync(`${out}.lock`)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const stuck = await stuckPull(t, out, key);
     const second = await runPull(['--base-url', base, '--out', out], key);
     assert.equal(second.code, 1);
     assert.equal(
@@ -260,9 +270,7 @@ describe('cdapi-pull', () => {
 
   it('refuses a second run through a symbolic link to the file, and takes over a lock whose process id another process has now', async (t) => {
     const { base, key, out, dir, client } = await pullSetup(t);
-    const stuck = startPull(['--base-url', await silentService(t), '--out', out], key);
-    t.after(() => stuck.kill('SIGKILL'));
-    while (!existsSync(`${out}.lock`)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const stuck = await stuckPull(t, out, key);
     const link = join(dir, 'link.sqlite');
     symlinkSync(out, link);
     const through = await runPull(['--base-url', base, '--out', link], key);
@@ -289,9 +297,7 @@ describe('cdapi-pull', () => {
     const target = join(dir, 'target.sqlite');
     const dangling = join(dir, 'dangling.sqlite');
     symlinkSync(target, dangling);
-    const stuck = startPull(['--base-url', await silentService(t), '--out', dangling], key);
-    t.after(() => stuck.kill('SIGKILL'));
-    while (!existsSync(`${target}.lock`)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const stuck = await stuckPull(t, dangling, key, `${target}.lock`);
     for (const out of [target, dangling]) {
       const second = await runPull(['--base-url', base, '--out', out], key);
       assert.equal(second.code, 1, out);
