@@ -57,12 +57,19 @@ const SAMPLE_CACHE_ENTRIES = 64;
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** An API key (or its part after `cdk_`), or one of the admin tokens. */
+/**
+ * An API key (or its part after `cdk_`), or one of the admin tokens, anywhere in `text`: each
+ * stretch of a token's length is hashed (a request id is at most 128 characters).
+ */
 function holdsSecret(text: string, adminTokens: readonly AdminToken[]): boolean {
   if (text.toLowerCase().includes(KEY_PREFIX) || holdsApiKeySecret(text)) return true;
-  if (adminTokens.length === 0) return false;
-  const digest = createHash('sha256').update(text).digest();
-  return adminTokens.some((token) => digest.equals(token.sha256));
+  return adminTokens.some((token) => {
+    for (let start = 0; start + token.length <= text.length; start++) {
+      const stretch = text.slice(start, start + token.length);
+      if (createHash('sha256').update(stretch).digest().equals(token.sha256)) return true;
+    }
+    return false;
+  });
 }
 
 /** Builds the whole service as a Fastify instance; `server.ts` only listens. */

@@ -70,10 +70,14 @@ export interface ServerConfig extends Config {
   readonly maxQueueWaitMs: number;
 }
 
-/** A token the admin API accepts: its SHA-256 digest (never the token) and its audit label. */
+/**
+ * A token the admin API accepts: its SHA-256 digest (never the token), its length (to find it
+ * inside a longer text, such as a request id) and its audit label.
+ */
 export interface AdminToken {
   readonly label: string;
   readonly sha256: Buffer;
+  readonly length: number;
 }
 
 export interface AdminConfig {
@@ -287,7 +291,11 @@ function adminToken(variable: string, raw: string, label: string): AdminToken {
       `must be ${ADMIN_TOKEN_MIN_LENGTH} to ${ADMIN_TOKEN_MAX_LENGTH} printable characters without spaces (e.g. openssl rand -base64 32)`,
     );
   }
-  return Object.freeze({ label, sha256: createHash('sha256').update(raw).digest() });
+  return Object.freeze({
+    label,
+    sha256: createHash('sha256').update(raw).digest(),
+    length: raw.length,
+  });
 }
 
 /**

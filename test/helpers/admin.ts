@@ -19,6 +19,7 @@ export const PREVIOUS_ADMIN_TOKEN = 'previous-admin-test-token-0123456789abc';
 const tokenOf = (label: string, token: string) => ({
   label,
   sha256: createHash('sha256').update(token).digest(),
+  length: token.length,
 });
 
 export interface AdminRequest {

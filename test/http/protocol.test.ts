@@ -636,14 +636,21 @@ describe('headers', () => {
       config: {
         admin: {
           port: 0,
-          tokens: [{ label: 'admin', sha256: createHash('sha256').update(adminToken).digest() }],
+          tokens: [
+            {
+              label: 'admin',
+              sha256: createHash('sha256').update(adminToken).digest(),
+              length: adminToken.length,
+            },
+          ],
           trustProxy: false,
         },
       },
     });
     const key = await api.createKey(1);
     const secret = key.slice('cdk_'.length);
-    for (const given of [secret, `run-${secret}`, `${secret}.2`, adminToken]) {
+    const inside = [`run-${adminToken}`, `${adminToken}.2`, `a:${adminToken}:b`];
+    for (const given of [secret, `run-${secret}`, `${secret}.2`, adminToken, ...inside]) {
       await t.test(given.slice(0, 12), async () => {
         const res = await api.get('/employees', key, { headers: { 'x-request-id': given } });
         assert.equal(res.status, 200);
@@ -655,9 +662,10 @@ describe('headers', () => {
       });
     }
     // Near misses are a client's own ids: a key's random part with a wrong checksum, a token's
-    // prefix.
+    // prefix, a text holding all of a token but one character.
     const wrongChecksum = `${secret.slice(0, -1)}${secret.endsWith('0') ? '1' : '0'}`;
-    for (const given of [wrongChecksum, adminToken.slice(0, -1)]) {
+    const nearToken = [adminToken.slice(0, -1), `run-${adminToken.slice(1)}`];
+    for (const given of [wrongChecksum, ...nearToken]) {
       const res = await api.get('/employees', key, { headers: { 'x-request-id': given } });
       assert.equal(res.headers['x-request-id'], given);
     }
