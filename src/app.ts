@@ -4,7 +4,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { sql } from 'kysely';
 import type { AdminToken, ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { listenedDataVersions, readEveryTime, sqliteDataVersions } from './db/data-versions.ts';
@@ -12,7 +11,9 @@ import { DerivedCache } from './db/derived-cache.ts';
 import { EmployeeDirectories } from './db/embedded-employees.ts';
 import type { LoadedSamples } from './db/list-samples.ts';
 import type { AnchorRun, SortBounds } from './db/list-source.ts';
+import { holdsCurrentSchema } from './db/migrate.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
+import { isSchemaMissing } from './db/unavailable.ts';
 import { Admission } from './http/admission.ts';
 import { api } from './http/api.ts';
 import { type AuthContext, createAuthenticator } from './http/auth.ts';
@@ -23,7 +24,7 @@ import {
 } from './http/client-errors.ts';
 import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
-import { databaseUnreachable } from './http/errors.ts';
+import { databaseUnreachable, databaseWithoutSchema } from './http/errors.ts';
 import { announcedKeepAlive } from './http/keep-alive.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
@@ -243,12 +244,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           ];
     const checks: Record<string, 'ok' | 'unreachable'> = {};
     for (const [check, label, handle] of databases) {
+      let current: boolean;
       try {
-        await sql`select 1`.execute(handle.db);
-        checks[check] = 'ok';
-      } catch {
-        throw databaseUnreachable(label);
+        current = await holdsCurrentSchema(handle.db);
+      } catch (error) {
+        if (!isSchemaMissing(error)) throw databaseUnreachable(label);
+        current = false;
       }
+      if (!current) throw databaseWithoutSchema(label);
+      checks[check] = 'ok';
     }
     Object.assign(checks, options.limiter.checks());
     const degraded = Object.values(checks).some((state) => state !== 'ok');

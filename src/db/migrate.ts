@@ -1,4 +1,4 @@
-import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { DatabaseHandle } from './connect.ts';
 import type { Db } from './database.ts';
 import { refreshListSamples } from './list-samples.ts';
@@ -42,6 +42,18 @@ const migrations: Record<string, Migration> = {
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
+
+const LATEST_MIGRATION = Object.keys(migrations).at(-1) as string;
+
+/**
+ * Whether the database holds this version's schema: its latest migration is recorded (a later
+ * version's migrations add to it). False for a database recreated or restored empty, or behind.
+ */
+export async function holdsCurrentSchema(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ name: string }>`
+    select name from kysely_migration where name = ${LATEST_MIGRATION}`.execute(db);
+  return rows.length > 0;
+}
 
 export interface MigrationOutcome {
   applied: string[];

@@ -43,3 +43,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     )
   );
 }
+
+/**
+ * The database answers but holds no table the query names: it was recreated or restored empty
+ * (or to an older version) under the running service. Not the client's fault, and not for the
+ * client to fix: 503 while an operator runs `cdapi migrate` or restores the data.
+ */
+export function isSchemaMissing(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code === '42P01' || code === '3F000') return true; // undefined_table, invalid_schema_name
+  return code === 'SQLITE_ERROR' && typeof message === 'string' && /^no such table/.test(message);
+}

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { isDatabaseUnavailable, isSchemaMissing } from '../db/unavailable.ts';
 import { ERROR_MESSAGE_KEYWORD } from '../schemas/common.ts';
 import { type ParameterError, PROBLEM_CONTENT_TYPE } from '../schemas/problems.ts';
 import { protocolProblem } from './client-errors.ts';
@@ -56,6 +56,13 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable');
+    return sendProblem(reply, databaseUnavailable());
+  }
+  if (isSchemaMissing(error)) {
+    request.log.error(
+      { err: error },
+      'the database has lost its tables (recreated or restored empty?): run cdapi migrate or restore it',
+    );
     return sendProblem(reply, databaseUnavailable());
   }
   const status = error.statusCode ?? 500;

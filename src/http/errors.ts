@@ -129,6 +129,14 @@ export const databaseUnreachable = (label: string) =>
     headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
   });
 
+/** `/readyz` with a database that lacks this version's schema (recreated empty, or behind). */
+export const databaseWithoutSchema = (label: string) =>
+  new ApiError(
+    'service_unavailable',
+    `${label} does not hold this version's schema (recreated or restored empty, or behind): run cdapi migrate or restore it.`,
+    { headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) } },
+  );
+
 /** The instance has as many requests waiting as it may (see admission.ts). */
 export const busy = () =>
   new ApiError('service_unavailable', 'The service is busy; retry shortly.', {

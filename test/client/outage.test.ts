@@ -95,3 +95,39 @@ it('a PostgreSQL database that is gone (renamed away) answers 503, and 200 once 
     [1],
   );
 });
+
+it('a PostgreSQL database recreated empty answers 503 and is not ready, and 200 once it is back', {
+  skip,
+}, async (t) => {
+  const { base, apiKey, stop, restore, name } = await outageApi(t);
+  const client = createClient({ baseUrl: base, apiKey, maxRetries: 0 });
+  const ready = () => fetch(new URL('/readyz', base));
+  await stop();
+  await admin(`alter database ${name} rename to ${name}_kept`);
+  await admin(`create database ${name}`);
+  let back = false;
+  const putBack = async () => {
+    if (back) return;
+    back = true;
+    await admin(`drop database if exists ${name} with (force)`);
+    await admin(`alter database ${name}_kept rename to ${name}`);
+    await restore();
+  };
+  t.after(putBack);
+  const error = await client.employees.list().catch((e: unknown) => e);
+  assert.ok(error instanceof ApiError, String(error));
+  assert.equal(error.status, 503);
+  assert.equal(error.code, 'service_unavailable');
+  const notReady = await ready();
+  assert.equal(notReady.status, 503);
+  assert.match(
+    ((await notReady.json()) as { detail: string }).detail,
+    /does not hold this version's schema/,
+  );
+  await putBack();
+  assert.deepEqual(
+    (await client.employees.list()).data.map((item) => item.id),
+    [1],
+  );
+  assert.equal((await ready()).status, 200);
+});

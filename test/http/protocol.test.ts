@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as zlib from 'node:zlib';
 import { gunzipSync } from 'node:zlib';
 import type { HTTPMethods } from 'fastify';
+import { sql } from 'kysely';
 import { setCompanyActive } from '../../src/db/companies.queries.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { revokeApiKey } from '../../src/db/keys.queries.ts';
@@ -766,6 +767,26 @@ describeEachDialect('operations endpoints', (dialect) => {
     assertProblem(res, SERVICE_UNAVAILABLE);
     const health = await api.get('/healthz', null);
     assert.equal(health.status, 200);
+  });
+
+  it('answers 503 and is not ready once the database has lost its tables (recreated empty)', async (t) => {
+    const { api, key } = await setUp(t, dialect);
+    const cascade = dialect === 'postgres' ? sql` cascade` : sql``;
+    await sql`drop table kysely_migration`.execute(api.handle.db);
+    const ready = await api.get('/readyz', null);
+    assert.equal(ready.status, 503);
+    assert.equal(ready.json.code, 'service_unavailable');
+    assert.match(ready.json.detail, /does not hold this version's schema.*cdapi migrate/);
+    assert.equal(ready.headers['retry-after'], '5');
+    await sql`drop table leave_types${cascade}`.execute(api.handle.db);
+    const res = await api.get('/leave-types', key);
+    assert.equal(res.status, 503, res.body);
+    assert.equal(res.json.code, 'service_unavailable');
+    assert.equal(res.headers['retry-after'], '5');
+    assert.ok(
+      api.logLines().some((line) => line.level === 50 && /lost its tables/.test(String(line.msg))),
+      'an error line tells the operator',
+    );
   });
 });
 
