@@ -63,7 +63,15 @@ export class FileReceiptStore implements ReceiptStore {
       const info = await stat(this.path(key));
       return info.isFile() ? { size: info.size } : null;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      const { code } = error as NodeJS.ErrnoException;
+      if (code === 'ENOENT') return null;
+      // RECEIPTS_DIR (or a folder in it) is a file: the configuration's problem, named.
+      if (code === 'ENOTDIR' || code === 'EACCES') {
+        throw new ConfigError(
+          'RECEIPTS_DIR',
+          `cannot read receipts in ${this.root}: ${(error as Error).message}`,
+        );
+      }
       throw error;
     }
   }

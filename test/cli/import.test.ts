@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
@@ -240,6 +240,25 @@ describe('cdapi import progress', () => {
     );
     const json = cdapi(['import', file, '--no-progress', '--json'], env);
     assert.equal(JSON.parse(json.stderr).variable, 'RECEIPTS_DIR');
+    assert.deepEqual(cdapiJson(['companies', 'list'], env), []);
+  });
+
+  it('fails naming RECEIPTS_DIR, and commits nothing, when it is a file', async (t) => {
+    const dir = useTempDir(t);
+    await writeJpeg(dir, 'slip.jpg');
+    const file = writeNdjson(dir, [
+      ...smallCompany(1, 0).slice(0, 5),
+      expense(1, 1, 1, 1, { receipt: { original: 'slip.jpg' } }),
+    ]);
+    const receipts = join(dir, 'receipts');
+    writeFileSync(receipts, 'not a folder');
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'a.db')}`, RECEIPTS_DIR: receipts };
+    const result = cdapi(['import', file, '--no-progress'], env);
+    assert.equal(result.status, 1);
+    assert.match(
+      result.stderr,
+      /^cdapi: configuration: RECEIPTS_DIR: cannot (read|store) receipts in .*\/receipts: ENOTDIR: not a directory/,
+    );
     assert.deepEqual(cdapiJson(['companies', 'list'], env), []);
   });
 });
