@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -288,6 +296,28 @@ describe('cdapi-pull', () => {
     const taken = await runPull(['--base-url', base, '--out', link], key);
     assert.equal(taken.code, 0, taken.stderr);
     assert.equal(existsSync(`${out}.lock`), false);
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+  });
+
+  it('refuses a file with hard links (SQLite keeps a write-ahead log beside each name)', async (t) => {
+    const { base, key, out, dir, client } = await pullSetup(t);
+    assert.equal((await runPull(['--base-url', base, '--out', out], key)).code, 0);
+    const link = join(dir, 'hard-link.sqlite');
+    linkSync(out, link);
+    const before = readFileSync(out);
+    for (const name of [out, link]) {
+      const run = await runPull(['--base-url', base, '--out', name], key);
+      assert.equal(run.code, 1, name);
+      assert.equal(
+        run.stderr,
+        `cdapi-pull: ${name} has 2 names (hard links): SQLite cannot keep one write-ahead log for them, and a run through another name would corrupt it; remove the other links (a symbolic link is fine)\n`,
+      );
+    }
+    assert.deepEqual(readFileSync(out), before, 'the file is untouched');
+    assert.equal(existsSync(`${out}.lock`), false);
+    rmSync(link);
+    assert.equal((await runPull(['--base-url', base, '--out', out], key)).code, 0);
     const compared = await listsAndMirror(client, out);
     assert.deepEqual(compared.mirror, compared.service);
   });

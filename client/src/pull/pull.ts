@@ -5,6 +5,7 @@ import {
   readlinkSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -133,6 +134,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
   const created = !existsSync(options.out);
   let mirror: Mirror;
   try {
+    refuseHardLinks(options.out);
     mirror = new Mirror(options.out);
   } catch (error) {
     unlock();
@@ -259,6 +261,21 @@ function lockOutput(out: string): () => void {
     rmSync(path, { force: true });
   }
   throw new Error(`cannot take ${path}: another cdapi-pull keeps making it`);
+}
+
+/**
+ * A file with other names (hard links) is refused: SQLite keeps the write-ahead log and its
+ * lock beside each name, so a run or reader through another name neither sees the pages this
+ * run has not yet copied into the file nor is kept from writing at the same time (SQLite's
+ * "How To Corrupt" lists it). Nor would the lock beside the name stop such a run.
+ */
+function refuseHardLinks(out: string): void {
+  const names = statSync(out, { throwIfNoEntry: false })?.nlink ?? 1;
+  if (names > 1) {
+    throw new Error(
+      `${out} has ${names} names (hard links): SQLite cannot keep one write-ahead log for them, and a run through another name would corrupt it; remove the other links (a symbolic link is fine)`,
+    );
+  }
 }
 
 /**
