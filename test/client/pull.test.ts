@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import {
   existsSync,
   linkSync,
+  lstatSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -256,6 +257,18 @@ describe('cdapi-pull', () => {
     const [code] = await once(child, 'exit');
     assert.equal(code, 130);
     assert.deepEqual(readdirSync(dirname(out)), []);
+  });
+
+  it('leaves the link and no file when a first run through a link to a file not made yet fails', async (t) => {
+    const { base, dir } = await pullSetup(t);
+    const target = join(dir, 'target.sqlite');
+    const link = join(dir, 'link.sqlite');
+    symlinkSync(target, link);
+    const refused = await runPull(['--base-url', base, '--out', link], 'cdk_wrong');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /401|unauthorized/i);
+    assert.deepEqual(readdirSync(dir).sort(), ['link.sqlite']);
+    assert.equal(lstatSync(link).isSymbolicLink(), true, 'the link stays');
   });
 
   it('refuses a second run on a file another run is writing, and takes over from a killed one', async (t) => {

@@ -147,7 +147,9 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     const nothingPulled = mirror.state('cursor') === null;
     mirror.close();
     if (!done && created && nothingPulled) {
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${options.out}${suffix}`, { force: true });
+      // The file SQLite made, not a symbolic link to it that the user made beforehand.
+      const file = realPath(options.out);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     }
     unlock();
   };
