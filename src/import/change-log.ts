@@ -37,6 +37,8 @@ export class ChangeLog {
   private readonly updatedParents = new Map<number, Map<RecordType, Set<number>>>();
   /** Per company: whether it may have remembered deletions (then an upsert forgets its own). */
   private readonly deletionsKept = new Map<number, boolean>();
+  /** Records deleted before this import that it brought back: their deletions' numbers. */
+  private readonly returned = new Map<string, number>();
 
   private readonly db: Db;
   private readonly options: ChangeLogOptions;
@@ -104,6 +106,22 @@ export class ChangeLog {
       this.deletionsKept.set(companyId, kept);
     }
     return kept;
+  }
+
+  /** A record deleted at `seq` (before this import) that an upsert of this import brought back. */
+  cameBack(companyId: number, resource: number, id: number, seq: number): void {
+    if (seq < this.seqOf(companyId)) this.returned.set(`${companyId}.${resource}.${id}`, seq);
+  }
+
+  /**
+   * The number of a record's deletion from before this import when this import brought it back
+   * and now deletes it again (the deletion stays as it was); undefined for any other record.
+   */
+  goneAgain(companyId: number, resource: number, id: number): number | undefined {
+    const key = `${companyId}.${resource}.${id}`;
+    const seq = this.returned.get(key);
+    this.returned.delete(key);
+    return seq;
   }
 
   deletionsRemembered(companyId: number): void {

@@ -278,21 +278,29 @@ async function embeddedValues(
   );
 }
 
-/** A record that comes back forgets its remembered deletion. */
+/**
+ * A record that comes back forgets its remembered deletion; the import keeps the deletion's
+ * number in case a later line deletes the record again (`deleteBatch`).
+ */
 async function forgetDeletions(
   db: Db,
   log: ChangeLog,
   descriptor: TenantRecordType,
   groups: Map<number, number[]>,
 ): Promise<void> {
+  const resource = feedRank(descriptor.type as RecordType);
   for (const [companyId, ids] of groups) {
     if (!(await log.keepsDeletions(companyId))) continue;
-    await db
+    const forgotten = await db
       .deleteFrom('deleted_records')
       .where('company_id', '=', companyId)
-      .where('resource', '=', feedRank(descriptor.type as RecordType))
+      .where('resource', '=', resource)
       .where('record_id', 'in', ids)
+      .returning(['record_id', 'change_seq'])
       .execute();
+    for (const row of forgotten) {
+      log.cameBack(companyId, resource, Number(row.record_id), Number(row.change_seq));
+    }
   }
 }
 
@@ -452,13 +460,22 @@ export async function deleteBatch(
       .execute();
     const seq = log.seqOf(companyId);
     const resource = feedRank(descriptor.type as RecordType);
+    // A record that was deleted before this import, came back on an earlier line and goes
+    // again: its deletion keeps its number, so a replayed file adds no entry to the feed.
     await db
       .insertInto('deleted_records')
       .values(
-        ids.map((id) => ({ company_id: companyId, resource, record_id: id, change_seq: seq })),
+        ids.map((id) => ({
+          company_id: companyId,
+          resource,
+          record_id: id,
+          change_seq: log.goneAgain(companyId, resource, id) ?? seq,
+        })),
       )
       .onConflict((oc) =>
-        oc.columns(['company_id', 'resource', 'record_id']).doUpdateSet({ change_seq: seq }),
+        oc
+          .columns(['company_id', 'resource', 'record_id'])
+          .doUpdateSet((eb) => ({ change_seq: eb.ref('excluded.change_seq') })),
       )
       .execute();
     log.deletionsRemembered(companyId);

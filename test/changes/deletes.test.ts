@@ -147,4 +147,34 @@ describeEachDialect('delete lines', (dialect) => {
     ]);
     assert.equal((await api.get('/employees/7', key)).status, 404);
   });
+
+  it('replay a file that brings a record back and deletes it again as no change', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    const key = await api.createKey(1);
+    // Expense 2 is stored, 99 never was: each comes on a line and goes on a later one.
+    const file = [
+      expense(1, 2, 1, 1, { title: 'Again' }),
+      expense(1, 99, 1, 1),
+      del('expense', 1, 2),
+      del('expense', 1, 99),
+    ];
+    await api.load(file);
+    const feed = (await api.get('/changes', key)).json;
+    assert.deepEqual(
+      feed.data.slice(-2).map((e: { change: string; id: number }) => `${e.change} ${e.id}`),
+      ['delete 2', 'delete 99'],
+    );
+    const { db } = api.handle;
+    const keyUsed = async () =>
+      (await db.selectFrom('api_keys').select('last_used_at').executeTakeFirst())?.last_used_at;
+    await eventually(async () => (await keyUsed()) != null, 'last_used_at written');
+    const before = await snapshotDatabase(db);
+    await api.load(file);
+    assert.deepEqual(await snapshotDatabase(db), before, 'the replay changed nothing');
+    const after = (await api.get(`/changes?after=${feed.meta.next_cursor}`, key)).json;
+    assert.deepEqual(after, {
+      data: [],
+      meta: { next_cursor: feed.meta.next_cursor, has_more: false },
+    });
+  });
 });
