@@ -27,7 +27,7 @@ export interface PurgeSummary {
   deleted_values_in_wal: boolean;
 }
 
-type CompanyTable = Exclude<keyof Database, 'companies' | 'import_stats'>;
+type CompanyTable = Exclude<keyof Database, 'companies' | 'import_stats' | 'purged_companies'>;
 
 /**
  * Every table with rows of a company, children before the rows they name (leaves name
@@ -95,9 +95,19 @@ export async function purgeRows(
         .updateTable('companies')
         .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
         .where('id', '=', companyId)
-        .returning(['id', 'name'])
+        .returning(['id', 'name', 'data_version', 'change_seq'])
         .executeTakeFirst();
       if (!company) return null;
+      // Its numbers stay: a company imported again under this id goes on from them.
+      const numbers = {
+        data_version: Number(company.data_version),
+        change_seq: Number(company.change_seq) + 1,
+      };
+      await trx
+        .insertInto('purged_companies')
+        .values({ company_id: companyId, ...numbers })
+        .onConflict((oc) => oc.column('company_id').doUpdateSet(numbers))
+        .execute();
       const counts = Object.fromEntries(
         await Promise.all(
           COUNTED.map(async (table) => [table, await countOf(trx, table, companyId)] as const),

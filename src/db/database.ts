@@ -287,6 +287,14 @@ export interface ChangesForgottenTable {
   record_id: number;
 }
 
+/** The numbers a purged company had reached (migration 0017): a company of its id goes on from them. */
+export interface PurgedCompaniesTable {
+  company_id: number;
+  data_version: number;
+  /** The purge's own number in the company's change feed: one past its last import's. */
+  change_seq: number;
+}
+
 export interface Database {
   companies: CompaniesTable;
   api_keys: ApiKeysTable;
@@ -307,6 +315,7 @@ export interface Database {
   change_commits: ChangeCommitsTable;
   deleted_records: DeletedRecordsTable;
   changes_forgotten: ChangesForgottenTable;
+  purged_companies: PurgedCompaniesTable;
 }
 
 export type Db = Kysely<Database>;

@@ -18,6 +18,7 @@ import * as m0013 from './migrations/0013_list_sample_months.ts';
 import * as m0014 from './migrations/0014_data_version_notify.ts';
 import * as m0015 from './migrations/0015_changes_forgotten_resources.ts';
 import * as m0016 from './migrations/0016_import_stats_empty.ts';
+import * as m0017 from './migrations/0017_purged_companies.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0014_data_version_notify': m0014,
   '0015_changes_forgotten_resources': m0015,
   '0016_import_stats_empty': m0016,
+  '0017_purged_companies': m0017,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

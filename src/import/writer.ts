@@ -8,6 +8,7 @@ import {
   type RecordType,
   type RecordTypeOf,
   recordTypeNamed,
+  TENANT_RECORD_TYPES,
   type TenantRecordType,
   WRITE_ORDER,
 } from '../resources/index.ts';
@@ -305,6 +306,50 @@ async function forgetDeletions(
 }
 
 /**
+ * A company made by this batch whose id was purged before goes on from the purged one's numbers
+ * (migration 0017): its data version, so no answer kept for the purged one is served for it,
+ * and its change feed's, with everything up to the purge forgotten, so a cursor of the purged
+ * one's feed is answered 410 rather than read on in the new one's.
+ */
+async function continuePurged(db: Db, companyIds: readonly number[]): Promise<void> {
+  const purged = await db
+    .selectFrom('purged_companies')
+    .selectAll()
+    .where('company_id', 'in', companyIds)
+    .execute();
+  for (const row of purged) {
+    const companyId = Number(row.company_id);
+    const seq = Number(row.change_seq);
+    const made = await db
+      .updateTable('companies')
+      .set({
+        data_version: Number(row.data_version),
+        change_seq: seq,
+        changes_forgotten_seq: seq,
+        changes_forgotten_resource: TENANT_RECORD_TYPES.length - 1,
+        changes_forgotten_id: Number.MAX_SAFE_INTEGER,
+      })
+      .where('id', '=', companyId)
+      .where('change_seq', '=', 0)
+      .where('data_version', '=', 0)
+      .executeTakeFirst();
+    if (Number(made.numUpdatedRows) === 0) continue; // not new: it was made again earlier
+    await db
+      .insertInto('changes_forgotten')
+      .values(
+        TENANT_RECORD_TYPES.map((_, resource) => ({
+          company_id: companyId,
+          resource,
+          change_seq: seq,
+          record_id: Number.MAX_SAFE_INTEGER,
+        })),
+      )
+      .execute();
+    await db.deleteFrom('purged_companies').where('company_id', '=', companyId).execute();
+  }
+}
+
+/**
  * Writes a batch parents first (WRITE_ORDER), so every composite foreign key (company_id,
  * parent_id) finds its parent. Children (attachments, items, receipt rows) of a replaced record
  * are replaced with it.
@@ -328,7 +373,9 @@ export async function writeBatch(
   }
   const companyRows = batch[COMPANY.table] as TableRows;
   if ((await writer.write(COMPANY.table, companyRows, 'upsert')) > 0) {
-    log.companyRowsChanged(columnValues<number>(companyRows, 'id'));
+    const companyIds = columnValues<number>(companyRows, 'id');
+    log.companyRowsChanged(companyIds);
+    await continuePurged(db, companyIds);
   }
   // After the companies: a company may be new in this batch.
   await log.seqsOf([...companies].sort((a, b) => a - b));

@@ -7,7 +7,14 @@ import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { useApi } from '../helpers/api.ts';
 import { cdapi, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
-import { expense, smallCompany, writeJpeg, writeNdjson } from '../helpers/records.ts';
+import {
+  company,
+  employee,
+  expense,
+  smallCompany,
+  writeJpeg,
+  writeNdjson,
+} from '../helpers/records.ts';
 
 const filesIn = (dir: string): string[] =>
   readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -121,5 +128,43 @@ describeEachDialect('cdapi companies purge', (dialect) => {
     }
     assert.equal(status, 401);
     assert.equal((await api.get('/employees/101', other)).status, 200);
+  });
+
+  it('serves a company imported again under a purged id nothing kept or read of the purged one', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    const store = new FileReceiptStore(api.config.receiptsDir);
+    const names = (res: { json: { data: Array<{ full_name: string }> } }) =>
+      res.json.data.map((e) => e.full_name);
+    const key = await api.createKey(1);
+    // Made twice: the response cache keeps the purged company's answer.
+    const purgedNames = names(await api.get('/employees', key));
+    assert.deepEqual(names(await api.get('/employees', key)), purgedNames);
+    const cursor = (await api.get('/changes', key)).json.meta.next_cursor;
+    for (const round of ['Anew', 'Again']) {
+      await purgeCompany(api.handle, store, 1);
+      await api.load([company(1), employee(1, 1, { first_name: round })]);
+      const fresh = await api.createKey(1);
+      assert.deepEqual(names(await api.get('/employees', fresh)), [`${round} Yılmaz`]);
+      assert.deepEqual(
+        names(await api.get('/employees', fresh)),
+        [`${round} Yılmaz`],
+        'and when kept',
+      );
+      const stale = await api.get(`/changes?after=${cursor}`, fresh);
+      assert.equal(stale.status, 410, stale.body);
+      assert.equal(stale.json.code, 'cursor_expired');
+      const feed = (await api.get('/changes', fresh)).json;
+      assert.deepEqual(
+        feed.data.map((e: { change: string; resource: string; id: number }) => [
+          e.change,
+          e.resource,
+          e.id,
+        ]),
+        [['upsert', 'employee', 1]],
+      );
+      const next = await api.get(`/changes?after=${feed.meta.next_cursor}`, fresh);
+      assert.equal(next.status, 200, 'its own cursors read on');
+      assert.deepEqual(next.json.data, []);
+    }
   });
 });
