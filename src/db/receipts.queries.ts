@@ -59,6 +59,25 @@ export async function findReceiptOfExpense(
 }
 
 /**
+ * What a verified signed URL names: the receipt of one of the company's expenses, and whether
+ * the company is active (a deactivated company's links stop working with its keys).
+ */
+export async function findSignedReceipt(
+  db: Db,
+  companyId: number,
+  expenseId: number,
+): Promise<{ receipt: ReceiptFiles; companyActive: boolean } | null> {
+  const row = await db
+    .selectFrom('receipts')
+    .innerJoin('companies', 'companies.id', 'receipts.company_id')
+    .select([...COLUMNS.map((column) => `receipts.${column}` as const), 'companies.active'])
+    .where('receipts.company_id', '=', companyId)
+    .where('receipts.expense_id', '=', expenseId)
+    .executeTakeFirst();
+  return row ? { receipt: toReceiptFiles(row), companyActive: Boolean(row.active) } : null;
+}
+
+/**
  * Which of `keys` a receipt row still names, as its original or its processed file: asked
  * before a file is removed (a purge, an import that replaced or failed to store receipts).
  * Read through the indexes of each key column, a chunk of keys a statement.

@@ -18,7 +18,7 @@ export const ERRORS = {
   company_inactive: {
     status: 403,
     title: 'Company inactive',
-    when: 'the key’s company is inactive',
+    when: 'the key’s company is inactive (or a signed receipt URL’s)',
   },
   insufficient_scope: {
     status: 403,

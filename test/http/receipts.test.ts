@@ -4,6 +4,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import sharp from 'sharp';
+import { setCompanyActive } from '../../src/db/companies.queries.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { signReceiptGrant } from '../../src/receipts/signing.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
@@ -180,6 +181,19 @@ describeEachDialect('receipts', (dialect) => {
       assert.equal(body.code, 'invalid_signature');
       assert.equal(response.headers.get('content-type'), 'application/problem+json; charset=utf-8');
     }
+  });
+
+  it('refuses a signed URL once its company is deactivated, and serves it again once it is active', async (t) => {
+    const { api, base, auth } = await receiptApi(t, dialect);
+    const location =
+      (await redirectOf(base, '/expenses/2/receipt', auth)).headers.get('location') ?? '';
+    assert.equal((await fetch(location)).status, 200);
+    await setCompanyActive(api.handle.db, 1, false);
+    const refused = await fetch(location);
+    assert.equal(refused.status, 403);
+    assert.equal((await problemOf(refused)).code, 'company_inactive');
+    await setCompanyActive(api.handle.db, 1, true);
+    assert.equal((await fetch(location)).status, 200);
   });
 
   it('refuses an expired signed URL', async (t) => {

@@ -318,7 +318,7 @@ describe('operations', () => {
     assert.deepEqual(responses['200']?.headers, byId(SIGNED_FILE).responses['200']?.headers);
   });
 
-  it('documents the signed file route without security: the image bytes, 304, 403 invalid_signature, 404', () => {
+  it('documents the signed file route without security: the image bytes, 304, 403 invalid_signature or company_inactive, 404', () => {
     const operation = byId(SIGNED_FILE);
     assert.deepEqual(operation.security, []);
     assert.equal(operation['x-required-scope'], undefined);
@@ -352,7 +352,7 @@ describe('operations', () => {
       Object.keys(
         operation.responses['403']?.content?.['application/problem+json']?.examples ?? {},
       ),
-      ['invalid_signature'],
+      ['invalid_signature', 'company_inactive'],
     );
   });
 });

@@ -189,7 +189,7 @@ export interface paths {
         };
         /**
          * Receipt image behind a signed URL
-         * @description Where /expenses/{id}/receipt redirects: take the URL from its `Location`, never build one. Needs no key and is not rate limited; the signature and expiry in the URL are checked. 403 invalid_signature when tampered with or expired.
+         * @description Where /expenses/{id}/receipt redirects: take the URL from its `Location`, never build one. Needs no key and is not rate limited; the signature and expiry in the URL are checked. 403 invalid_signature when tampered with or expired, company_inactive once the company is deactivated.
          */
         get: operations["getReceiptFile"];
         put?: never;
@@ -1877,7 +1877,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt. */
+            /** @description The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt. Or its company has been deactivated since it was signed (`company_inactive`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -272,7 +272,8 @@ function lockOutput(out: string): () => void {
  * "How To Corrupt" lists it). Nor would the lock beside the name stop such a run.
  */
 function refuseHardLinks(out: string): void {
-  const names = statSync(out, { throwIfNoEntry: false })?.nlink ?? 1;
+  const info = statSync(out, { throwIfNoEntry: false });
+  const names = info?.isFile() ? info.nlink : 1;
   if (names > 1) {
     throw new Error(
       `${out} has ${names} names (hard links): SQLite cannot keep one write-ahead log for them, and a run through another name would corrupt it; remove the other links (a symbolic link is fine)`,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { findReceipt, findReceiptOfExpense, type ReceiptFiles } from '../../db/receipts.queries.ts';
+import { findReceipt, findSignedReceipt, type ReceiptFiles } from '../../db/receipts.queries.ts';
 import {
   type ReceiptVariant,
   signReceiptGrant,
@@ -15,6 +15,7 @@ import {
 } from '../../schemas/receipts.ts';
 import { type ApiDeps, apiBaseUrl } from '../deps.ts';
 import {
+  companyInactive,
   databaseUnavailable,
   invalidSignature,
   receiptNotFound,
@@ -119,7 +120,7 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
         operationId: 'getReceiptFile',
         summary: 'Receipt image behind a signed URL',
         description:
-          'Where /expenses/{id}/receipt redirects: take the URL from its `Location`, never build one. Needs no key and is not rate limited; the signature and expiry in the URL are checked. 403 invalid_signature when tampered with or expired.',
+          'Where /expenses/{id}/receipt redirects: take the URL from its `Location`, never build one. Needs no key and is not rate limited; the signature and expiry in the URL are checked. 403 invalid_signature when tampered with or expired, company_inactive once the company is deactivated.',
         tags: ['Expenses'],
         security: [],
         params: ReceiptFileParams,
@@ -134,8 +135,8 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
             ['RequestId', 'CacheControlReceiptFile', 'ReceiptETag', 'ReceiptContentDisposition'],
           ),
           403: problemResponse(
-            'The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt.',
-            [invalidSignature().toProblem()],
+            'The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt. Or its company has been deactivated since it was signed (`company_inactive`).',
+            [invalidSignature().toProblem(), companyInactive().toProblem()],
             [],
           ),
           404: problemResponse(
@@ -173,8 +174,10 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
       };
       if (!verifyReceiptGrant(grant, signature ?? '', config.signingSecret))
         throw invalidSignature();
-      const receipt = await findReceiptOfExpense(deps.db, grant.companyId, grant.expenseId);
-      if (!receipt) throw receiptNotFound();
+      const found = await findSignedReceipt(deps.db, grant.companyId, grant.expenseId);
+      if (!found) throw receiptNotFound();
+      if (!found.companyActive) throw companyInactive();
+      const { receipt } = found;
       const file = fileOf(receipt, variant);
       const stat = await deps.receipts.stat(file.key);
       if (!stat) {
