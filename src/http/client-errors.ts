@@ -123,8 +123,8 @@ const answered = new WeakSet<Socket>();
 /**
  * Node's `clientError`: bytes that are not HTTP, a method its parser does not know, a request
  * line and headers over the size limit, or a request that did not arrive within the timeouts.
- * Answered with problem+json, then the connection is closed. Only the error's code is logged:
- * the error carries the raw bytes received, Authorization header and all. An unknown method on
+ * Answered with problem+json, then the connection is closed. Logged as a request line with the
+ * error's code alone: the error carries the raw bytes received, Authorization header and all. An unknown method on
  * a path GET is routed on gets `onKnownPath`: the API's 405, or the 404 the admin listener
  * answers every method it does not route.
  */
@@ -140,7 +140,13 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
           : error.code === 'HPE_INVALID_METHOD'
             ? unknownMethodStatus(this, error, onKnownPath)
             : 400;
-    this.log.debug({ code: error.code, status }, 'client error');
+    // The one line of a request that never reached the router, at the level of every other
+    // request's line, with the id its answer carries: the route is not known, nor logged.
+    const requestId = randomUUID();
+    this.log.info(
+      { reqId: requestId, route: '(not parsed)', status, code: error.code },
+      'request',
+    );
     const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     const reading = current?.req;
     if (reading && !reading.complete) {
@@ -164,7 +170,7 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
       // nosniff. The connection is closed once the answer has left.
       socket.end(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\n${allow}X-Request-Id: ${randomUUID()}\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n${allow}X-Request-Id: ${requestId}\r\n` +
           `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
         () => socket.destroy(),
       );

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import { answerClientErrors } from '../../src/http/client-errors.ts';
 import { API_PREFIX } from '../../src/http/deps.ts';
 import { useApi } from '../helpers/api.ts';
-import { statusesIn } from '../helpers/raw-http.ts';
+import { listenApi } from '../helpers/listen.ts';
+import { rawRequest, statusesIn } from '../helpers/raw-http.ts';
 
 /** A connection's two ends over loopback: the server's socket and the client's. */
 async function socketPair(): Promise<{ server: Socket; client: Socket; close(): void }> {
@@ -52,5 +53,35 @@ describe('client errors', () => {
     const text = Buffer.concat(received).toString('latin1');
     assert.deepEqual(statusesIn(text), ['405'], text);
     assert.match(text, /\r\nAllow: GET, HEAD\r\n/);
+  });
+  it('logs each request the parser refuses as a request line carrying the id its answer carries', async (t) => {
+    const api = await useApi(t, 'sqlite');
+    await listenApi(api);
+    const { port } = api.app.server.address() as AddressInfo;
+    const requests: Array<[string | Buffer, number]> = [
+      [
+        `FOO ${API_PREFIX}/employees HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer cdk_secret\r\n\r\n`,
+        405,
+      ],
+      [
+        Buffer.from(
+          `GET ${API_PREFIX}/employees?search=stra\xc3\x9fe HTTP/1.1\r\nHost: x\r\n\r\n`,
+          'latin1',
+        ),
+        400,
+      ],
+      [`GET ${API_PREFIX}/employees?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+    ];
+    for (const [request, status] of requests) {
+      const answer = await rawRequest(port, request);
+      assert.equal(answer?.status, status);
+      const id = answer?.headers['x-request-id'];
+      const line = api.logLines().find((entry) => entry.reqId === id);
+      assert.ok(line, `a log line for ${status}`);
+      assert.equal(line.status, status);
+      assert.equal(line.level, 30, 'at info, as every request line');
+      assert.equal(line.msg, 'request');
+    }
+    assert.ok(!JSON.stringify(api.logLines()).includes('cdk_secret'), 'no header is logged');
   });
 });
