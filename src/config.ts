@@ -335,7 +335,10 @@ export function loadServerConfig(
   overrides: ServerOverrides = {},
 ): ServerConfig {
   const base = loadConfig(env);
-  const port = overrides.port ?? parseInteger('PORT', env.PORT || '8080', 0, 65535);
+  // Checked even where `--port` overrides it: a bad value in the environment is a mistake
+  // that would surface at the next start without the flag.
+  const environmentPort = parseInteger('PORT', env.PORT || '8080', 0, 65535);
+  const port = overrides.port ?? environmentPort;
   const redisUrl = env.REDIS_URL || null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');

@@ -143,10 +143,7 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
     // The one line of a request that never reached the router, at the level of every other
     // request's line, with the id its answer carries: the route is not known, nor logged.
     const requestId = randomUUID();
-    this.log.info(
-      { reqId: requestId, route: '(not parsed)', status, code: error.code },
-      'request',
-    );
+    this.log.info({ reqId: requestId, route: '(not parsed)', status, code: error.code }, 'request');
     const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     const reading = current?.req;
     if (reading && !reading.complete) {

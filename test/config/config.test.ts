@@ -74,6 +74,15 @@ describe('configuration', () => {
     );
   });
 
+  it('checks PORT from the environment even where --port overrides it', () => {
+    const env = { DATABASE_URL: 'sqlite::memory:', RECEIPTS_DIR: 'store' };
+    assert.equal(loadServerConfig({ ...env, PORT: '9000' }, { port: 9090 }).port, 9090);
+    assert.throws(
+      () => loadServerConfig({ ...env, PORT: 'abc' }, { port: 9090 }),
+      /^ConfigError: PORT: must be a whole number, got "abc"/,
+    );
+  });
+
   it('needs RECEIPTS_DIR with PostgreSQL only where receipts are read or written', () => {
     const env = { DATABASE_URL: 'postgres://u@localhost/db', SIGNING_SECRET: secret };
     const config = loadConfig(env);
