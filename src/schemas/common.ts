@@ -144,7 +144,7 @@ export const DateRangeParams = (from: string, to: string) => ({
 export const SearchParam = (description: string) =>
   Type.String({
     maxLength: MAX_SEARCH_LENGTH,
-    description: `${description} Case- and accent-insensitive substring match; empty means no filter. Percent-encoded bytes must be UTF-8.${example('yilmaz')}`,
+    description: `${description} Case- and accent-insensitive substring match of the text trimmed of leading and trailing white space; empty or blank means no filter. Percent-encoded bytes must be UTF-8.${example('yilmaz')}`,
     ...says(`must be at most ${MAX_SEARCH_LENGTH} characters`),
   });
 

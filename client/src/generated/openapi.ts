@@ -850,7 +850,7 @@ export interface operations {
             query?: {
                 /** @description One status or a comma-separated list: active, inactive, terminated. Example: `active,inactive`. */
                 status?: ("active" | "inactive" | "terminated")[];
-                /** @description Matches first name, last name, full name or personnel number. Case- and accent-insensitive substring match; empty means no filter. Percent-encoded bytes must be UTF-8. Example: `yilmaz`. */
+                /** @description Matches first name, last name, full name or personnel number. Case- and accent-insensitive substring match of the text trimmed of leading and trailing white space; empty or blank means no filter. Percent-encoded bytes must be UTF-8. Example: `yilmaz`. */
                 search?: string;
                 /** @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC. Example: `2026-03-01T00:00:00Z`. */
                 updated_since?: string;
@@ -1119,7 +1119,7 @@ export interface operations {
                 from?: string;
                 /** @description Leaves whose period starts on or before this date (start_date ≤ to). Must not be before `from`: a `from` after `to` is a 422 naming both. Example: `2026-03-01`. */
                 to?: string;
-                /** @description Matches the employee’s name or personnel number. Case- and accent-insensitive substring match; empty means no filter. Percent-encoded bytes must be UTF-8. Example: `yilmaz`. */
+                /** @description Matches the employee’s name or personnel number. Case- and accent-insensitive substring match of the text trimmed of leading and trailing white space; empty or blank means no filter. Percent-encoded bytes must be UTF-8. Example: `yilmaz`. */
                 search?: string;
                 /** @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC. Example: `2026-03-01T00:00:00Z`. */
                 updated_since?: string;
@@ -1400,7 +1400,7 @@ export interface operations {
                 from?: string;
                 /** @description Expenses with expense_date on or before this date. Must not be before `from`: a `from` after `to` is a 422 naming both. Example: `2026-03-01`. */
                 to?: string;
-                /** @description Matches the title or the merchant. Case- and accent-insensitive substring match; empty means no filter. Percent-encoded bytes must be UTF-8. Example: `yilmaz`. */
+                /** @description Matches the title or the merchant. Case- and accent-insensitive substring match of the text trimmed of leading and trailing white space; empty or blank means no filter. Percent-encoded bytes must be UTF-8. Example: `yilmaz`. */
                 search?: string;
                 /** @description Only records with `updated_at` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC. Example: `2026-03-01T00:00:00Z`. */
                 updated_since?: string;
