@@ -140,10 +140,6 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
           : error.code === 'HPE_INVALID_METHOD'
             ? unknownMethodStatus(this, error, onKnownPath)
             : 400;
-    // The one line of a request that never reached the router, at the level of every other
-    // request's line, with the id its answer carries: the route is not known, nor logged.
-    const requestId = randomUUID();
-    this.log.info({ reqId: requestId, route: '(not parsed)', status, code: error.code }, 'request');
     const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     const reading = current?.req;
     if (reading && !reading.complete) {
@@ -161,6 +157,14 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
         socket.destroy();
         return;
       }
+      // The one line of a request that never reached the router, at the level of every other
+      // request's line, with the id its answer carries: the route is not known, nor logged. Only
+      // for an answer sent: a request whose body stopped arriving gets none (above).
+      const requestId = randomUUID();
+      this.log.info(
+        { reqId: requestId, route: '(not parsed)', status, code: error.code },
+        'request',
+      );
       const body = JSON.stringify(protocolProblem(status));
       const allow = status === 405 ? `Allow: ${methodNotAllowed().headers.allow}\r\n` : '';
       // The headers every answer carries: a request id (the request's own was not read) and
