@@ -160,11 +160,20 @@ describeEachDialect('Prometheus metrics', (dialect) => {
 
   it('count database errors', async (t) => {
     const { server, headers, database, scrape } = await servedWithMetrics(t, dialect);
-    await sql`alter table employees rename to employees_gone`.execute(database.handle.db);
+    const { db } = database.handle;
+    await sql`alter table employees rename column department to department_gone`.execute(db);
     const response = await fetch(`${server.base}/employees?per_page=7`, { headers });
     assert.equal(response.status, 500);
-    const text = await scrape();
+    let text = await scrape();
     assert.equal(sample(text, 'cdapi_db_query_errors_total', { kind: 'failed' }), 1);
+    assert.equal(sample(text, 'cdapi_db_query_errors_total', { kind: 'unavailable' }), 0);
+    // A table gone (a database recreated empty) answers 503, and counts as failed too: an
+    // operator must act, it will not pass by itself.
+    await sql`alter table employees rename to employees_gone`.execute(db);
+    const gone = await fetch(`${server.base}/employees?per_page=8`, { headers });
+    assert.equal(gone.status, 503);
+    text = await scrape();
+    assert.equal(sample(text, 'cdapi_db_query_errors_total', { kind: 'failed' }), 2);
     assert.equal(sample(text, 'cdapi_db_query_errors_total', { kind: 'unavailable' }), 0);
   });
 
