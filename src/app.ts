@@ -246,13 +246,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           ];
     const checks: Record<string, 'ok' | 'unreachable'> = {};
     for (const [check, label, handle] of databases) {
-      let current: boolean;
-      try {
-        current = await holdsCurrentSchema(handle.db);
-      } catch (error) {
-        if (!isSchemaMissing(error)) throw databaseUnreachable(label);
-        current = false;
-      }
+      const current = await holdsCurrentSchema(handle.db).catch((error: unknown) => {
+        if (isSchemaMissing(error)) return false;
+        throw databaseUnreachable(label);
+      });
       if (!current) throw databaseWithoutSchema(label);
       checks[check] = 'ok';
     }

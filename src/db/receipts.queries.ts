@@ -43,7 +43,7 @@ export async function findReceipt(
   return { expense: true, receipt: await findReceiptOfExpense(db, companyId, expenseId) };
 }
 
-/** The receipt of one of the company's expenses (also what a verified signed URL names). */
+/** The receipt of one of the company's expenses. */
 export async function findReceiptOfExpense(
   db: Db,
   companyId: number,

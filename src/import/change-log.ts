@@ -8,6 +8,10 @@ import { formatTimestamp } from '../time.ts';
 export const feedRank = (type: RecordType): number =>
   TENANT_RECORD_TYPES.findIndex((d) => d.type === type);
 
+/** One record of one company in the import's own maps. */
+const recordKey = (companyId: number, resource: number, id: number) =>
+  `${companyId}.${resource}.${id}`;
+
 export interface ChangeLogOptions {
   /** How long the change feed remembers a deletion; older ones are forgotten at commit. */
   retentionDays: number;
@@ -110,7 +114,7 @@ export class ChangeLog {
 
   /** A record deleted at `seq` (before this import) that an upsert of this import brought back. */
   cameBack(companyId: number, resource: number, id: number, seq: number): void {
-    if (seq < this.seqOf(companyId)) this.returned.set(`${companyId}.${resource}.${id}`, seq);
+    if (seq < this.seqOf(companyId)) this.returned.set(recordKey(companyId, resource, id), seq);
   }
 
   /**
@@ -118,7 +122,7 @@ export class ChangeLog {
    * and now deletes it again (the deletion stays as it was); undefined for any other record.
    */
   goneAgain(companyId: number, resource: number, id: number): number | undefined {
-    const key = `${companyId}.${resource}.${id}`;
+    const key = recordKey(companyId, resource, id);
     const seq = this.returned.get(key);
     this.returned.delete(key);
     return seq;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
-import { ApiError, createClient } from '../../client/src/index.ts';
+import { ApiError, type Client, createClient } from '../../client/src/index.ts';
 import { useApi } from '../helpers/api.ts';
 import { adminQuery as admin, testDialects } from '../helpers/databases.ts';
 import { countStatuses, listenApi } from '../helpers/listen.ts';
@@ -33,7 +33,34 @@ async function outageApi(t: TestContext) {
       `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
     );
   };
-  return { outage, statuses, base, apiKey, stop, restore, name };
+  /**
+   * Stops the database and renames it away, an empty one made in its place when `recreate`;
+   * returns what puts it back (run when the test ends at the latest).
+   */
+  const takeAway = async (recreate: boolean) => {
+    await stop();
+    await admin(`alter database ${name} rename to ${name}_away`);
+    if (recreate) await admin(`create database ${name}`);
+    let back = false;
+    const putBack = async () => {
+      if (back) return;
+      back = true;
+      if (recreate) await admin(`drop database if exists ${name} with (force)`);
+      await admin(`alter database ${name}_away rename to ${name}`);
+      await restore();
+    };
+    t.after(putBack);
+    return putBack;
+  };
+  return { outage, statuses, base, apiKey, stop, restore, takeAway };
+}
+
+/** The client's call fails with the service's 503 (after any retries it makes). */
+async function assertUnavailable(client: Client): Promise<void> {
+  const error = await client.employees.list().catch((e: unknown) => e);
+  assert.ok(error instanceof ApiError, String(error));
+  assert.equal(error.status, 503);
+  assert.equal(error.code, 'service_unavailable');
 }
 
 const skip = testDialects().find((dialect) => dialect.name === 'postgres')?.skip ?? false;
@@ -44,10 +71,7 @@ it('client: a stopped PostgreSQL answers 503; the client retries, then throws Ap
   const { statuses, base, apiKey, stop } = await outageApi(t);
   await stop();
   const client = createClient({ baseUrl: base, apiKey, maxRetries: 1 });
-  const error = await client.employees.list().catch((e: unknown) => e);
-  assert.ok(error instanceof ApiError, String(error));
-  assert.equal(error.status, 503);
-  assert.equal(error.code, 'service_unavailable');
+  await assertUnavailable(client);
   assert.equal(statuses.get(503), 2, 'one attempt and one retry');
 });
 
@@ -73,23 +97,11 @@ it('client: a call made while PostgreSQL is stopped succeeds once it is back', {
 it('a PostgreSQL database that is gone (renamed away) answers 503, and 200 once it is back', {
   skip,
 }, async (t) => {
-  const { base, apiKey, stop, restore, name } = await outageApi(t);
+  const { base, apiKey, takeAway } = await outageApi(t);
   const client = createClient({ baseUrl: base, apiKey, maxRetries: 0 });
-  await stop();
-  await admin(`alter database ${name} rename to ${name}_gone`);
-  let back = false;
-  const renameBack = async () => {
-    if (back) return;
-    back = true;
-    await admin(`alter database ${name}_gone rename to ${name}`);
-    await restore();
-  };
-  t.after(renameBack);
-  const error = await client.employees.list().catch((e: unknown) => e);
-  assert.ok(error instanceof ApiError, String(error));
-  assert.equal(error.status, 503);
-  assert.equal(error.code, 'service_unavailable');
-  await renameBack();
+  const putBack = await takeAway(false);
+  await assertUnavailable(client);
+  await putBack();
   assert.deepEqual(
     (await client.employees.list()).data.map((item) => item.id),
     [1],
@@ -99,25 +111,11 @@ it('a PostgreSQL database that is gone (renamed away) answers 503, and 200 once 
 it('a PostgreSQL database recreated empty answers 503 and is not ready, and 200 once it is back', {
   skip,
 }, async (t) => {
-  const { base, apiKey, stop, restore, name } = await outageApi(t);
+  const { base, apiKey, takeAway } = await outageApi(t);
   const client = createClient({ baseUrl: base, apiKey, maxRetries: 0 });
   const ready = () => fetch(new URL('/readyz', base));
-  await stop();
-  await admin(`alter database ${name} rename to ${name}_kept`);
-  await admin(`create database ${name}`);
-  let back = false;
-  const putBack = async () => {
-    if (back) return;
-    back = true;
-    await admin(`drop database if exists ${name} with (force)`);
-    await admin(`alter database ${name}_kept rename to ${name}`);
-    await restore();
-  };
-  t.after(putBack);
-  const error = await client.employees.list().catch((e: unknown) => e);
-  assert.ok(error instanceof ApiError, String(error));
-  assert.equal(error.status, 503);
-  assert.equal(error.code, 'service_unavailable');
+  const putBack = await takeAway(true);
+  await assertUnavailable(client);
   const notReady = await ready();
   assert.equal(notReady.status, 503);
   assert.match(

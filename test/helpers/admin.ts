@@ -16,7 +16,8 @@ import { leaksIn } from './log-leaks.ts';
 export const ADMIN_TOKEN = 'admin-test-token-0123456789abcdefghijkl';
 export const PREVIOUS_ADMIN_TOKEN = 'previous-admin-test-token-0123456789abc';
 
-const tokenOf = (label: string, token: string) => ({
+/** An admin token as the configuration keeps it (its digest and length, never the token). */
+export const tokenOf = (label: string, token: string) => ({
   label,
   sha256: createHash('sha256').update(token).digest(),
   length: token.length,

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { METHODS } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
@@ -15,6 +14,7 @@ import { revokeApiKey } from '../../src/db/keys.queries.ts';
 import { API_PREFIX } from '../../src/http/deps.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { ERRORS } from '../../src/schemas/problems.ts';
+import { tokenOf } from '../helpers/admin.ts';
 import { type ApiResponse, apiUrl, type TestApi, useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import {
@@ -637,13 +637,7 @@ describe('headers', () => {
       config: {
         admin: {
           port: 0,
-          tokens: [
-            {
-              label: 'admin',
-              sha256: createHash('sha256').update(adminToken).digest(),
-              length: adminToken.length,
-            },
-          ],
+          tokens: [tokenOf('admin', adminToken)],
           trustProxy: false,
         },
       },
