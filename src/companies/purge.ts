@@ -1,3 +1,4 @@
+import { nextDataVersion } from '../db/companies.queries.ts';
 import { type DatabaseHandle, type SqliteFile, sqliteFileOf } from '../db/connect.ts';
 import { forgetInThisProcess } from '../db/data-versions.ts';
 import type { Database, Db } from '../db/database.ts';
@@ -93,7 +94,7 @@ export async function purgeRows(
     db.transaction().execute(async (trx) => {
       const company = await trx
         .updateTable('companies')
-        .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+        .set({ data_version: nextDataVersion(Date.now()) })
         .where('id', '=', companyId)
         .returning(['id', 'name', 'data_version', 'change_seq'])
         .executeTakeFirst();

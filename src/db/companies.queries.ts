@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import { preparedQuery } from './plan-once.ts';
 
@@ -52,10 +53,23 @@ const dataVersionOf = preparedQuery((db, values: { id: number }) =>
 );
 
 /**
- * The company's data version: every import that touches the company increments it in its
- * own transaction, so anything derived from the data can be cached under it.
+ * The company's data version: every import that touches the company moves it on in its own
+ * transaction (`nextDataVersion`), so anything derived from the data can be cached under it.
  */
 export async function companyDataVersion(db: Db, id: number): Promise<number> {
   const [row] = await dataVersionOf(db, { id });
   return row?.data_version ?? 0;
 }
+
+/**
+ * The next data version, as the value of `data_version` in an update of `companies` or of a
+ * table that follows a company's version: one more than it is, or the time `at` in
+ * milliseconds where that is larger. So a version never comes back in a database's life, even
+ * when the database is restored from an older copy under running instances: what they kept
+ * under the versions of the imports after the copy was taken would otherwise be served again
+ * once the imports after the restore reached those numbers (a record deleted since included).
+ * Imports after the restore take the time, which has moved past those numbers. Every update
+ * that moves a company on passes the same `at` for its company row and its followers.
+ */
+export const nextDataVersion = (at: number) =>
+  sql<number>`case when data_version + 1 > ${at} then data_version + 1 else cast(${at} as bigint) end`;

@@ -2,6 +2,7 @@ import { endianness } from 'node:os';
 import type SqliteDatabase from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { chunks } from './chunks.ts';
+import { nextDataVersion } from './companies.queries.ts';
 import type { DatabaseHandle, Dialect } from './connect.ts';
 import type { Db } from './database.ts';
 
@@ -379,21 +380,22 @@ function cumulatedOverMonths(counts: Int32Array, months: number, statuses: numbe
 const BEING_MADE = -1;
 
 /**
- * In the import's transaction, before the companies' versions are incremented: the sets of
- * the lists the import changed are marked as being made (their samples are made after the
- * commit, `refreshListSamples`), and those of companies whose own row alone changed move to
- * the new version as they are.
+ * In the import's transaction, before the companies' versions move on (`nextDataVersion` at
+ * `at`): the sets of the lists the import changed are marked as being made (their samples are
+ * made after the commit, `refreshListSamples`), and those of companies whose own row alone
+ * changed move to the new version as they are (the same `nextDataVersion`, at the same `at`).
  */
 export async function markListSamples(
   trx: Db,
   changed: readonly number[],
   stale: readonly number[],
+  at: number,
 ): Promise<void> {
   const remade = new Set(changed);
   for (const chunk of chunks(stale.filter((companyId) => !remade.has(companyId)))) {
     await trx
       .updateTable('list_sample_sets')
-      .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+      .set({ data_version: nextDataVersion(at) })
       .where('company_id', 'in', chunk)
       .where('data_version', '=', (eb) =>
         eb

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { chunks } from '../db/chunks.ts';
+import { nextDataVersion } from '../db/companies.queries.ts';
 import { type DatabaseHandle, type SqliteFile, sqliteFileOf } from '../db/connect.ts';
 import { forgetInThisProcess } from '../db/data-versions.ts';
 import type { Db } from '../db/database.ts';
@@ -139,11 +140,12 @@ export async function beginImport(
         await rebuildIndexes(trx, handle.dialect, setAside, onStep);
         onStep({ name: 'feed' });
         const { changed, stale } = await log.finish();
-        await markListSamples(trx, changed, stale);
+        const at = Date.now();
+        await markListSamples(trx, changed, stale, at);
         for (const companyIds of chunks(stale)) {
           await trx
             .updateTable('companies')
-            .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+            .set({ data_version: nextDataVersion(at) })
             .where('id', 'in', companyIds)
             .execute();
         }

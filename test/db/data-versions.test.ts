@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { sql } from 'kysely';
+import { companyDataVersion } from '../../src/db/companies.queries.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import {
   type DataVersions,
@@ -63,7 +64,7 @@ describe('data versions of a SQLite file', () => {
     await importFile(handle, store, writeNdjson(dir, smallCompany(1, 0)));
     const versions = sqliteDataVersions(handle.sqlite);
     const first = await versions.of(1);
-    assert.equal(first, 1);
+    assert.ok(first > 0);
     const other = openDatabase(target);
     t.after(() => other.close());
     await bump(other.db, true);
@@ -108,7 +109,9 @@ describe('data versions on PostgreSQL', { skip: postgres?.skip ?? false }, () =>
     // With the trigger off (in a database of this test's own), only the import can tell.
     await sql`alter table companies disable trigger companies_data_version_changed`.execute(other);
     await importFile(handle, store, writeNdjson(dir, [employee(1, 2)]));
-    assert.equal(await versions.of(1), first + 1);
+    const imported = await companyDataVersion(other, 1);
+    assert.ok(imported > first);
+    assert.equal(await versions.of(1), imported);
   });
 
   it('are not kept from a read under way when a change was told', async (t) => {

@@ -373,7 +373,7 @@ describeEachDialect('list samples', (dialect) => {
     // An import that changes the company's own row alone: a new version, the same samples.
     await importFile(handle, store, writeNdjson(dir, [company(1, { name: 'Renamed' })]));
     const renamed = await version();
-    assert.equal(renamed, before + 1);
+    assert.ok(renamed > before);
     const carried = await stored();
     assert.deepEqual(versions(carried.sets), [
       ['expenses', renamed],

@@ -1,11 +1,18 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import type { Db } from '../../src/db/database.ts';
 import { API_PREFIX } from '../../src/http/deps.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { company, employee, expense, leave, smallCompany } from '../helpers/records.ts';
+
+/** Each company's data version. */
+async function versions(api: { handle: { db: Db } }): Promise<Map<number, number>> {
+  const rows = await api.handle.db.selectFrom('companies').select(['id', 'data_version']).execute();
+  return new Map(rows.map((row) => [row.id, Number(row.data_version)]));
+}
 
 const total = (res: { status: number; body: string; json: { meta: { total: number } } }) => {
   assert.equal(res.status, 200, res.body);
@@ -75,33 +82,70 @@ describeEachDialect('cached list totals', (dialect) => {
     assert.equal(gunzipSync(gzipped.rawPayload).toString(), first.body);
   });
 
-  it('increments the data version of each company an import touches, in the import', async (t) => {
+  it('moves on the data version of each company an import touches, in the import, to a number it never had', async (t) => {
     const api = await useApi(t, dialect, { records: [] });
-    const versions = async () =>
-      (
-        await api.handle.db
-          .selectFrom('companies')
-          .select(['id', 'data_version'])
-          .orderBy('id')
-          .execute()
-      ).map((row) => [row.id, Number(row.data_version)]);
+    const before = Date.now();
     await api.load([...smallCompany(1, 0), ...smallCompany(2, 100)]);
-    assert.deepEqual(await versions(), [
-      [1, 1],
-      [2, 1],
-    ]);
+    const first = await versions(api);
+    // The time of the import, in milliseconds (one more where that is not larger).
+    for (const version of first.values()) assert.ok(version >= before, String(version));
     // Records of company 2 only (its company line is not repeated): only its version moves.
     await api.load([employee(2, 150)]);
-    assert.deepEqual(await versions(), [
-      [1, 1],
-      [2, 2],
-    ]);
+    const second = await versions(api);
+    assert.equal(second.get(1), first.get(1));
+    assert.ok((second.get(2) ?? 0) > (first.get(2) ?? 0));
     // A failed import changes no version.
     await assert.rejects(api.load([employee(1, 160), { type: 'employee', company_id: 1 }]));
-    assert.deepEqual(await versions(), [
-      [1, 1],
-      [2, 2],
-    ]);
+    assert.deepEqual(await versions(api), second);
+    // Two imports within one millisecond still give two versions: one more where the clock
+    // has not moved past the version (set ahead of it here).
+    const ahead = Date.now() + 3_600_000;
+    await api.handle.db
+      .updateTable('companies')
+      .set({ data_version: ahead })
+      .where('id', '=', 2)
+      .execute();
+    await api.load([employee(2, 151)]);
+    assert.equal((await versions(api)).get(2), ahead + 1);
+  });
+
+  it('never serves an answer kept before a restore once imports after it are made (restored under a running instance)', async (t) => {
+    const api = await useApi(t, dialect, { records: [], config: { responseCacheMb: 64 } });
+    await api.load(smallCompany(1, 0));
+    const key = await api.createKey(1);
+    const ids = async () =>
+      (await api.get('/employees?per_page=100', key)).json.data.map((e: { id: number }) => e.id);
+    const backup = {
+      ids: await ids(),
+      version: (await versions(api)).get(1) ?? 0,
+    };
+    // An import after the backup: its answer is kept under its version.
+    await api.load([employee(1, 50)]);
+    assert.deepEqual(
+      await ids(),
+      [...backup.ids, 50].sort((a, b) => a - b),
+    );
+    assert.deepEqual(
+      await ids(),
+      [...backup.ids, 50].sort((a, b) => a - b),
+    );
+    // The backup restored under the instance (its employees and its company row as they were)…
+    await api.handle.db.deleteFrom('employees').where('id', '=', 50).execute();
+    await api.handle.db
+      .updateTable('companies')
+      .set({ data_version: backup.version })
+      .where('id', '=', 1)
+      .execute();
+    // …and another import: its answer, not the one kept for the lost import's version.
+    await api.load([employee(1, 60)]);
+    await eventually(
+      async () => (await ids()).includes(60),
+      'the answer made from the restored data and the import after it',
+    );
+    assert.deepEqual(
+      await ids(),
+      [...backup.ids, 60].sort((a, b) => a - b),
+    );
   });
 });
 
