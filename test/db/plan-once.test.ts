@@ -48,11 +48,14 @@ describeEachDialect('look-ups by primary key', (dialect) => {
     const one = await twoCompaniesOnOneConnection(t, dialect);
     const urls = { receiptUrl: (id: number) => `https://api.test/expenses/${id}/receipt` };
     // PostgreSQL plans a prepared statement afresh 5 times before it keeps a generic plan.
+    const versions = new Set<number>();
     for (let i = 0; i < 7; i++) {
       assert.equal((await findExpense(one.db, 1, 1, urls))?.items.length, 1);
       assert.equal(await findExpense(one.db, 2, 1, urls), null);
-      assert.equal(await companyDataVersion(one.db, 1), 1);
+      versions.add(await companyDataVersion(one.db, 1));
     }
+    assert.equal(versions.size, 1);
+    assert.ok([...versions][0] > 0);
     const leaves = await one.db
       .selectFrom('leaves')
       .select('id')

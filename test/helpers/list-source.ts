@@ -1,15 +1,19 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { type Dialect, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type pg from 'pg';
+import { companyDataVersion } from '../../src/db/companies.queries.ts';
 import type { Database, Db } from '../../src/db/database.ts';
 import { DerivedCache } from '../../src/db/derived-cache.ts';
 import { EmployeeDirectories } from '../../src/db/embedded-employees.ts';
 import type { AnchorRun, ListSource, SortBounds } from '../../src/db/list-source.ts';
 
-/** A list source over `db` at data version 1, with empty caches of its own. */
-export const freshListSource = (db: Db): ListSource => ({
+/**
+ * A list source over `db` for requests of `companyId` (at its data version as stored), with
+ * empty caches of its own.
+ */
+export const freshListSource = (db: Db, companyId = 1): ListSource => ({
   db,
-  version: async () => 1,
+  version: () => companyDataVersion(db, companyId),
   derived: new DerivedCache<number>(),
   anchors: new DerivedCache<AnchorRun>(),
   samples: new DerivedCache(),
