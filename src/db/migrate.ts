@@ -19,6 +19,7 @@ import * as m0014 from './migrations/0014_data_version_notify.ts';
 import * as m0015 from './migrations/0015_changes_forgotten_resources.ts';
 import * as m0016 from './migrations/0016_import_stats_empty.ts';
 import * as m0017 from './migrations/0017_purged_companies.ts';
+import * as m0018 from './migrations/0018_fold_final_sigma.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0015_changes_forgotten_resources': m0015,
   '0016_import_stats_empty': m0016,
   '0017_purged_companies': m0017,
+  '0018_fold_final_sigma': m0018,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

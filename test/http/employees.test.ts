@@ -187,6 +187,7 @@ describeEachDialect('GET /employees', (dialect) => {
       person(13, 'Zeynep', 'Kaya', { employee_number: 'AB%12', status: 'inactive' }),
       person(14, 'Ali', 'Kaya', { employee_number: 'AB_12' }),
       person(15, 'Veli', 'Kaya', { employee_number: 'ABX12' }),
+      person(16, 'Οδυσσεύς', 'Παπαδόπουλος', { employee_number: 'GR-ΣΤ' }),
       // Another company's namesake must never be found.
       employee(2, 20, { first_name: 'Ayşe', last_name: 'Yılmaz', employee_number: 'E-0010' }),
     ];
@@ -213,7 +214,15 @@ describeEachDialect('GET /employees', (dialect) => {
       ['kaya', [13, 14, 15]],
       ['eli kay', [15]],
       ['nobody', []],
-      ['', [10, 11, 12, 13, 14, 15]],
+      // A capital Σ lower-cases to ς at the end of a word and to σ elsewhere: both find σ and ς.
+      ['ΟΔΥΣ', [16]],
+      ['οδυσ', [16]],
+      ['ΟΔΥΣΣΕΥΣ', [16]],
+      ['οδυσσευσ', [16]],
+      ['Οδυσσεύς Π', [16]],
+      ['gr-σ', [16]],
+      ['GR-ς', [16]],
+      ['', [10, 11, 12, 13, 14, 15, 16]],
     ];
     it('matches names and numbers case- and accent-insensitively, % and _ literally', async (t) => {
       const { api, key } = await setUp(t, dialect, records);
