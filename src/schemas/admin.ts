@@ -8,7 +8,7 @@ import {
   MAX_RATE,
   SCOPES,
 } from '../keys/scopes.ts';
-import { NullableTimestamp, says, Timestamp } from './common.ts';
+import { NullableTimestamp, PathIdParam, says, Timestamp } from './common.ts';
 import { ERRORS, type ErrorCode } from './problems.ts';
 
 /**
@@ -16,7 +16,6 @@ import { ERRORS, type ErrorCode } from './problems.ts';
  * `$id`s of their own, apart from the public API's, since the two documents never meet.
  */
 
-const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Scope = Type.Enum([...SCOPES], { type: 'string' });
 
 export const AdminCompanySchema = Type.Object(
@@ -155,8 +154,9 @@ export const PurgeSummarySchema = Type.Object(
   { $id: 'PurgeSummary' },
 );
 
-export const CompanyIdParams = Type.Object({ id: Id });
-export const KeyIdParams = Type.Object({ keyId: Id });
+/** Path ids as the public API takes them: plain digits, anything else 404 (`01`, `0x1`, `1e0`). */
+export const CompanyIdParams = Type.Object({ id: PathIdParam('The company id.') });
+export const KeyIdParams = Type.Object({ keyId: PathIdParam('The key id.') });
 
 export const AdminProblemSchema = Type.Object(
   {

@@ -161,6 +161,14 @@ describeEachDialect('admin API companies', (dialect) => {
     assert.equal(missing.status, 404);
     assert.deepEqual(missing.json, problem('not_found', 'Not found', 404, 'company 9 not found.'));
     assert.deepEqual((await call('GET', '/admin/companies/x')).json.code, 'not_found');
+    // Ids as the public API takes them: plain digits, anything else is no id of a company.
+    for (const id of ['0x1', '+1', '%201', '1e0', '1.0', '01', 'Infinity', '9007199254740993']) {
+      const loose = await call('GET', `/admin/companies/${id}`);
+      assert.equal(loose.status, 404, id);
+      assert.equal(loose.json.code, 'not_found', id);
+      assert.equal((await call('POST', `/admin/companies/${id}/deactivate`)).status, 404, id);
+    }
+    assert.deepEqual((await call('GET', '/admin/companies/1')).json.data.active, true);
   });
 
   it('deactivates a company, whose keys then get 403, and activates it again', async (t) => {
@@ -398,6 +406,15 @@ describeEachDialect('admin API keys', (dialect) => {
     const { api, call, logLines } = await useAdmin(t, dialect, { records: [company(1)] });
     const created = (await call('POST', '/admin/companies/1/keys', { body: { name: 'old' } })).json
       .data;
+    // An id not in plain digits names no key: nothing is revoked.
+    for (const id of [`0x${created.id.toString(16)}`, `0${created.id}`, `${created.id}e0`]) {
+      assert.equal((await call('POST', `/admin/keys/${id}/revoke`)).status, 404, id);
+    }
+    const listed = await call('GET', '/admin/companies/1/keys');
+    assert.deepEqual(
+      listed.json.data.map((key: { revoked_at: string | null }) => key.revoked_at),
+      [null],
+    );
     const revoked = await call('POST', `/admin/keys/${created.id}/revoke`);
     assert.equal(revoked.status, 200);
     assert.match(revoked.json.data.revoked_at, TIMESTAMP);

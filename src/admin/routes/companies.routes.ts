@@ -45,7 +45,7 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
         errors: [404],
       }),
     },
-    async (request) => ({ data: await getCompany(db, request.params.id) }),
+    async (request) => ({ data: await getCompany(db, Number(request.params.id)) }),
   );
 
   for (const [verb, active] of [
@@ -69,7 +69,7 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
       },
       async (request) => {
         const company = await deps.database.write((db) =>
-          changeCompanyStatus(db, request.params.id, active),
+          changeCompanyStatus(db, Number(request.params.id), active),
         );
         audit(request.log, request.adminActor, `company.${verb}`, { companyId: company.id });
         return { data: company };
@@ -93,7 +93,7 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
       }),
     },
     async (request) => {
-      const { id } = request.params;
+      const id = Number(request.params.id);
       const summary = await purgeConfirmedCompany(deps.database, deps.receipts, id, {
         field: 'confirm',
         value: request.body.confirm,

@@ -29,7 +29,7 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
         errors: [404],
       }),
     },
-    async (request) => ({ data: await listKeys(db, request.params.id) }),
+    async (request) => ({ data: await listKeys(db, Number(request.params.id)) }),
   );
 
   app.post(
@@ -50,7 +50,7 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
       const { name, scopes, per_minute, per_hour } = request.body;
       const created = await deps.database.write((db) =>
         createKey(db, {
-          companyId: request.params.id,
+          companyId: Number(request.params.id),
           name,
           scopes: scopes ?? [...SCOPES],
           perMinute: per_minute ?? DEFAULT_PER_MINUTE,
@@ -82,7 +82,7 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
       }),
     },
     async (request) => {
-      const key = await deps.database.write((db) => revokeKey(db, request.params.keyId));
+      const key = await deps.database.write((db) => revokeKey(db, Number(request.params.keyId)));
       audit(request.log, request.adminActor, 'key.revoke', {
         companyId: key.company_id,
         keyId: key.id,
