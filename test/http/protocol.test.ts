@@ -711,7 +711,14 @@ describe('compression', () => {
       ['gzip, br', 'br'],
       ['br;q=0.5, gzip', 'gzip'],
       ['zstd;q=0, gzip', 'gzip'],
+      // `*` alone is gzip, which every client reads; with gzip named, it stands for no more.
       ['*', 'gzip'],
+      ['br;q=0.5, *', 'gzip'],
+      ['gzip;q=0, *', undefined],
+      ['x-gzip;q=0, *', undefined],
+      ['GZIP;q=0,*;q=1', undefined],
+      ['gzip;q=0, br, *', 'br'],
+      ['gzip, *;q=0', 'gzip'],
       ['identity', undefined],
     ];
     for (const [accepted, chosen] of cases) {
