@@ -16,6 +16,8 @@ export interface ImportSummary {
   deletes: Record<RecordType, number>;
   /** Of those, the lines whose id the company did not have: they changed nothing. */
   absent_deletes: Record<RecordType, number>;
+  /** The companies the file's lines name (a company line's own id included), ascending. */
+  company_ids: number[];
   receipts: number;
   /**
    * SQLite: records were deleted, and a read held the write-ahead log past the busy timeout,
@@ -51,6 +53,7 @@ export class ImportSession {
   private readonly deleteCounts = zeroCounts();
   private readonly absentDeleteCounts = zeroCounts();
   private records = 0;
+  private readonly companyIds = new Set<number>();
 
   constructor(store: ReceiptStore, baseDir: string) {
     this.receipts = new ReceiptIngest(store, baseDir);
@@ -117,13 +120,16 @@ export class ImportSession {
     this.deletes.companyIds.push(record.companyId);
     this.deletes.ids.push(record.id);
     this.deleteCounts[type] += 1;
+    this.companyIds.add(record.companyId);
     this.records += 1;
     this.pendingCount += 1;
     return undefined;
   }
 
   private counted(record: ParsedRecord): undefined {
-    this.counts[record.descriptor.type as RecordType] += 1;
+    const type = record.descriptor.type as RecordType;
+    this.counts[type] += 1;
+    this.companyIds.add((type === 'company' ? record.row.id : record.row.company_id) as number);
     this.records += 1;
     this.pendingCount += 1;
     for (const rows of Object.values(record.children)) this.pendingChildren += rows.length;
@@ -157,6 +163,7 @@ export class ImportSession {
       counts: { ...this.counts },
       deletes: { ...this.deleteCounts },
       absent_deletes: { ...this.absentDeleteCounts },
+      company_ids: [...this.companyIds].sort((a, b) => a - b),
       receipts: this.receipts.count,
       deleted_values_in_wal: false,
     };

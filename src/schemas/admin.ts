@@ -103,6 +103,10 @@ export const ImportSummarySchema = Type.Object(
         'Of the delete lines, those whose id the company did not have, by type: they changed nothing (a wrong id, or a replay).',
       examples: [{ employee: 0 }],
     }),
+    company_ids: Type.Array(Type.Integer(), {
+      description: 'The companies the lines name (a company line’s own id included), ascending.',
+      examples: [[1]],
+    }),
     receipts: Type.Integer({ description: 'Receipt images stored (none come by HTTP).' }),
     deleted_values_in_wal: DeletedValuesInWal,
   },

@@ -445,6 +445,7 @@ describeEachDialect('admin API import', (dialect) => {
     assert.equal(imported.json.data.counts.company, 1);
     assert.equal(imported.json.data.counts.employee, 2);
     assert.equal(imported.json.data.receipts, 0);
+    assert.deepEqual(imported.json.data.company_ids, [3]);
     const key = await api.createKey(3);
     assert.equal((await api.get('/employees', key)).json.meta.total, 2);
     // An erasure: the audit line says what the import deleted, not only what it wrote.
@@ -463,6 +464,11 @@ describeEachDialect('admin API import', (dialect) => {
     );
     const { deletes, absentDeletes } = audit[1] as Record<string, Record<string, number>>;
     assert.deepEqual([deletes?.employee, absentDeletes?.employee], [2, 1]);
+    // Which company each import wrote to, or deleted from.
+    assert.deepEqual(
+      audit.map((line) => line.companyIds),
+      [[3], [3]],
+    );
   });
 
   it('rolls back an import whose client stops sending its body, and is free for the next', async (t) => {

@@ -85,7 +85,11 @@ describeEachDialect('cdapi CLI', (dialect) => {
       'Imported 5 records (1 employee deleted, 2 employees to delete not found, 2 leaves to delete not found); 0 receipt files.\n',
     );
     // Replayed, every line finds nothing.
-    const again = cdapiJson<{ deletes: object; absent_deletes: object }>(['import', file], env);
+    const again = cdapiJson<{ deletes: object; absent_deletes: object; company_ids: number[] }>(
+      ['import', file],
+      env,
+    );
+    assert.deepEqual(again.company_ids, [1]);
     const none = {
       company: 0,
       employee: 0,

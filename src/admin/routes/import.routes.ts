@@ -62,6 +62,7 @@ export const importRoutes: AdminRoutes<
         (error) => request.log.warn({ err: error }, 'import not counted for the metrics'),
       );
       audit(request.log, request.adminActor, 'import', {
+        companyIds: summary.company_ids,
         records: summary.records,
         counts: summary.counts,
         deletes: summary.deletes,
