@@ -11,7 +11,12 @@ import type { Options as AjvOptions } from 'ajv';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AdminToken, ServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
-import { answerClientErrors, answerRouterError, bodyCutShort } from '../http/client-errors.ts';
+import {
+  answerClientErrors,
+  answerRouterError,
+  bodyCutShort,
+  routeEveryRequest,
+} from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
 import { announcedKeepAlive } from '../http/keep-alive.ts';
@@ -22,6 +27,7 @@ import type { ReceiptStore } from '../receipts/store.ts';
 import { ADMIN_MODELS } from '../schemas/admin.ts';
 import { AdminAuth } from './auth.ts';
 import { answerAdminError, unreadableJsonBody } from './errors.ts';
+import { collectMethodsByPath } from './methods.ts';
 import { ADMIN_DOCUMENT_PATH, adminSwaggerOptions } from './openapi.ts';
 import { panelRoutes } from './panel/panel.routes.ts';
 import { companyRoutes } from './routes/companies.routes.ts';
@@ -119,6 +125,8 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   enforceRequestTimeoutWhileClosing(app);
+  const methods = collectMethodsByPath(app);
+  routeEveryRequest(app);
   const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -176,5 +184,6 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       deps: { ...deps, importDir, changesRetentionDays: config.changesRetentionDays },
     });
   });
+  methods.refuseOtherMethods();
   return app;
 }

@@ -48,7 +48,7 @@ export const ERRORS = {
   method_not_allowed: {
     status: 405,
     title: 'Method not allowed',
-    when: 'any method but GET and HEAD on a known path (with `Allow: GET, HEAD`)',
+    when: 'any method but GET and HEAD on a known path (with `Allow: GET, HEAD`); on the admin listener, a method its path does not take (with `Allow` naming those it does)',
   },
   cursor_expired: {
     status: 410,

@@ -189,6 +189,42 @@ describeEachDialect('admin API companies', (dialect) => {
   });
 });
 
+describe('admin API methods', () => {
+  it('answers a method a known path does not take with 405 and the methods it takes', async (t) => {
+    const { admin } = await useAdmin(t, 'sqlite', { records: [company(1)] });
+    const cases: Array<[method: string, path: string, allow: string]> = [
+      ['PATCH', '/admin/companies', 'GET, HEAD'],
+      ['OPTIONS', '/admin/companies/1', 'GET, HEAD'],
+      ['DELETE', '/admin/companies/1/keys', 'GET, HEAD, POST'],
+      ['GET', '/admin/companies/1/activate', 'POST'],
+      ['PUT', '/admin/keys/1/revoke', 'POST'],
+      ['GET', '/admin/import', 'POST'],
+      ['PROPFIND', '/admin/companies', 'GET, HEAD'],
+      ['TRACE', '/admin/companies/1/purge', 'POST'],
+    ];
+    for (const [method, url, allow] of cases) {
+      for (const authorization of [`Bearer ${ADMIN_TOKEN}`, undefined]) {
+        const res = await admin.inject({
+          method: method as 'GET',
+          url,
+          headers: authorization ? { authorization } : {},
+        });
+        assert.equal(res.statusCode, 405, `${method} ${url}`);
+        assert.equal(res.headers.allow, allow, `${method} ${url}`);
+        assert.equal(res.json().code, 'method_not_allowed');
+      }
+    }
+    // Nothing changed, and an unknown path is still 404 by any method.
+    const unknown = await admin.inject({ method: 'PATCH', url: '/admin/nothing' });
+    assert.equal(unknown.statusCode, 404);
+    const listed = await admin.inject({
+      url: '/admin/companies/1',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    assert.equal(listed.json().data.active, true);
+  });
+});
+
 describeEachDialect('admin API purge', (dialect) => {
   it('purges a company once confirm repeats its id: its records and keys are gone', async (t) => {
     const { api, call, logLines } = await useAdmin(t, dialect, {
