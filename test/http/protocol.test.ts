@@ -489,6 +489,21 @@ describe('paths and methods', () => {
         403,
         'Forbidden',
       ],
+      // Names the folder cannot have, not paths that leave it: no such file.
+      [
+        'a NUL in a static file name',
+        rawGet('/docs/static/index.css%00'),
+        'not_found',
+        404,
+        'Not found',
+      ],
+      [
+        'a static file name too long for the file system',
+        rawGet(`/docs/static/${'a'.repeat(5000)}`),
+        'not_found',
+        404,
+        'Not found',
+      ],
       [
         'an If-Match no file has',
         rawGet(asset, [['If-Match', '"nope"']]),
