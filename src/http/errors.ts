@@ -85,8 +85,8 @@ export const cursorExpired = (lost: LostCursor = 'forgotten') =>
   new ApiError(
     'cursor_expired',
     lost === 'forgotten'
-      ? 'The change feed has forgotten a deletion after this cursor (CHANGES_RETENTION_DAYS); read the feed again from the beginning (without after).'
-      : 'This cursor is ahead of the change feed (its data was restored from a copy older than the cursor); read the feed again from the beginning (without after).',
+      ? 'The change feed has forgotten a deletion after this cursor (older than CHANGES_RETENTION_DAYS, or the company was purged since); read the feed again from the beginning (without after).'
+      : 'This cursor is ahead of the change feed (its data was restored from a copy older than the cursor, or this service never gave it); read the feed again from the beginning (without after).',
   );
 
 /**

@@ -30,24 +30,21 @@ export const ReceiptFileParams = Type.Object({
   variant: Type.Enum([...RECEIPT_VARIANTS], { type: 'string', description: VARIANT_DESCRIPTION }),
 });
 
-// Deliberately loose: a missing, truncated or altered part is an invalid signature (403),
-// decided by the signature check, not a validation error.
+// Deliberately loose: a missing, truncated, lengthened or altered part is an invalid signature
+// (403), decided by the signature check, not a validation error.
 export const ReceiptFileQuery = Type.Object({
   company: Type.Optional(
     Type.String({
-      maxLength: 32,
       description: 'The company the URL was signed for. Example: `1`.',
     }),
   ),
   expires: Type.Optional(
     Type.String({
-      maxLength: 32,
       description: 'Unix time, in seconds, after which the URL is refused. Example: `1772438400`.',
     }),
   ),
   signature: Type.Optional(
     Type.String({
-      maxLength: 128,
       description:
         'HMAC-SHA256 of the other parts, base64url. Example: `1lWFAIFGFMj-G56p_W_XQO1EP-Lkbvoq1w8Q3DUSbbQ`.',
     }),

@@ -209,7 +209,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     options.progress.finish();
     if (mirror.erased) {
       options.progress.note(
-        'rewriting the file, so that no trace of a deleted employee stays in it',
+        'rewriting the file, so that no trace of the employees it deleted stays in it',
       );
       mirror.scrub();
     }
