@@ -46,6 +46,16 @@ export const invalidBody = (errors: ParameterError[]) =>
     { errors },
   );
 
+/**
+ * A path id (plain digits, as its schema takes them) as a number. One past 2^53 − 1 names no
+ * company or key: its not-found names the text sent, not the number it would round to.
+ */
+export function pathId(text: string, notFound: (id: string) => ServiceError): number {
+  const id = Number(text);
+  if (!Number.isSafeInteger(id)) throw notFound(text);
+  return id;
+}
+
 function serviceProblem(error: ServiceError): ApiError {
   if (error.kind === 'not_found') return new ApiError('not_found', `${error.message}.`);
   return invalidBody([{ parameter: error.field ?? '(body)', message: error.message }]);

@@ -14,9 +14,15 @@ import { validationFailed } from './errors.ts';
 /** How every integer in a query or path is written: decimal digits and nothing else. */
 export const PLAIN_DIGITS = /^[0-9]+$/;
 
-/** The integer plain decimal digits write, else NaN (which no signature or id matches). */
-export const plainInteger = (text: string | undefined): number =>
-  text !== undefined && PLAIN_DIGITS.test(text) ? Number(text) : Number.NaN;
+/**
+ * The integer `text` writes in its one spelling (decimal digits, no leading zero, at most
+ * 2^53 − 1), else NaN (which no signature or id matches): a signed part is the text that was
+ * signed, so `0900001` or `01796104551` is an altered part, not the same number.
+ */
+export const canonicalInteger = (text: string | undefined): number =>
+  text !== undefined && /^(0|[1-9][0-9]*)$/.test(text) && Number.isSafeInteger(Number(text))
+    ? Number(text)
+    : Number.NaN;
 
 export const splitList = (value: string): string[] => value.split(',').map((part) => part.trim());
 

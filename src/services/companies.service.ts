@@ -41,6 +41,8 @@ export async function purgeConfirmedCompany(
   id: number,
   confirmation: { field: string; value: string | number },
 ): Promise<PurgeSummary> {
+  // An unknown company is that, whatever the confirmation says.
+  if (!(await findCompany(handle.db, id))) throw companyNotFound(id);
   if (String(confirmation.value) !== String(id)) {
     throw new ServiceError(
       'invalid',

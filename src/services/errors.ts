@@ -15,6 +15,7 @@ export class ServiceError extends Error {
   }
 }
 
-export const companyNotFound = (id: number) =>
+export const companyNotFound = (id: number | string) =>
   new ServiceError('not_found', `company ${id} not found`);
-export const keyNotFound = (id: number) => new ServiceError('not_found', `key ${id} not found`);
+export const keyNotFound = (id: number | string) =>
+  new ServiceError('not_found', `key ${id} not found`);

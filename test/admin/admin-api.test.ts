@@ -266,6 +266,22 @@ describeEachDialect('admin API purge', (dialect) => {
     );
     const again = await call('POST', '/admin/companies/1/purge', { body: { confirm: 1 } });
     assert.equal(again.status, 404);
+    // An unknown company is 404 whatever confirm says; an id past 2^53 − 1 is named as sent.
+    assert.equal(
+      (await call('POST', '/admin/companies/99/purge', { body: { confirm: 98 } })).status,
+      404,
+    );
+    for (const confirm of [1, 9007199254740992]) {
+      const huge = await call('POST', '/admin/companies/9007199254740993/purge', {
+        body: { confirm },
+      });
+      assert.equal(huge.status, 404);
+      assert.equal(huge.json.detail, 'company 9007199254740993 not found.');
+    }
+    assert.equal(
+      (await call('POST', '/admin/keys/9007199254740993/revoke')).json.detail,
+      'key 9007199254740993 not found.',
+    );
     assert.deepEqual(auditLines(logLines()), [
       {
         actor: 'platform',

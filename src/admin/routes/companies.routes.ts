@@ -12,8 +12,10 @@ import {
   listCompanies,
   purgeConfirmedCompany,
 } from '../../services/companies.service.ts';
+import { companyNotFound } from '../../services/errors.ts';
 import { audit } from '../audit.ts';
 import type { AdminRoutes } from '../deps.ts';
+import { pathId } from '../errors.ts';
 import { adminOperation, dataOf } from '../operation.ts';
 
 export const companyRoutes: AdminRoutes = async (app, { deps }) => {
@@ -45,7 +47,7 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
         errors: [404],
       }),
     },
-    async (request) => ({ data: await getCompany(db, Number(request.params.id)) }),
+    async (request) => ({ data: await getCompany(db, pathId(request.params.id, companyNotFound)) }),
   );
 
   for (const [verb, active] of [
@@ -69,7 +71,7 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
       },
       async (request) => {
         const company = await deps.database.write((db) =>
-          changeCompanyStatus(db, Number(request.params.id), active),
+          changeCompanyStatus(db, pathId(request.params.id, companyNotFound), active),
         );
         audit(request.log, request.adminActor, `company.${verb}`, { companyId: company.id });
         return { data: company };
@@ -93,7 +95,7 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
       }),
     },
     async (request) => {
-      const id = Number(request.params.id);
+      const id = pathId(request.params.id, companyNotFound);
       const summary = await purgeConfirmedCompany(deps.database, deps.receipts, id, {
         field: 'confirm',
         value: request.body.confirm,

@@ -8,9 +8,11 @@ import {
   NewKeySchema,
 } from '../../schemas/admin.ts';
 import { ref } from '../../schemas/common.ts';
+import { companyNotFound, keyNotFound } from '../../services/errors.ts';
 import { createKey, listKeys, revokeKey } from '../../services/keys.service.ts';
 import { audit } from '../audit.ts';
 import type { AdminRoutes } from '../deps.ts';
+import { pathId } from '../errors.ts';
 import { adminOperation, dataOf } from '../operation.ts';
 
 export const keyRoutes: AdminRoutes = async (app, { deps }) => {
@@ -29,7 +31,7 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
         errors: [404],
       }),
     },
-    async (request) => ({ data: await listKeys(db, Number(request.params.id)) }),
+    async (request) => ({ data: await listKeys(db, pathId(request.params.id, companyNotFound)) }),
   );
 
   app.post(
@@ -50,7 +52,7 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
       const { name, scopes, per_minute, per_hour } = request.body;
       const created = await deps.database.write((db) =>
         createKey(db, {
-          companyId: Number(request.params.id),
+          companyId: pathId(request.params.id, companyNotFound),
           name,
           scopes: scopes ?? [...SCOPES],
           perMinute: per_minute ?? DEFAULT_PER_MINUTE,
@@ -82,7 +84,9 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
       }),
     },
     async (request) => {
-      const key = await deps.database.write((db) => revokeKey(db, Number(request.params.keyId)));
+      const key = await deps.database.write((db) =>
+        revokeKey(db, pathId(request.params.keyId, keyNotFound)),
+      );
       audit(request.log, request.adminActor, 'key.revoke', {
         companyId: key.company_id,
         keyId: key.id,

@@ -24,7 +24,7 @@ import {
 } from '../errors.ts';
 import { headers, RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
 import { HOST_REFUSED, noBodyResponse, operation, problemResponse } from '../openapi/operation.ts';
-import { plainInteger } from '../params.ts';
+import { canonicalInteger } from '../params.ts';
 
 /** The signed URL's answer: the image bytes, in any type a served receipt can have. */
 const imageResponse = (description: string) => ({
@@ -165,12 +165,12 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
     async (request, reply) => {
       const { expenseId, variant } = request.params;
       const { company, expires, signature } = request.query;
-      // A part that is not plain digits (`1e0`, `+1`, `1.0`) was altered: it matches no signature.
+      // A part not written as it was signed (`1e0`, `+1`, `1.0`, `01`) matches no signature.
       const grant = {
-        companyId: plainInteger(company),
+        companyId: canonicalInteger(company),
         expenseId: Number(expenseId),
         variant,
-        expires: plainInteger(expires),
+        expires: canonicalInteger(expires),
       };
       if (!verifyReceiptGrant(grant, signature ?? '', config.signingSecret))
         throw invalidSignature();
