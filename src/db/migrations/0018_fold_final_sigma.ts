@@ -23,14 +23,11 @@ const FOLDED: Array<[table: string, columns: [string, string]]> = [
 export async function up(db: AnyDb): Promise<void> {
   const companies = new Set<number>();
   for (const [table, [a, b]] of FOLDED) {
-    const holdsFinalSigma = sql`${sql.ref(a)} like '%ς%' or ${sql.ref(b)} like '%ς%'`;
-    const { rows } = await sql<{ company_id: number | string }>`
-      select distinct company_id from ${sql.table(table)} where ${holdsFinalSigma}`.execute(db);
-    if (rows.length === 0) continue;
-    for (const row of rows) companies.add(Number(row.company_id));
-    await sql`update ${sql.table(table)}
+    const { rows } = await sql<{ company_id: number | string }>`update ${sql.table(table)}
       set ${sql.ref(a)} = replace(${sql.ref(a)}, 'ς', 'σ'), ${sql.ref(b)} = replace(${sql.ref(b)}, 'ς', 'σ')
-      where ${holdsFinalSigma}`.execute(db);
+      where ${sql.ref(a)} like '%ς%' or ${sql.ref(b)} like '%ς%'
+      returning company_id`.execute(db);
+    for (const row of rows) companies.add(Number(row.company_id));
   }
   const at = Date.now();
   const next = sql`case when data_version + 1 > ${at} then data_version + 1 else cast(${at} as bigint) end`;
