@@ -4,7 +4,7 @@ import { Migrator } from 'kysely';
 import { refreshExpenseTexts } from '../../src/db/expense-texts.ts';
 import { migrateToLatest, migrationProvider } from '../../src/db/migrate.ts';
 import { useApi } from '../helpers/api.ts';
-import { describeEachDialect } from '../helpers/databases.ts';
+import { companyVersions, describeEachDialect } from '../helpers/databases.ts';
 import { employee, expense, smallCompany } from '../helpers/records.ts';
 
 /** What folding gave before migration 0018: a capital Σ at a word's end became ς. */
@@ -43,14 +43,7 @@ describeEachDialect('migration 0018 (the final sigma folded to σ)', (dialect) =
       .where('id', '=', 50)
       .execute();
     await refreshExpenseTexts(db, [1]);
-    const versions = async () =>
-      new Map(
-        (await db.selectFrom('companies').select(['id', 'data_version']).execute()).map((row) => [
-          row.id,
-          Number(row.data_version),
-        ]),
-      );
-    const before = await versions();
+    const before = await companyVersions(db);
 
     assert.deepEqual((await migrateToLatest(db)).applied, ['0018_fold_final_sigma']);
     const folded = await db
@@ -70,7 +63,7 @@ describeEachDialect('migration 0018 (the final sigma folded to σ)', (dialect) =
       texts.map((row) => [row.merchant_folded, Number(row.expenses)]),
       [['ταβερνα οδυσσεασ', 2]],
     );
-    const after = await versions();
+    const after = await companyVersions(db);
     assert.ok((after.get(1) ?? 0) > (before.get(1) ?? 0), 'company 1 has a new version');
     assert.equal(after.get(2), before.get(2), 'company 2 held no ς');
 

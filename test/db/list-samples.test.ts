@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { Migrator } from 'kysely';
+import { companyDataVersion } from '../../src/db/companies.queries.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
 import {
@@ -190,16 +191,6 @@ async function withRecords(t: TestContext, dialect: Dialect) {
   return { handle, dir, store };
 }
 
-/** Company 1's data version. */
-async function companyVersion(db: Db): Promise<number> {
-  const company = await db
-    .selectFrom('companies')
-    .select('data_version')
-    .where('id', '=', 1)
-    .executeTakeFirstOrThrow();
-  return Number(company.data_version);
-}
-
 describeEachDialect('list samples', (dialect) => {
   it('are every thousandth row of each sort order (its value and id), with the rows of each status and group up to it', async (t) => {
     const { handle } = await useDatabase(t, dialect);
@@ -290,7 +281,7 @@ describeEachDialect('list samples', (dialect) => {
   it('are read lazily, never from another version: a set loaded before an import that made them again reads none of the new ones', async (t) => {
     const { handle, dir, store } = await withRecords(t, dialect);
     const { db } = handle;
-    const version = () => companyVersion(db);
+    const version = () => companyDataVersion(db, 1);
     const source = freshListSource(db);
     const before = await samplesOf(source, 1, 'leaves', await version());
     assert.ok(before);
@@ -344,7 +335,7 @@ describeEachDialect('list samples', (dialect) => {
   it('are made after the commit: read without them meanwhile, healed by the next import, and carried to a version their lists did not change in', async (t) => {
     const { handle, dir, store } = await withRecords(t, dialect);
     const { db } = handle;
-    const version = () => companyVersion(db);
+    const version = () => companyDataVersion(db, 1);
     const stored = async () => ({
       sets: await db
         .selectFrom('list_sample_sets')
@@ -450,7 +441,7 @@ describeEachDialect('list sample month counts', (dialect) => {
       ['expenses expense_date', 'expenses updated_at', 'leaves updated_at'],
     );
     const source = freshListSource(handle.db);
-    const set = await samplesOf(source, 1, 'leaves', await companyVersion(handle.db));
+    const set = await samplesOf(source, 1, 'leaves', await companyDataVersion(handle.db, 1));
     assert.ok(set);
     assert.equal(await monthCounts(handle.db, set, 1, 'leaves', 'id', 'start_date'), null);
     assert.ok(await monthCounts(handle.db, set, 1, 'leaves', 'id', 'updated_at'));

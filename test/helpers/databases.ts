@@ -6,6 +6,7 @@ import { after, describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { type DatabaseHandle, type Dialect, openDatabase } from '../../src/db/connect.ts';
+import type { Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 
 /**
@@ -142,6 +143,12 @@ export async function useDatabase(
 }
 
 /** A temporary folder removed when the test ends. */
+/** Each company's data version, by company id. */
+export async function companyVersions(db: Db): Promise<Map<number, number>> {
+  const rows = await db.selectFrom('companies').select(['id', 'data_version']).execute();
+  return new Map(rows.map((row) => [row.id, Number(row.data_version)]));
+}
+
 export function useTempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'cdapi-files-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import type { Db } from '../../src/db/database.ts';
 import { API_PREFIX } from '../../src/http/deps.ts';
 import { useApi } from '../helpers/api.ts';
-import { describeEachDialect } from '../helpers/databases.ts';
+import { companyVersions, describeEachDialect } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { company, employee, expense, leave, smallCompany } from '../helpers/records.ts';
-
-/** Each company's data version. */
-async function versions(api: { handle: { db: Db } }): Promise<Map<number, number>> {
-  const rows = await api.handle.db.selectFrom('companies').select(['id', 'data_version']).execute();
-  return new Map(rows.map((row) => [row.id, Number(row.data_version)]));
-}
 
 const total = (res: { status: number; body: string; json: { meta: { total: number } } }) => {
   assert.equal(res.status, 200, res.body);
@@ -86,17 +79,17 @@ describeEachDialect('cached list totals', (dialect) => {
     const api = await useApi(t, dialect, { records: [] });
     const before = Date.now();
     await api.load([...smallCompany(1, 0), ...smallCompany(2, 100)]);
-    const first = await versions(api);
+    const first = await companyVersions(api.handle.db);
     // The time of the import, in milliseconds (one more where that is not larger).
     for (const version of first.values()) assert.ok(version >= before, String(version));
     // Records of company 2 only (its company line is not repeated): only its version moves.
     await api.load([employee(2, 150)]);
-    const second = await versions(api);
+    const second = await companyVersions(api.handle.db);
     assert.equal(second.get(1), first.get(1));
     assert.ok((second.get(2) ?? 0) > (first.get(2) ?? 0));
     // A failed import changes no version.
     await assert.rejects(api.load([employee(1, 160), { type: 'employee', company_id: 1 }]));
-    assert.deepEqual(await versions(api), second);
+    assert.deepEqual(await companyVersions(api.handle.db), second);
     // Two imports within one millisecond still give two versions: one more where the clock
     // has not moved past the version (set ahead of it here).
     const ahead = Date.now() + 3_600_000;
@@ -106,7 +99,7 @@ describeEachDialect('cached list totals', (dialect) => {
       .where('id', '=', 2)
       .execute();
     await api.load([employee(2, 151)]);
-    assert.equal((await versions(api)).get(2), ahead + 1);
+    assert.equal((await companyVersions(api.handle.db)).get(2), ahead + 1);
   });
 
   it('never serves an answer kept before a restore once imports after it are made (restored under a running instance)', async (t) => {
@@ -117,7 +110,7 @@ describeEachDialect('cached list totals', (dialect) => {
       (await api.get('/employees?per_page=100', key)).json.data.map((e: { id: number }) => e.id);
     const backup = {
       ids: await ids(),
-      version: (await versions(api)).get(1) ?? 0,
+      version: (await companyVersions(api.handle.db)).get(1) ?? 0,
     };
     // An import after the backup: its answer is kept under its version.
     await api.load([employee(1, 50)]);
