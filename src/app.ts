@@ -262,7 +262,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return { status: degraded ? 'degraded' : 'ok', checks };
   });
 
-  refuseOtherMethods(app, pathsOutsideApi, '');
+  refuseOtherMethods(app, pathsOutsideApi, { prefix: '' });
 
   // SQLite reads run on threads of their own, so a slow one holds no other request.
   const readers =

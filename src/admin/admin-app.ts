@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, METHODS } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
@@ -21,13 +21,13 @@ import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
 import { announcedKeepAlive } from '../http/keep-alive.ts';
 import { registerErrorsPage } from '../http/openapi/errors-page.ts';
+import { knownPaths, refuseOtherMethods } from '../http/plugins/read-only.ts';
 import { registerQueryKeywords } from '../http/query-keywords.ts';
 import { buildSerializer } from '../http/serializers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { ADMIN_MODELS } from '../schemas/admin.ts';
 import { AdminAuth } from './auth.ts';
-import { answerAdminError, unreadableJsonBody } from './errors.ts';
-import { collectMethodsByPath } from './methods.ts';
+import { adminMethodNotAllowed, answerAdminError, unreadableJsonBody } from './errors.ts';
 import { ADMIN_DOCUMENT_PATH, adminSwaggerOptions } from './openapi.ts';
 import { panelRoutes } from './panel/panel.routes.ts';
 import { companyRoutes } from './routes/companies.routes.ts';
@@ -125,7 +125,13 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   enforceRequestTimeoutWhileClosing(app);
-  const methods = collectMethodsByPath(app);
+  // A method a path does not take is 405 with those it takes, as on the public listener:
+  // every method Node's parser accepts can be routed (the ones Fastify does not know carry no
+  // body here), and each path's others are refused once every route is made.
+  for (const method of METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: false });
+  }
+  const paths = knownPaths(app);
   routeEveryRequest(app);
   const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
@@ -184,6 +190,6 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       deps: { ...deps, importDir, changesRetentionDays: config.changesRetentionDays },
     });
   });
-  methods.refuseOtherMethods();
+  refuseOtherMethods(app, paths, { prefix: '', refusal: adminMethodNotAllowed });
   return app;
 }

@@ -22,6 +22,10 @@ export const tooManyFailedLogins = (retryAfterSeconds: number) =>
     { headers: { 'retry-after': String(retryAfterSeconds) } },
   );
 
+/** A method a path of the admin listener does not take, with those it does (`allow`). */
+export const adminMethodNotAllowed = (allow: string) =>
+  new ApiError('method_not_allowed', `This path takes ${allow} only.`, { headers: { allow } });
+
 /** The NDJSON import's first bad line, as the CLI says it: `line N: field: problem`. */
 export const importFailed = (error: ImportError) =>
   new ApiError('import_failed', `${error.message}; nothing was imported.`, {

@@ -1,7 +1,7 @@
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_PREFIX } from '../deps.ts';
-import { methodNotAllowed } from '../errors.ts';
+import { type ApiError, methodNotAllowed } from '../errors.ts';
 
 /**
  * Every method Node's HTTP parser accepts but GET and HEAD (WebDAV's PROPFIND, TRACE, QUERY, …):
@@ -14,37 +14,53 @@ export const OTHER_METHODS: readonly string[] = METHODS.filter(
 
 /**
  * The API is read-only: any other method on a known path is 405, with the methods it has.
- * `knownPaths` starts collecting the GET paths made after it; `refuseOtherMethods`, called once
- * the routes are made, answers the other methods on each of them. Refused in onRequest, before
- * the body is read: a body Fastify cannot parse (an unknown content type, broken JSON) must not
- * turn the 405 into a 415 or 400.
+ * `knownPaths` starts collecting the methods of each path made after it; `refuseOtherMethods`,
+ * called once the routes are made, answers every other method on each of them (the admin
+ * listener's paths, which take POST too, the same way with its own refusal). Refused in
+ * onRequest, before the body is read: a body Fastify cannot parse (an unknown content type,
+ * broken JSON) must not turn the 405 into a 415 or 400.
  */
-export function knownPaths(app: FastifyInstance): Set<string> {
-  const paths = new Set<string>();
+export function knownPaths(app: FastifyInstance): Map<string, Set<string>> {
+  const paths = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
-    if ([route.method].flat().includes('GET')) paths.add(route.url);
+    const routed = [route.method].flat();
+    const methods = paths.get(route.url);
+    // HEAD alone (a GET route's own, or the reference page's `/docs/` redirect) makes no path
+    // of its own: what that path answers to other methods is the GET route's business.
+    if (!methods && routed.every((method) => method === 'HEAD')) return;
+    const known = methods ?? new Set<string>();
+    for (const method of routed) known.add(method);
+    paths.set(route.url, known);
   });
   return paths;
 }
 
-const refuseMethod = async (_request: FastifyRequest, _reply: FastifyReply) => {
-  throw methodNotAllowed();
-};
-
 export function refuseOtherMethods(
   app: FastifyInstance,
-  paths: Iterable<string>,
-  prefix = API_PREFIX,
+  paths: ReadonlyMap<string, ReadonlySet<string>>,
+  {
+    prefix = API_PREFIX,
+    refusal = methodNotAllowed,
+  }: {
+    prefix?: string;
+    /** The error for a path that takes `allow` (`GET, HEAD`): the API's names its own. */
+    refusal?: (allow: string) => ApiError;
+  } = {},
 ): void {
-  for (const url of paths) {
+  // The routes made here are collected too: the paths as they were before them.
+  for (const [url, methods] of [...paths]) {
+    const allow = [...methods].sort().join(', ');
+    const refuse = async (_request: FastifyRequest, _reply: FastifyReply) => {
+      throw refusal(allow);
+    };
     app.route({
-      method: [...OTHER_METHODS],
+      method: METHODS.filter((method) => !methods.has(method)),
       url: url.slice(prefix.length) || '/',
       // Not operations: the document lists what the API does, and says it is read-only.
       schema: { hide: true },
       config: { public: true },
-      onRequest: refuseMethod,
-      handler: refuseMethod,
+      onRequest: refuse,
+      handler: refuse,
     });
   }
 }
