@@ -238,7 +238,7 @@ async function lostCursor(
   cursor: FeedCursor,
   ranks: readonly number[],
 ): Promise<LostCursor | null> {
-  const [company, forgotten] = await Promise.all([
+  const [company, forgotten, committed] = await Promise.all([
     db
       .selectFrom('companies')
       .select(['change_seq', 'changes_forgotten_seq'])
@@ -252,6 +252,16 @@ async function lostCursor(
           .where('company_id', '=', companyId)
           .where('resource', 'in', ranks)
           .execute(),
+    // Number 0 is the data from before the feed (migration 0008), and the beginning.
+    cursor.seq === 0
+      ? true
+      : db
+          .selectFrom('change_commits')
+          .select('change_seq')
+          .where('company_id', '=', companyId)
+          .where('change_seq', '=', cursor.seq)
+          .executeTakeFirst()
+          .then((row) => row !== undefined),
   ]);
   if (company === undefined) return null;
   for (const row of forgotten) {
@@ -260,10 +270,13 @@ async function lostCursor(
     const position = { seq, rank: Number(row.resource), id: Number(row.record_id) };
     if (since && before(cursor, position) < 0) return 'forgotten';
   }
-  // Past the company's latest import, or given when the feed had forgotten more than it has
-  // now: a database older than the cursor (or a cursor this service never wrote).
+  // Past the company's latest import, from an import the feed does not hold, or given when
+  // the feed had forgotten more than it has now: a database older than the cursor (or a cursor
+  // this service never wrote). Import numbers are never taken twice (`nextImportNumber`), so
+  // a lost import's cursor stays refused after the imports that follow a restore.
   if (
     cursor.seq > Number(company.change_seq) ||
+    !committed ||
     (cursor.forgotten ?? 0) > Number(company.changes_forgotten_seq)
   ) {
     return 'ahead';

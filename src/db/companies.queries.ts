@@ -71,5 +71,17 @@ export async function companyDataVersion(db: Db, id: number): Promise<number> {
  * Imports after the restore take the time, which has moved past those numbers. Every update
  * that moves a company on passes the same `at` for its company row and its followers.
  */
-export const nextDataVersion = (at: number) =>
-  sql<number>`case when data_version + 1 > ${at} then data_version + 1 else cast(${at} as bigint) end`;
+export const nextDataVersion = (at: number) => oneMoreOrTime('data_version', at);
+
+/**
+ * The company's next import number (`companies.change_seq`, the change feed's order), as
+ * `nextDataVersion` takes versions and for the same reason: a cursor of the feed names the
+ * number of the import that made its entry, and a database restored from an older copy would
+ * otherwise give a lost import's number to an import after the restore, where the lost
+ * import's cursors would read on as if their client held what the restored data holds. A
+ * number no import after the restore can take is one the feed can refuse (src/db/changes.queries.ts).
+ */
+export const nextImportNumber = (at: number) => oneMoreOrTime('change_seq', at);
+
+const oneMoreOrTime = (column: 'data_version' | 'change_seq', at: number) =>
+  sql<number>`case when ${sql.ref(column)} + 1 > ${at} then ${sql.ref(column)} + 1 else cast(${at} as bigint) end`;

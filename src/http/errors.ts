@@ -86,7 +86,7 @@ export const cursorExpired = (lost: LostCursor = 'forgotten') =>
     'cursor_expired',
     lost === 'forgotten'
       ? 'The change feed has forgotten a deletion after this cursor (older than CHANGES_RETENTION_DAYS, or the company was purged since); read the feed again from the beginning (without after).'
-      : 'This cursor is ahead of the change feed (its data was restored from a copy older than the cursor, or this service never gave it); read the feed again from the beginning (without after).',
+      : 'This cursor is from an import the change feed does not hold: its data was restored from a copy older than the cursor (or this service never gave it); read the feed again from the beginning (without after).',
   );
 
 /**

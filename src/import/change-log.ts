@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { chunks } from '../db/chunks.ts';
+import { nextImportNumber } from '../db/companies.queries.ts';
 import type { Db } from '../db/database.ts';
 import { DEPENDENTS, type RecordType, TENANT_RECORD_TYPES } from '../resources/index.ts';
 import { formatTimestamp } from '../time.ts';
@@ -21,8 +22,8 @@ export interface ChangeLogOptions {
  * What one import changes, for the change feed (docs/api.md "Syncing your data"), kept where its
  * rows are written (the import's transaction).
  *
- * Every company the import writes to gets the next number of its `companies.change_seq`; the
- * update takes the company row's lock (PostgreSQL) or happens under SQLite's one writer, and
+ * Every company the import writes to takes its next import number (`companies.change_seq`:
+ * one more than the last, or the time in milliseconds where that is larger); the update takes the company row's lock (PostgreSQL) or happens under SQLite's one writer, and
  * the lock is held until the commit. A second import of the same company waits for the first
  * to commit before it takes its number, so numbers follow commit order and a reader never sees
  * a number while a smaller one can still be written. Every row the import changes carries the
@@ -33,6 +34,8 @@ export class ChangeLog {
   /** The import's time: the commit time's stand-in where rows need one as they are written. */
   readonly importTime = formatTimestamp(new Date());
   private readonly seqs = new Map<number, number>();
+  /** Each company's number before this import: given back when the import changed nothing. */
+  private readonly previousSeqs = new Map<number, number>();
   /** Companies a batch may have changed (checked at the commit). */
   private readonly maybeChanged = new Set<number>();
   /** Companies whose own row (name, time zone, status) changed. */
@@ -56,12 +59,21 @@ export class ChangeLog {
   async seqsOf(companyIds: Iterable<number>): Promise<void> {
     for (const companyId of companyIds) {
       if (this.seqs.has(companyId)) continue;
-      const row = await this.db
+      // Takes the company row's lock (PostgreSQL waits for an import of the company that holds
+      // it to commit) and reads the number then, for an import that changes nothing to give back.
+      const locked = await this.db
         .updateTable('companies')
-        .set((eb) => ({ change_seq: eb('change_seq', '+', 1) }))
+        .set((eb) => ({ change_seq: eb.ref('change_seq') }))
         .where('id', '=', companyId)
         .returning('change_seq')
         .executeTakeFirstOrThrow();
+      const row = await this.db
+        .updateTable('companies')
+        .set({ change_seq: nextImportNumber(Date.now()) })
+        .where('id', '=', companyId)
+        .returning('change_seq')
+        .executeTakeFirstOrThrow();
+      this.previousSeqs.set(companyId, Number(locked.change_seq));
       this.seqs.set(companyId, Number(row.change_seq));
     }
   }
@@ -144,10 +156,10 @@ export class ChangeLog {
       if (this.maybeChanged.has(companyId)) await this.markEmbedding(companyId, seq);
       if (!(this.maybeChanged.has(companyId) && (await this.changedAt(companyId, seq)))) {
         // Nothing changed: the number is given back (the company is still locked by this
-        // import, so nobody took a later one).
+        // import, so nobody took a later one), and the database is as it was.
         await this.db
           .updateTable('companies')
-          .set({ change_seq: seq - 1 })
+          .set({ change_seq: this.previousSeqs.get(companyId) as number })
           .where('id', '=', companyId)
           .execute();
         continue;

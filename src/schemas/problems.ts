@@ -53,7 +53,7 @@ export const ERRORS = {
   cursor_expired: {
     status: 410,
     title: 'Cursor expired',
-    when: '`GET /changes` with an `after` cursor from before a deletion, of a resource it reads, that the feed forgot since the cursor was given (`CHANGES_RETENTION_DAYS`), or from before a purge of the company (its data deleted and imported again under the same id), or ahead of the feed (its data restored from an older copy): read the feed again from the beginning',
+    when: '`GET /changes` with an `after` cursor from before a deletion, of a resource it reads, that the feed forgot since the cursor was given (`CHANGES_RETENTION_DAYS`), or from before a purge of the company (its data deleted and imported again under the same id), or from an import the feed does not hold (its data restored from a copy older than the cursor): read the feed again from the beginning',
   },
   request_timeout: {
     status: 408,

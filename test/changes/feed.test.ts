@@ -9,7 +9,7 @@ import { EmployeeSummarySchema } from '../../src/schemas/common.ts';
 import { ExpenseSchema } from '../../src/schemas/expenses.ts';
 import { LeaveSchema } from '../../src/schemas/leaves.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
-import { describeEachDialect } from '../helpers/databases.ts';
+import { companyVersions, describeEachDialect } from '../helpers/databases.ts';
 import {
   category,
   company,
@@ -28,6 +28,12 @@ interface Entry {
   change: 'upsert' | 'delete';
   changed_at: string;
   record: { id: number } | null;
+}
+
+/** Each company's latest import number (`companies.change_seq`). */
+async function importNumbers(api: TestApi): Promise<Map<number, number>> {
+  const rows = await api.handle.db.selectFrom('companies').select(['id', 'change_seq']).execute();
+  return new Map(rows.map((row) => [Number(row.id), Number(row.change_seq)]));
 }
 
 /** Every entry after `after`, page by page. */
@@ -359,10 +365,50 @@ describeEachDialect('GET /changes', (dialect) => {
     const res = await api.get(`/changes?after=${ahead}`, key);
     assert.equal(res.status, 410, res.body);
     assert.equal(res.json.code, 'cursor_expired');
-    assert.match(res.json.detail, /ahead of the change feed/);
-    // The next import takes that number: the same cursor is a position in the feed again.
+    assert.match(res.json.detail, /from an import the change feed does not hold/);
+    // The next import takes a number of its own, not the one the cursor names: still refused.
     await api.load([employee(1, 1, { last_name: 'Later' })]);
-    assert.equal((await api.get(`/changes?after=${ahead}`, key)).status, 200);
+    const [next] = [...(await importNumbers(api)).values()];
+    assert.ok(next !== undefined && next > Number(seq) + 1);
+    assert.equal((await api.get(`/changes?after=${ahead}`, key)).status, 410);
+  });
+
+  it('answers 410 for a cursor from an import lost with a restore, also once imports follow the restore', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load(smallCompany(1, 0));
+    const key = await api.createKey(1);
+    const backup = {
+      cursor: (await readAll(api, key)).cursor,
+      change_seq: (await importNumbers(api)).get(1) ?? 0,
+      data_version: (await companyVersions(api.handle.db)).get(1) ?? 0,
+    };
+    // An import after the backup, read by the client: its cursor names that import.
+    await api.load([employee(1, 50)]);
+    const lost = await readAll(api, key, backup.cursor);
+    assert.deepEqual(summary(lost.entries), ['upsert employee 50']);
+    // The backup restored: the lost import's employee, its commit and the company's numbers.
+    const { db } = api.handle;
+    await db.deleteFrom('employees').where('company_id', '=', 1).where('id', '=', 50).execute();
+    await db
+      .deleteFrom('change_commits')
+      .where('company_id', '=', 1)
+      .where('change_seq', '>', backup.change_seq)
+      .execute();
+    await db
+      .updateTable('companies')
+      .set({ change_seq: backup.change_seq, data_version: backup.data_version })
+      .where('id', '=', 1)
+      .execute();
+    assert.equal((await api.get(`/changes?after=${lost.cursor}`, key)).status, 410);
+    // An import after the restore: the backup's cursor reads it; the lost import's cursor,
+    // whose client holds employee 50, is still refused (it would read on without its deletion).
+    await api.load([employee(1, 60)]);
+    const res = await api.get(`/changes?after=${lost.cursor}`, key);
+    assert.equal(res.status, 410, res.body);
+    assert.equal(res.json.code, 'cursor_expired');
+    assert.deepEqual(summary((await readAll(api, key, backup.cursor)).entries), [
+      'upsert employee 60',
+    ]);
   });
 
   it('answers 410 for a cursor older than the deletions it has forgotten', async (t) => {
@@ -438,11 +484,12 @@ describeEachDialect('GET /changes', (dialect) => {
     const key = await api.createKey(1);
     const remove = (id: number) => ({ type: 'delete', resource: 'expense', company_id: 1, id });
     await api.load([remove(2)]);
+    const deletedBy = (await importNumbers(api)).get(1);
     await api.load([employee(1, 2)], { changesRetentionDays: 0 });
     // Begun after the deletion was forgotten: every page reads on (it never needed it).
     const { entries, cursor } = await readAll(api, key, undefined, 1);
     const forgotten = Buffer.from(cursor, 'base64url').toString().split('.')[4];
-    assert.equal(forgotten, '2', 'the cursor carries how far the feed had forgotten');
+    assert.equal(forgotten, String(deletedBy), 'the cursor carries how far the feed had forgotten');
     assert.deepEqual(summary(entries), [
       'upsert employee 1',
       'upsert leave_type 1',
@@ -469,7 +516,9 @@ describeEachDialect('GET /changes', (dialect) => {
     const [seq, rank, id, companyId] = Buffer.from(entries[4]?.cursor as string, 'base64url')
       .toString()
       .split('.');
-    const claimed = Buffer.from(`${seq}.${rank}.${id}.${companyId}.99`).toString('base64url');
+    const claimed = Buffer.from(
+      `${seq}.${rank}.${id}.${companyId}.${Number.MAX_SAFE_INTEGER}`,
+    ).toString('base64url');
     for (const [after, status] of [
       [rest.at(-1)?.cursor, 200],
       [entries[4]?.cursor, 410],

@@ -2238,7 +2238,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The cursor is from before a deletion, of a resource it reads, that the feed forgot since the cursor was given (`CHANGES_RETENTION_DAYS`), or ahead of the feed (its data restored from an older copy): read the feed again from the beginning. */
+            /** @description The cursor is from before a deletion, of a resource it reads, that the feed forgot since the cursor was given (`CHANGES_RETENTION_DAYS`), or from an import the feed does not hold (its data restored from a copy older than the cursor): read the feed again from the beginning. */
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -60,7 +60,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
         success: {
           200: jsonResponse('A page of the change feed.', ChangesPageSchema),
           410: problemResponse(
-            'The cursor is from before a deletion, of a resource it reads, that the feed forgot since the cursor was given (`CHANGES_RETENTION_DAYS`), or ahead of the feed (its data restored from an older copy): read the feed again from the beginning.',
+            'The cursor is from before a deletion, of a resource it reads, that the feed forgot since the cursor was given (`CHANGES_RETENTION_DAYS`), or from an import the feed does not hold (its data restored from a copy older than the cursor): read the feed again from the beginning.',
             [cursorExpired().toProblem()],
             RATE_LIMIT_HEADERS,
           ),
