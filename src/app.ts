@@ -14,7 +14,7 @@ import type { AnchorRun, SortBounds } from './db/list-source.ts';
 import { holdsCurrentSchema } from './db/migrate.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { isSchemaMissing } from './db/unavailable.ts';
-import { wildcardSetAside } from './http/accept-encoding.ts';
+import { forCompression } from './http/accept-encoding.ts';
 import { Admission } from './http/admission.ts';
 import { api } from './http/api.ts';
 import { type AuthContext, createAuthenticator } from './http/auth.ts';
@@ -151,9 +151,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-content-type-options', 'nosniff');
     const problem = hostProblem(request);
     if (problem) throw problem;
-    // Compression (below) reads every `*` in Accept-Encoding as gzip, `gzip;q=0, *` included.
+    // Compression (below) reads every `*` and `x-gzip` in Accept-Encoding as gzip,
+    // `gzip;q=0, *` and `gzip;q=0, x-gzip` included.
     const codings = request.headers['accept-encoding'];
-    if (codings?.includes('*')) request.headers['accept-encoding'] = wildcardSetAside(codings);
+    if (codings !== undefined) request.headers['accept-encoding'] = forCompression(codings);
   });
   // One line a request. The route pattern, never the URL: a signed receipt URL or a search
   // term must not end up in the logs. The company and the key id (never the key) say who

@@ -734,6 +734,12 @@ describe('compression', () => {
       ['GZIP;q=0,*;q=1', undefined],
       ['gzip;q=0, br, *', 'br'],
       ['gzip, *;q=0', 'gzip'],
+      // x-gzip is gzip: refusing either name refuses both.
+      ['gzip;q=0, x-gzip', undefined],
+      ['x-gzip;q=0.0, gzip', undefined],
+      ['X-GZIP; Q=0, gzip;q=1, br;q=0.1', 'br'],
+      ['x-gzip', 'gzip'],
+      ['x-gzip;q=0.5, gzip;q=0.8', 'gzip'],
       ['identity', undefined],
     ];
     for (const [accepted, chosen] of cases) {
