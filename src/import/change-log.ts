@@ -23,8 +23,9 @@ export interface ChangeLogOptions {
  * rows are written (the import's transaction).
  *
  * Every company the import writes to takes its next import number (`companies.change_seq`:
- * one more than the last, or the time in milliseconds where that is larger); the update takes the company row's lock (PostgreSQL) or happens under SQLite's one writer, and
- * the lock is held until the commit. A second import of the same company waits for the first
+ * one more than the last, or the time in milliseconds where that is larger); the update takes
+ * the company row's lock (PostgreSQL) or happens under SQLite's one writer, and the lock is
+ * held until the commit. A second import of the same company waits for the first
  * to commit before it takes its number, so numbers follow commit order and a reader never sees
  * a number while a smaller one can still be written. Every row the import changes carries the
  * number; at the commit, the records that embed a changed one get it too, and the number's
