@@ -8,7 +8,7 @@ const SCALE = 10 ** MONEY_SCALE_DIGITS;
 /** 100 billion: keeps every stored integer far inside Number.MAX_SAFE_INTEGER. */
 export const MONEY_MAX_UNITS = 100_000_000_000;
 
-const DECIMAL = /^(-?)(\d{1,12})(?:\.(\d{1,12}))?$/;
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
 
 export class MoneyError extends Error {}
 
@@ -24,8 +24,8 @@ export function parseMoney(value: unknown, maxFractionDigits = MONEY_SCALE_DIGIT
   else throw new MoneyError('must be a decimal string or a number');
   const match = DECIMAL.exec(text);
   if (!match) {
-    // A JSON number always is one: its shortest form is an exponent (1e-7, 1e+30) or longer
-    // than the 12 places read here (0.30000000000000004), so say which bound it passes.
+    // A JSON number that is not one is written with an exponent (1e-7, 1e+30): say which bound
+    // it passes.
     if (typeof value === 'number') {
       if (value < 0) throw new MoneyError('must not be negative');
       throw new MoneyError(
@@ -34,7 +34,8 @@ export function parseMoney(value: unknown, maxFractionDigits = MONEY_SCALE_DIGIT
           : `has more than ${maxFractionDigits} decimal places`,
       );
     }
-    throw new MoneyError(`"${text}" is not a plain decimal number`);
+    // Not the text itself: a salary is one of these, and an error reaches logs and answers.
+    throw new MoneyError('is not a plain decimal number (digits, a point and digits: 1250.50)');
   }
   const [, sign, whole = '0', fraction = ''] = match;
   if (sign === '-') throw new MoneyError('must not be negative');

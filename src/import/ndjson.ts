@@ -120,6 +120,18 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
  * surrogate are refused, naming the field they are in. Neither database could store them
  * alike (SQLite keeps the bytes, PostgreSQL refuses or replaces them).
  */
+/**
+ * JSON.parse's reason, without the text it quotes: V8's "Unexpected token" names the character
+ * and the text around it, which may be part of a salary, an IBAN or a national id (an error
+ * reaches stderr, CI logs and the admin API's answer). Its other reasons name only the JSON
+ * grammar and a position.
+ */
+function jsonReason(error: Error): string {
+  return error.message.startsWith('Unexpected token')
+    ? 'an unexpected character'
+    : error.message.replace(/ in JSON at position \d+ \(line \d+ column (\d+)\)$/, ' at column $1');
+}
+
 function parseLine(bytes: Buffer, line: number): SourceRecord | null {
   let text = bytes.toString('utf8');
   // Every byte sequence that is not UTF-8 decodes as U+FFFD; a real U+FFFD is rare.
@@ -133,7 +145,7 @@ function parseLine(bytes: Buffer, line: number): SourceRecord | null {
   } catch (error) {
     // A byte that is not UTF-8 outside a string is what makes the line unreadable.
     if (!utf8) throw new ImportError(line, '(line)', NOT_UTF8);
-    throw new ImportError(line, '(line)', `is not valid JSON (${(error as Error).message})`);
+    throw new ImportError(line, '(line)', `is not valid JSON (${jsonReason(error as Error)})`);
   }
   if (!utf8 || (text.includes('\\u') && SURROGATE_ESCAPE.test(text))) {
     const field = illFormedField(value);

@@ -129,6 +129,8 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       ['1500', 'JPY'],
       [1500, 'JPY'],
       ['1.234', 'KWD'],
+      // Zeros before the digits and after the places are the same value.
+      ['0000000000001.5000000000000', 'EUR'],
     ];
     await run(
       expensesOf(amounts, (amount, currency) => ({ amount, currency, tax_amount: 0, items: [] })),
@@ -148,11 +150,12 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         [1500, 'JPY'],
         [1500, 'JPY'],
         [1.234, 'KWD'],
+        [1.5, 'EUR'],
       ],
     );
     assert.equal(
       JSON.stringify(rows.map((r) => moneyToNumber(r.amount_e4))),
-      '[0.1,0.2,19.99,1000000.01,1500,1500,1.234]',
+      '[0.1,0.2,19.99,1000000.01,1500,1500,1.234,1.5]',
     );
   });
 
@@ -740,7 +743,35 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       {
         name: 'bad money',
         line: expense(1, 5, 1, 1, { amount: '12,50' }),
-        expect: /^line 4: amount: "12,50" is not a plain decimal number$/,
+        expect:
+          /^line 4: amount: is not a plain decimal number \(digits, a point and digits: 1250\.50\)$/,
+      },
+      {
+        // An error names the field, never its value: a salary written the local way.
+        name: 'a salary with a decimal comma',
+        line: employee(1, 5, { salary: '85.000,00' }),
+        expect: /^line 4: salary: is not a plain decimal number [^8]*$/,
+      },
+      {
+        name: 'invalid JSON around a salary, without the text around the fault',
+        line: '{"type":"employee","iban":"TR330006100519786457841326","salary":SECRET85000}',
+        expect: /^line 4: \(line\): is not valid JSON \(an unexpected character\)$/,
+      },
+      {
+        name: 'invalid JSON with a position',
+        line: '{"type":"employee","salary":"85000" "iban":"TR33"}',
+        expect:
+          /^line 4: \(line\): is not valid JSON \(Expected ',' or '}' after property value at column 37\)$/,
+      },
+      {
+        name: 'money past the bound, written as a decimal string with its zeros',
+        line: employee(1, 5, { salary: '000100000000000.0000000000000' }),
+        expect: /^line 4: salary: is too large$/,
+      },
+      {
+        name: 'money with more places than it takes, as a string',
+        line: employee(1, 5, { salary: '1.0000000000001' }),
+        expect: /^line 4: salary: has more than 4 decimal places$/,
       },
       {
         name: 'a JSON number with more places than the currency, as its writer printed it',
