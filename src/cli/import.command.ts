@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
+import { ImportInterrupted } from '../import/import-error.ts';
 import type { ImportSummary } from '../import/session.ts';
 import type { RECORD_TYPES } from '../resources/index.ts';
 import { count, noteDeletedValuesInWal, print, withDatabase } from './context.ts';
@@ -59,6 +60,13 @@ export function registerImportCommand(program: Command): void {
           import('../resources/index.ts'),
           import('../services/import.service.ts'),
         ]);
+      // Ctrl-C or a service manager's SIGTERM rolls the import back (a second one stops the
+      // process at once); see ImportInterrupted.
+      const interruption = new AbortController();
+      const onSignal = (signal: 'SIGINT' | 'SIGTERM') =>
+        interruption.abort(new ImportInterrupted(signal));
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
       const summary = await withDatabase(async ({ config, handle }) => {
         const store = new FileReceiptStore(requireReceiptsDir(config));
         const progress = options.progress
@@ -77,6 +85,7 @@ export function registerImportCommand(program: Command): void {
                 onProgress: progress?.update,
                 onStep: progress?.startStep,
                 changesRetentionDays: config.changesRetentionDays,
+                signal: interruption.signal,
               });
               progress?.done();
               return imported;
@@ -89,7 +98,16 @@ export function registerImportCommand(program: Command): void {
         } finally {
           progress?.end();
         }
+      }).finally(() => {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
       });
+      // With --json the summary on stdout says it all.
+      if (interruption.signal.aborted && !options.json) {
+        process.stderr.write(
+          `cdapi: ${(interruption.signal.reason as ImportInterrupted).signal} came while the import was committing: it is complete\n`,
+        );
+      }
       print(options.json, summary, () => summaryLine(summary, RECORD_TYPES));
       noteDeletedValuesInWal(summary, options.json);
     });

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { SchemaOutdatedError } from '../db/schema-outdated-error.ts';
 import { limitHeapGrowth } from '../heap.ts';
-import { ImportError } from '../import/import-error.ts';
+import { ImportError, ImportInterrupted } from '../import/import-error.ts';
 import { ServiceError } from '../services/errors.ts';
 import { VERSION } from '../version.ts';
 import { registerCompanyCommands } from './companies.command.ts';
@@ -132,6 +132,6 @@ try {
   } else {
     // The first line only: a database error may carry a query or a stack below it.
     printFailure(reason(error).split('\n')[0] ?? '', details(error));
-    process.exitCode = 1;
+    process.exitCode = error instanceof ImportInterrupted ? error.exitCode : 1;
   }
 }

@@ -49,6 +49,12 @@ export interface ImportOptions {
   onStep?: OnCommitStep;
   /** How long the change feed remembers deletions (CHANGES_RETENTION_DAYS); default 30. */
   changesRetentionDays?: number;
+  /**
+   * Stops the import before its commit, rolled back as a failed one is (the receipt files it
+   * added removed), with the signal's reason as its error. Once the commit has begun, the
+   * import completes.
+   */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_CHANGES_RETENTION_DAYS = 30;
@@ -73,7 +79,7 @@ export async function importFile(
   if (!info) throw new Error(`cannot read ${file}: no such file`);
   if (!info.isFile()) throw new Error(`cannot read ${file}: not a file (a directory or device)`);
   const writerThread = options.writerThread ?? info.size >= WRITER_THREAD_MIN_BYTES;
-  const { onProgress, onStep, changesRetentionDays } = options;
+  const { onProgress, onStep, changesRetentionDays, signal } = options;
   const source = readNdjson(
     file,
     onProgress && ((read) => onProgress({ ...read, totalBytes: info.size })),
@@ -82,6 +88,7 @@ export async function importFile(
     writerThread,
     onStep,
     changesRetentionDays,
+    signal,
   });
 }
 
@@ -132,6 +139,7 @@ export async function importRecords(
     };
     try {
       for await (const records of source) {
+        options.signal?.throwIfAborted();
         for (const { line, value } of records) {
           const record = session.parse(line, value);
           if (session.mustFlushBefore(record)) await flush();
@@ -151,6 +159,7 @@ export async function importRecords(
     }
     await settle();
     await session.flush(transaction);
+    options.signal?.throwIfAborted();
     committed = await transaction.commit(options.onStep);
   } catch (error) {
     // A rollback that fails too (a lost PostgreSQL connection) has ended the transaction as

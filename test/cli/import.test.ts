@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -8,6 +9,7 @@ import Database from 'better-sqlite3';
 import { BIN, cdapi, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import {
+  category,
   company,
   employee,
   expense,
@@ -15,7 +17,7 @@ import {
   writeJpeg,
   writeNdjson,
 } from '../helpers/records.ts';
-import { listFiles } from '../helpers/snapshot.ts';
+import { listFiles, snapshotDatabase } from '../helpers/snapshot.ts';
 
 /** One company with `count` employees: about 420 bytes each, so 600 make four 64 KiB chunks. */
 function companyWithEmployees(count: number) {
@@ -292,6 +294,45 @@ describeEachDialect('cdapi import', (dialect) => {
       field: 'email',
     });
   });
+
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`rolls back on ${signal} before the commit, its receipt files removed, and exits ${code}`, async (t) => {
+      const { env, dir, handle } = await setup(t);
+      await writeJpeg(dir, 'a.jpg', 40, 30);
+      const base = smallCompany(1, 0).slice(0, 2);
+      cdapiJson(['import', writeNdjson(dir, [...base, category(1, 1)], 'base.ndjson')], env);
+      const before = await snapshotDatabase(handle.db);
+      // The receipt first, then about 10 MB of expenses: read for a second or more.
+      const file = writeNdjson(dir, [
+        expense(1, 1, 1, 1, { receipt: { original: 'a.jpg' } }),
+        ...Array.from({ length: 15_000 }, (_, i) => expense(1, i + 2, 1, 1)),
+      ]);
+      const child = spawn(
+        process.execPath,
+        [BIN, 'import', file, '--json', '--progress-every', '0'],
+        {
+          env: { PATH: process.env.PATH ?? '', ...env },
+        },
+      );
+      let stderr = '';
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (text: string) => {
+        // Sent once the first chunk is read: its receipt is in the store by then.
+        if (stderr === '' && text.includes('"progress"')) child.kill(signal);
+        stderr += text;
+      });
+      const [status] = (await once(child, 'close')) as [number | null];
+      assert.equal(status, code, stderr);
+      assert.deepEqual(JSON.parse(stderr.trimEnd().split('\n').at(-1) ?? ''), {
+        error: `interrupted by ${signal}: nothing was imported, and the receipt files it had added are removed`,
+      });
+      assert.deepEqual(await snapshotDatabase(handle.db), before);
+      assert.deepEqual(listFiles(env.RECEIPTS_DIR), []);
+    });
+  }
 
   it('counts every run, by outcome, for the service’s metrics', async (t) => {
     const { env, dir, handle } = await setup(t);
