@@ -19,6 +19,11 @@ import type { Db } from './database.ts';
  * before). A lost connection or a late ping forgets every kept version and keeps none until the
  * connection is back and a ping has come back again.
  *
+ * A database restored in place (`pg_restore --clean`) makes its tables again without a
+ * notification, with the versions of an older copy: the ping's query also reads the `companies`
+ * table's object id, and a new one forgets every kept version (within HEARTBEAT_MS of the
+ * restore). A restore into a new database ends the listening connection, which does the same.
+ *
  * What a kept version can be late by: a commit's notification is delivered to the listening
  * connection as the committing session is told of its commit, and a request that arrives in
  * between reads the old version. Reads already ran that close to a commit before: the version
@@ -131,6 +136,8 @@ export function listenedDataVersions(db: Db, pool: pg.Pool, log: Log): DataVersi
   let retry: NodeJS.Timeout | undefined;
   /** The payload of the ping sent last, until it comes back. */
   let ping: string | null = null;
+  /** The `companies` table's object id, as the last ping's query read it. */
+  let companiesTable: string | null | undefined;
 
   // Said when versions stop being kept, and once if the first ping never comes back.
   let said = false;
@@ -163,7 +170,19 @@ export function listenedDataVersions(db: Db, pool: pg.Pool, log: Log): DataVersi
     if (listener === null) return;
     if (ping !== null) distrust(`a ping did not come back within ${HEARTBEAT_MS} ms`);
     ping = `ping:${randomUUID()}`;
-    pool.query('select pg_notify($1, $2)', [DATA_VERSION_CHANNEL, ping]).catch(() => {});
+    pool
+      .query<{ companies: string | null }>(
+        'select pg_notify($1, $2), to_regclass($3)::oid::text as companies',
+        [DATA_VERSION_CHANNEL, ping, 'companies'],
+      )
+      .then(({ rows }) => {
+        const table = rows[0]?.companies ?? null;
+        if (companiesTable !== undefined && table !== companiesTable) {
+          distrust('the companies table was made again (the database restored?)');
+        }
+        companiesTable = table;
+      })
+      .catch(() => {});
   };
 
   const reconnect = () => {

@@ -114,6 +114,18 @@ describe('data versions on PostgreSQL', { skip: postgres?.skip ?? false }, () =>
     assert.equal(await versions.of(1), imported);
   });
 
+  it('are forgotten when the companies table is made again, as a restore in place makes it', async (t) => {
+    const { versions, other } = await listening(t);
+    const first = await versions.of(1);
+    // pg_restore --clean: the table dropped and made again, its rows an older copy's, unnotified.
+    await sql`alter table companies rename to companies_before`.execute(other);
+    await sql`create table companies (like companies_before including all)`.execute(other);
+    await sql`insert into companies select * from companies_before`.execute(other);
+    await sql`update companies set data_version = data_version - 1 where id = 1`.execute(other);
+    assert.equal(await versions.of(1), first, 'kept until the next ping reads the table');
+    await eventually(versionIs(versions, first - 1), 'the restored version is read', 15_000);
+  });
+
   it('are not kept from a read under way when a change was told', async (t) => {
     const { versions, other } = await listening(t);
     const reading = versions.of(1);
