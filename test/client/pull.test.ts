@@ -507,6 +507,22 @@ describe('cdapi-pull', () => {
     assert.equal(readFileSync(notes, 'utf8'), 'not a database, a text file\n');
   });
 
+  it('takes the base URL however its scheme and host are spelled, and refuses a file as a folder', async (t) => {
+    const { base, key, out } = await pullSetup(t);
+    assert.equal((await runPull(['--base-url', base, '--out', out], key)).code, 0);
+    const spelled = `${base.replace(/^http:/, 'HTTP:')}/`;
+    const again = await runPull(['--base-url', spelled, '--out', out], key);
+    assert.equal(again.code, 0, again.stderr);
+    for (const option of ['--csv', '--receipts']) {
+      const run = await runPull(['--base-url', base, '--out', out, option, out], key);
+      assert.equal(run.code, 1);
+      assert.equal(
+        run.stderr,
+        `cdapi-pull: ${option} ${out}: a file, not a folder: name a folder (made if missing)\n`,
+      );
+    }
+  });
+
   it('pulls only the resources named, and refuses a file pulled with other resources', async (t) => {
     const { api, base, key, out, dir } = await pullSetup(t);
     const run = await runPull(

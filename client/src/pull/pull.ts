@@ -88,6 +88,15 @@ async function estimateRecords(
 }
 
 /**
+ * A base URL as the file records it and compares it: as the WHATWG URL parser writes it (scheme
+ * and host in lower case, no default port), without trailing slashes; so `HTTP://Host:80/api/`
+ * is the source `http://host/api` is.
+ */
+function sameBase(url: string): string {
+  return (URL.parse(url)?.href ?? url).replace(/\/+$/, '');
+}
+
+/**
  * Refuses to mix two sources, two companies or two resource sets in one file. The resources are
  * the set read, given or the key's default (another key's scopes make another default); a file
  * of an earlier release recorded its default as an empty text, taken for the set read now.
@@ -100,7 +109,7 @@ function claimFile(
   for (const [name, value] of Object.entries(expected) as Array<[keyof typeof expected, string]>) {
     const stored = mirror.state(name);
     if (stored === null || (name === 'resources' && stored === '')) mirror.setState(name, value);
-    else if (stored !== value) {
+    else if ((name === 'base_url' ? sameBase(stored) : stored) !== value) {
       const why =
         name === 'resources' && defaultResources
           ? ' (without --resources, the resources the key may read)'
@@ -120,7 +129,16 @@ function claimFile(
 export async function pull(options: PullOptions): Promise<PullSummary> {
   const startedAt = performance.now();
   // Made before the pull, so a folder that cannot be made fails the run before its longest part.
-  for (const dir of [options.receiptsDir, options.csvDir]) if (dir) makeDirectorySync(dir);
+  for (const [option, dir] of [
+    ['--receipts', options.receiptsDir],
+    ['--csv', options.csvDir],
+  ] as const) {
+    if (dir === undefined) continue;
+    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
+      throw new Error(`${option} ${dir}: a file, not a folder: name a folder (made if missing)`);
+    }
+    makeDirectorySync(dir);
+  }
   const client = createClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
@@ -167,7 +185,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     claimFile(
       mirror,
       {
-        base_url: options.baseUrl.replace(/\/+$/, ''),
+        base_url: sameBase(options.baseUrl),
         company_id: String(me.company.id),
         resources: resources.join(','),
       },
