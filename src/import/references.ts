@@ -61,7 +61,7 @@ export class References {
     if (!PARENT_TYPES.has(type)) return;
     const owner = this.ownersOf(type).get(id);
     if (owner !== undefined && owner !== companyId) {
-      throw new ImportError(line, 'id', `${type} ${id} belongs to another company`);
+      throw ownedByAnother(line, type, id, owner);
     }
     this.ownersOf(type).delete(id);
     this.deletedOf(type).set(id, line);

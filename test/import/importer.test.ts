@@ -438,6 +438,15 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     assert.deepEqual(await snapshotDatabase(db), before);
   });
 
+  it('names the owner of a record that a delete line of another company names, stored or earlier in the file', async (t) => {
+    const { run } = await setup(t);
+    const removal = { type: 'delete', resource: 'employee', company_id: 1, id: 11 };
+    const message = 'line 4: company_id: employee 11 already belongs to company 2';
+    await assert.rejects(run([company(1), company(2), employee(2, 11), removal]), { message });
+    await run([company(1), company(2), employee(2, 11)]);
+    await assert.rejects(run([company(1), company(2), employee(2, 12), removal]), { message });
+  });
+
   it('accepts children whose parents were imported by an earlier file', async (t) => {
     const { db, run } = await setup(t);
     await run(smallCompany(1, 0).slice(0, 3), 'parents.ndjson');
