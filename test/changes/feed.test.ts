@@ -30,12 +30,6 @@ interface Entry {
   record: { id: number } | null;
 }
 
-/** Each company's latest import number (`companies.change_seq`). */
-async function importNumbers(api: TestApi): Promise<Map<number, number>> {
-  const rows = await api.handle.db.selectFrom('companies').select(['id', 'change_seq']).execute();
-  return new Map(rows.map((row) => [Number(row.id), Number(row.change_seq)]));
-}
-
 /** Every entry after `after`, page by page. */
 async function readAll(api: TestApi, key: string, after?: string, limit = 100) {
   const entries: Entry[] = [];
@@ -368,7 +362,7 @@ describeEachDialect('GET /changes', (dialect) => {
     assert.match(res.json.detail, /from an import the change feed does not hold/);
     // The next import takes a number of its own, not the one the cursor names: still refused.
     await api.load([employee(1, 1, { last_name: 'Later' })]);
-    const [next] = [...(await importNumbers(api)).values()];
+    const [next] = [...(await companyVersions(api.handle.db, 'change_seq')).values()];
     assert.ok(next !== undefined && next > Number(seq) + 1);
     assert.equal((await api.get(`/changes?after=${ahead}`, key)).status, 410);
   });
@@ -379,7 +373,7 @@ describeEachDialect('GET /changes', (dialect) => {
     const key = await api.createKey(1);
     const backup = {
       cursor: (await readAll(api, key)).cursor,
-      change_seq: (await importNumbers(api)).get(1) ?? 0,
+      change_seq: (await companyVersions(api.handle.db, 'change_seq')).get(1) ?? 0,
       data_version: (await companyVersions(api.handle.db)).get(1) ?? 0,
     };
     // An import after the backup, read by the client: its cursor names that import.
@@ -484,7 +478,7 @@ describeEachDialect('GET /changes', (dialect) => {
     const key = await api.createKey(1);
     const remove = (id: number) => ({ type: 'delete', resource: 'expense', company_id: 1, id });
     await api.load([remove(2)]);
-    const deletedBy = (await importNumbers(api)).get(1);
+    const deletedBy = (await companyVersions(api.handle.db, 'change_seq')).get(1);
     await api.load([employee(1, 2)], { changesRetentionDays: 0 });
     // Begun after the deletion was forgotten: every page reads on (it never needed it).
     const { entries, cursor } = await readAll(api, key, undefined, 1);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
+import { sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { type DatabaseHandle, type Dialect, openDatabase } from '../../src/db/connect.ts';
@@ -142,13 +143,19 @@ export async function useDatabase(
   return { url, target, handle };
 }
 
-/** A temporary folder removed when the test ends. */
-/** Each company's data version, by company id. */
-export async function companyVersions(db: Db): Promise<Map<number, number>> {
-  const rows = await db.selectFrom('companies').select(['id', 'data_version']).execute();
-  return new Map(rows.map((row) => [row.id, Number(row.data_version)]));
+/** Each company's data version (or, with `column`, its latest import number), by company id. */
+export async function companyVersions(
+  db: Db,
+  column: 'data_version' | 'change_seq' = 'data_version',
+): Promise<Map<number, number>> {
+  const rows = await db
+    .selectFrom('companies')
+    .select(['id', sql.ref<number>(column).as('value')])
+    .execute();
+  return new Map(rows.map((row) => [row.id, Number(row.value)]));
 }
 
+/** A temporary folder removed when the test ends. */
 export function useTempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'cdapi-files-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
