@@ -241,7 +241,7 @@ async function lostCursor(
   const [company, forgotten, committed] = await Promise.all([
     db
       .selectFrom('companies')
-      .select(['change_seq', 'changes_forgotten_seq'])
+      .select('changes_forgotten_seq')
       .where('id', '=', companyId)
       .executeTakeFirst(),
     ranks.length === 0
@@ -270,15 +270,11 @@ async function lostCursor(
     const position = { seq, rank: Number(row.resource), id: Number(row.record_id) };
     if (since && before(cursor, position) < 0) return 'forgotten';
   }
-  // Past the company's latest import, from an import the feed does not hold, or given when
-  // the feed had forgotten more than it has now: a database older than the cursor (or a cursor
-  // this service never wrote). Import numbers are never taken twice (`nextImportNumber`), so
-  // a lost import's cursor stays refused after the imports that follow a restore.
-  if (
-    cursor.seq > Number(company.change_seq) ||
-    !committed ||
-    (cursor.forgotten ?? 0) > Number(company.changes_forgotten_seq)
-  ) {
+  // From an import the feed does not hold (past its latest one, or lost), or given when the
+  // feed had forgotten more than it has now: a database older than the cursor (or a cursor this
+  // service never wrote). Import numbers are never taken twice (`nextImportNumber`), so a lost
+  // import's cursor stays refused after the imports that follow a restore.
+  if (!committed || (cursor.forgotten ?? 0) > Number(company.changes_forgotten_seq)) {
     return 'ahead';
   }
   return null;
