@@ -30,7 +30,7 @@ import { announcedKeepAlive } from './http/keep-alive.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
 import { registerETags } from './http/plugins/etag.ts';
-import { knownPaths, OTHER_METHODS, refuseOtherMethods } from './http/plugins/read-only.ts';
+import { knownPaths, refuseOtherMethods, routeEveryMethod } from './http/plugins/read-only.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { buildSerializer } from './http/serializers.ts';
@@ -126,13 +126,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       plugins: [registerQueryKeywords],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  // Before any route, the not-found handler's included: every method is routed, so each one
-  // meets the 405 of a known path or the 404 of an unknown one, never Fastify's own answers.
-  // None carries a body the service reads (it is read-only), so none is parsed: a QUERY without
-  // a Content-Type or a POST of broken JSON to an unknown path is still that path's 404.
-  for (const method of OTHER_METHODS) {
-    app.addHttpMethod(method, { hasBody: false, overrideExisting: true });
-  }
+  // Before any route, the not-found handler's included. None carries a body the service reads
+  // (it is read-only), so none is parsed: a QUERY without a Content-Type or a POST of broken
+  // JSON to an unknown path is still that path's 404.
+  routeEveryMethod(app, { bodies: 'none' });
   routeEveryRequest(app);
 
   const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type IncomingMessage, METHODS } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
@@ -21,7 +21,7 @@ import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
 import { announcedKeepAlive } from '../http/keep-alive.ts';
 import { registerErrorsPage } from '../http/openapi/errors-page.ts';
-import { knownPaths, refuseOtherMethods } from '../http/plugins/read-only.ts';
+import { knownPaths, refuseOtherMethods, routeEveryMethod } from '../http/plugins/read-only.ts';
 import { registerQueryKeywords } from '../http/query-keywords.ts';
 import { buildSerializer } from '../http/serializers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
@@ -125,12 +125,10 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   enforceRequestTimeoutWhileClosing(app);
-  // A method a path does not take is 405 with those it takes, as on the public listener:
-  // every method Node's parser accepts can be routed (the ones Fastify does not know carry no
-  // body here), and each path's others are refused once every route is made.
-  for (const method of METHODS) {
-    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: false });
-  }
+  // A method a path does not take is 405 with those it takes, as on the public listener: every
+  // method can be routed (POST keeps its body), and each path's others are refused once every
+  // route is made.
+  routeEveryMethod(app, { bodies: 'known' });
   const paths = knownPaths(app);
   routeEveryRequest(app);
   const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);

@@ -4,13 +4,19 @@ import { API_PREFIX } from '../deps.ts';
 import { type ApiError, methodNotAllowed } from '../errors.ts';
 
 /**
- * Every method Node's HTTP parser accepts but GET and HEAD (WebDAV's PROPFIND, TRACE, QUERY, …):
- * on a known path each is refused with 405. Fastify routes only some of them by itself; `app.ts`
- * adds the rest before any route is made.
+ * Lets every method Node's HTTP parser accepts be routed (WebDAV's PROPFIND, TRACE, QUERY, …;
+ * Fastify routes only some of them by itself), so each meets a known path's 405 or an unknown
+ * one's 404, never Fastify's own answers. Called before any route is made. None of the methods
+ * Fastify did not know carries a body; with `bodies: 'none'` (the read-only API) neither does
+ * any other but GET and HEAD, so a POST of broken JSON to an unknown path is still a 404.
  */
-export const OTHER_METHODS: readonly string[] = METHODS.filter(
-  (method) => method !== 'GET' && method !== 'HEAD',
-);
+export function routeEveryMethod(app: FastifyInstance, { bodies }: { bodies: 'none' | 'known' }) {
+  for (const method of METHODS) {
+    if (method === 'GET' || method === 'HEAD') continue;
+    if (bodies === 'known' && app.supportedMethods.includes(method)) continue;
+    app.addHttpMethod(method, { hasBody: false, overrideExisting: true });
+  }
+}
 
 /**
  * The API is read-only: any other method on a known path is 405, with the methods it has.
