@@ -76,8 +76,8 @@ export interface EmployeesTable {
   name_folded: string;
   number_folded: string;
   /**
-   * The import record's, else the time of the import that last changed the row (null in a
-   * parsed row: the importer writes the import's time).
+   * The import record's, else the time of the import that last changed the row's served
+   * columns (null in a parsed row: the importer writes the import's time).
    */
   updated_at: ColumnType<Timestamp, Timestamp | null, Timestamp>;
   change_seq: ChangeSeq;

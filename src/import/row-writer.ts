@@ -2,6 +2,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, sql } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
+import { RECORD_TYPES } from '../resources/index.ts';
 import { columnValues, rowCount, type TableRows } from './rows.ts';
 
 /**
@@ -36,23 +37,42 @@ export function rowWriter(handle: DatabaseHandle, trx: Db): RowWriter {
  * distinct from`), which sees a change from or to null. Re-importing the whole bench file into
  * the SQLite database that held it took 23.7 s with this; without, it was stopped unfinished
  * after 15 minutes.
+ *
+ * A row whose served columns are as stored, and only unserved ones (an employee's salary)
+ * differ, is updated with its change marks kept (`RecordTypeDescriptor.unserved`).
  */
 function upsertClause(table: string, columns: readonly string[], distinct: string): string {
   const updated = columns.filter((column) => column !== 'id');
-  const set = updated.map((column) => `${column} = excluded.${column}`).join(', ');
   // What marks the change is not one: the import's number, the time an employee changed.
-  const compared = updated.filter((column) => !uncompared(table, column));
-  const stored = compared.map((column) => `${table}.${column}`).join(', ');
-  const incoming = compared.map((column) => `excluded.${column}`).join(', ');
-  return ` on conflict (id) do update set ${set} where (${stored}) ${distinct} (${incoming})`;
+  const compared = updated.filter((column) => !marksChange(table, column));
+  const differ = (of: readonly string[]) =>
+    `(${of.map((column) => `${table}.${column}`).join(', ')}) ${distinct} (${of.map((column) => `excluded.${column}`).join(', ')})`;
+  const unserved = UNSERVED.get(table);
+  const served = unserved ? compared.filter((column) => !unserved.has(column)) : compared;
+  const set = updated
+    .map((column) =>
+      served.length < compared.length && marksChange(table, column)
+        ? `${column} = case when ${differ(served)} then excluded.${column} else ${table}.${column} end`
+        : `${column} = excluded.${column}`,
+    )
+    .join(', ');
+  return ` on conflict (id) do update set ${set} where ${differ(compared)}`;
 }
 
+/** Per table, the columns no answer contains (`RecordTypeDescriptor.unserved`). */
+const UNSERVED: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  RECORD_TYPES.flatMap((d) =>
+    d.unserved.length > 0 ? [[d.table, new Set<string>(d.unserved)] as const] : [],
+  ),
+);
+
 /**
- * Whether an upsert sets a column without comparing it: the import's number (change_seq), and
- * an employee's `updated_at`, which is the import's time unless the record gives one, so a new
- * import of unchanged values leaves the employee as it was.
+ * Whether a column marks a change rather than being one, so an upsert sets it without comparing
+ * it: the import's number (change_seq), and an employee's `updated_at`, which is the import's
+ * time unless the record gives one, so a new import of unchanged values leaves the employee as
+ * it was.
  */
-const uncompared = (table: string, column: string) =>
+const marksChange = (table: string, column: string) =>
   column === 'change_seq' || (table === 'employees' && column === 'updated_at');
 
 /** Rows per SQLite statement: binding 100 rows at once costs half what 100 calls do. */

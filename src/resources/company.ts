@@ -25,6 +25,7 @@ export const company = recordType({
   table: 'companies',
   noun: ['company', 'companies'],
   embedded: [],
+  unserved: [],
   parents: [],
   children: [],
   receipt: false,

@@ -40,6 +40,7 @@ export const employee = recordType({
   table: 'employees',
   noun: ['employee', 'employees'],
   embedded: ['employee_number', 'full_name', 'department'],
+  unserved: ['national_id', 'salary_e4', 'iban', 'address'],
   parents: [],
   children: [],
   receipt: false,

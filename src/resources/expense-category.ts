@@ -21,6 +21,7 @@ export const expenseCategory = recordType({
   table: 'expense_categories',
   noun: ['expense category', 'expense categories'],
   embedded: ['name'],
+  unserved: [],
   parents: [],
   children: [],
   receipt: false,

@@ -70,6 +70,7 @@ export const expense = recordType({
   table: 'expenses',
   noun: ['expense', 'expenses'],
   embedded: [],
+  unserved: [],
   parents: [
     { field: 'employee_id', type: 'employee' },
     { field: 'category_id', type: 'expense_category' },

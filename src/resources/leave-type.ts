@@ -24,6 +24,7 @@ export const leaveType = recordType({
   table: 'leave_types',
   noun: ['leave type', 'leave types'],
   embedded: ['name', 'type_key'],
+  unserved: [],
   parents: [],
   children: [],
   receipt: false,

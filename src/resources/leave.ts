@@ -66,6 +66,7 @@ export const leave = recordType({
   table: 'leaves',
   noun: ['leave', 'leaves'],
   embedded: [],
+  unserved: [],
   parents: [
     { field: 'employee_id', type: 'employee' },
     { field: 'leave_type_id', type: 'leave_type' },

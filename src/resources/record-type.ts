@@ -25,6 +25,13 @@ export interface RecordTypeDescriptor {
    * other column (an employee's salary, a leave type's quota) changes only this record.
    */
   readonly embedded: readonly string[];
+  /**
+   * Columns it stores that no answer contains (an employee's national id, salary, IBAN and
+   * address). A change to them alone is stored but changes nothing a client can see, so it
+   * moves neither the record's place in the change feed nor its `updated_at`: neither may tell
+   * a client that a salary changed.
+   */
+  readonly unserved: readonly string[];
   /** Rows it brings along: written with it, and replaced with it when it is imported again. */
   readonly children: readonly Child[];
   /** Whether it may name a receipt image (stored by the importer, a `receipts` row). */

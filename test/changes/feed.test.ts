@@ -6,6 +6,7 @@ import { migrateDatabase, migrationProvider } from '../../src/db/migrate.ts';
 import { PARENT_TYPES, TENANT_RECORD_TYPES } from '../../src/resources/index.ts';
 import { FEED_RESOURCE_NAMES } from '../../src/schemas/changes.ts';
 import { EmployeeSummarySchema } from '../../src/schemas/common.ts';
+import { EmployeeSchema } from '../../src/schemas/employees.ts';
 import { ExpenseSchema } from '../../src/schemas/expenses.ts';
 import { LeaveSchema } from '../../src/schemas/leaves.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
@@ -69,6 +70,16 @@ it('re-sends what embeds a record exactly when a column the API embeds changes',
   for (const descriptor of TENANT_RECORD_TYPES) {
     if (!PARENT_TYPES.has(descriptor.type)) assert.deepEqual(descriptor.embedded, []);
   }
+});
+
+it('moves nothing for a change to the columns no answer contains, which no schema serves', () => {
+  const unserved = new Map(TENANT_RECORD_TYPES.map((d) => [d.type, [...d.unserved]]));
+  assert.deepEqual(unserved.get('employee'), ['national_id', 'salary_e4', 'iban', 'address']);
+  const served = Object.keys(EmployeeSchema.properties);
+  for (const column of unserved.get('employee') ?? []) {
+    assert.ok(!served.includes(column) && !served.includes(column.replace(/_e4$/, '')), column);
+  }
+  for (const [type, columns] of unserved) if (type !== 'employee') assert.deepEqual(columns, []);
 });
 
 const summary = (entries: Entry[]) => entries.map((e) => `${e.change} ${e.resource} ${e.id}`);
@@ -187,6 +198,54 @@ describeEachDialect('GET /changes', (dialect) => {
       expense2.items.map((item: { name: string }) => item.name),
       ['Tip', 'Ride'],
     );
+  });
+
+  it('a change to an employee’s unserved fields alone is stored, and nothing a client sees moves', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    // Employee 1 carries no updated_at (the import's time), employee 2 its own.
+    const imported = [company(1), employee(1, 1, { updated_at: undefined }), employee(1, 2)];
+    await api.load(imported);
+    const key = await api.createKey(1);
+    const { cursor } = await readAll(api, key);
+    const read = async (id: number) => {
+      const res = await api.get(`/employees/${id}`, key);
+      return { body: res.body, etag: res.headers.etag };
+    };
+    const before = [await read(1), await read(2)];
+    const version = (await companyVersions(api.handle.db)).get(1);
+
+    const unserved = { salary: '1.00', iban: 'TR-NEW', national_id: 'NID-NEW', address: 'New' };
+    await api.load([
+      company(1),
+      employee(1, 1, { ...unserved, updated_at: undefined }),
+      employee(1, 2, unserved),
+    ]);
+    // Stored…
+    const salaries = await api.handle.db
+      .selectFrom('employees')
+      .select(['salary_e4', 'iban', 'national_id', 'address'])
+      .orderBy('id')
+      .execute();
+    for (const row of salaries) {
+      assert.deepEqual(row, {
+        salary_e4: 10_000,
+        iban: 'TR-NEW',
+        national_id: 'NID-NEW',
+        address: 'New',
+      });
+    }
+    // …but no feed entry, no new updated_at or ETag, no new data version.
+    assert.deepEqual((await readAll(api, key, cursor)).entries, []);
+    assert.deepEqual([await read(1), await read(2)], before);
+    assert.equal((await companyVersions(api.handle.db)).get(1), version);
+
+    // With a served field, the employee changes as before, unserved fields and all.
+    await api.load([
+      company(1),
+      employee(1, 1, { ...unserved, updated_at: undefined, position: 'CFO' }),
+    ]);
+    assert.deepEqual(summary((await readAll(api, key, cursor)).entries), ['upsert employee 1']);
+    assert.match((await read(1)).body, /"position":"CFO"/);
   });
 
   it('follows updates, what embeds them, deletions and deactivations, in commit order', async (t) => {
