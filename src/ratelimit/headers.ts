@@ -7,8 +7,13 @@ import type { RateLimitDecision, WindowState } from './limiter.ts';
  */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   const [minute, hour] = decision.windows;
-  // Ties go to the minute window: it frees up sooner, so its reset is the useful one.
-  const binding: WindowState = hour.remaining < minute.remaining ? hour : minute;
+  // On a tie the window that frees a slot later binds: once both are spent, a request sent
+  // after the other's reset is still refused (the minute's reset would promise a retry too soon).
+  const binding: WindowState =
+    hour.remaining < minute.remaining ||
+    (hour.remaining === minute.remaining && hour.resetSeconds > minute.resetSeconds)
+      ? hour
+      : minute;
 
   const headers: Record<string, string> = {
     'RateLimit-Policy': decision.windows

@@ -378,10 +378,19 @@ describe('rateLimitHeaders', () => {
     assert.equal(close['X-RateLimit-Reset'], '2000');
   });
 
-  it('prefers the minute window on a tie', () => {
+  it('on a tie, describes the window that frees a slot later: it refuses longer', () => {
     const headers = rateLimitHeaders(decision(true, [5, 40], [5, 2000]));
-    assert.equal(headers['X-RateLimit-Limit'], '120');
-    assert.equal(headers['X-RateLimit-Reset'], '40');
+    assert.equal(headers['X-RateLimit-Limit'], '3000');
+    assert.equal(headers['X-RateLimit-Reset'], '2000');
+    // Both spent: the hour refuses until its slot frees, as Retry-After says.
+    const spent = rateLimitHeaders(decision(false, [0, 60], [0, 3538], 3538));
+    assert.equal(spent['X-RateLimit-Limit'], '3000');
+    assert.equal(spent['X-RateLimit-Reset'], '3538');
+    assert.equal(spent['Retry-After'], '3538');
+    // The minute's slot frees later (an hour window of one's own): the minute binds.
+    const later = rateLimitHeaders(decision(true, [0, 50], [0, 20]));
+    assert.equal(later['X-RateLimit-Limit'], '120');
+    assert.equal(later['X-RateLimit-Reset'], '50');
   });
 
   it('formats a decision from the store', () =>
