@@ -823,6 +823,11 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         expect: /^line 4: timezone: is not an IANA time-zone name$/,
       },
       {
+        name: 'an offset, which Intl takes as a time zone but IANA does not name',
+        line: company(3, { timezone: '+03:00' }),
+        expect: /^line 4: timezone: is not an IANA time-zone name$/,
+      },
+      {
         name: 'unknown company',
         line: employee(9, 5),
         expect: /^line 4: company_id: company 9 not found/,
