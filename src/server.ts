@@ -109,9 +109,14 @@ function namingTheTimeout(error: unknown, timeoutMs: number): unknown {
 /** How long start-up waits for Redis before it serves with per-instance limits. */
 const REDIS_CONNECT_TIMEOUT_MS = 3000;
 
+/**
+ * Opens the databases, builds the apps and listens. `hooks.listening` runs once every listener
+ * is up (`cdapi serve --demo` seeds its company then, so a port in use leaves no company behind
+ * whose key was never shown); its failure stops the server.
+ */
 export async function startServer(
   config: ServerConfig,
-  hooks: { beforeListen?: (database: DatabaseHandle) => Promise<void> } = {},
+  hooks: { listening?: (database: DatabaseHandle) => Promise<void> } = {},
 ): Promise<RunningServer> {
   const logger = pino(loggerOptions(config.logLevel));
   const connection = { statementTimeoutMs: config.statementTimeoutMs, serialQueries: true };
@@ -151,7 +156,6 @@ export async function startServer(
         );
       });
     }
-    await hooks.beforeListen?.(primary);
   } catch (error) {
     await closeResources();
     throw namingTheTimeout(error, config.statementTimeoutMs);
@@ -169,8 +173,6 @@ export async function startServer(
     if (config.redisUrl) metrics.trackRateLimitStore(limiter);
     metrics.trackImports(primary.db);
   }
-  await checkReceiptStore(config, primary.db, logger);
-  warnOfForeignBaseUrl(config, logger);
   const app = await buildApp({
     config,
     database: replica ?? primary,
@@ -223,7 +225,7 @@ export async function startServer(
     throw error;
   }
   let closing: Promise<void> | null = null;
-  return {
+  const running: RunningServer = {
     app,
     metricsServer,
     adminApp,
@@ -247,6 +249,16 @@ export async function startServer(
       return closing;
     },
   };
+  try {
+    await hooks.listening?.(primary);
+    // After the hook: the demo company's import makes the folder.
+    await checkReceiptStore(config, primary.db, logger);
+    warnOfForeignBaseUrl(config, logger);
+  } catch (error) {
+    await running.close();
+    throw namingTheTimeout(error, config.statementTimeoutMs);
+  }
+  return running;
 }
 
 /** http://HOST:PORT of a listener on this machine (a wildcard address shown as loopback). */
@@ -257,8 +269,14 @@ function localOrigin(host: string, server: Server): string {
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
+/** The API's address on this machine's listener. */
+export function localApiUrl(config: ServerConfig, app: FastifyInstance): string {
+  return `${localOrigin(config.host, app.server)}${API_PREFIX}`;
+}
+
+/** The API's address as clients call it: PUBLIC_BASE_URL, else the listener's. */
 export function apiUrl(config: ServerConfig, app: FastifyInstance): string {
-  return config.publicBaseUrl ?? `${localOrigin(config.host, app.server)}${API_PREFIX}`;
+  return config.publicBaseUrl ?? localApiUrl(config, app);
 }
 
 /** The reference panel's address on the admin listener. */

@@ -23,7 +23,10 @@ export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('start the service (the embedded SQLite default applies pending migrations)')
-    .option('--demo', 'on an empty database, create a demo company first and print its key')
+    .option(
+      '--demo',
+      'on an empty database, create a demo company once listening, and print its key',
+    )
     .option('--port <port>', 'listen on this port (default: PORT, else 8080)', parseCount(0, 65535))
     .option('--host <host>', 'listen on this address (default: HOST, else 127.0.0.1)', hostOption)
     .option(
@@ -35,7 +38,9 @@ export function registerServeCommand(program: Command): void {
       const config = loadServerConfig(undefined, { port: options.port, host: options.host });
       // Only the admin tokens' digests stay in memory, in the configuration.
       forgetAdminTokens();
-      const { adminUrl, apiUrl, metricsUrl, startServer } = await import('../server.ts');
+      const { adminUrl, apiUrl, localApiUrl, metricsUrl, startServer } = await import(
+        '../server.ts'
+      );
       let demoKey: string | null = null;
       const seedDemo = async (database: DatabaseHandle) => {
         const existing = await database.db.selectFrom('companies').select('id').limit(1).execute();
@@ -50,7 +55,7 @@ export function registerServeCommand(program: Command): void {
         demoKey = demo.key;
       };
       const server = await startServer(config, {
-        beforeListen: options.demo ? seedDemo : undefined,
+        listening: options.demo ? seedDemo : undefined,
       });
       const url = apiUrl(config, server.app);
       const metrics = server.metricsServer ? metricsUrl(config, server.metricsServer) : null;
@@ -61,7 +66,10 @@ export function registerServeCommand(program: Command): void {
           `${JSON.stringify({ url, metrics_url: metrics, admin_url: admin, demo_key: demoKey })}\n`,
         );
       } else {
-        const lines = [`Company Data API listening on ${url}`];
+        // Where it listens: PUBLIC_BASE_URL is a proxy's address, said beside it.
+        const local = localApiUrl(config, server.app);
+        const lines = [`Company Data API listening on ${local}`];
+        if (url !== local) lines.push(`Clients call it at ${url} (PUBLIC_BASE_URL)`);
         if (metrics) lines.push(`Prometheus metrics on ${metrics}`);
         if (admin) lines.push(`Admin API and panel on ${admin}`);
         if (demoKey) {
@@ -69,7 +77,7 @@ export function registerServeCommand(program: Command): void {
             'Created a demo company. Its API key (shown once, store it now):',
             `  ${demoKey}`,
             'Try:',
-            `  curl -H "Authorization: Bearer ${demoKey}" ${url}/me`,
+            `  curl -H "Authorization: Bearer ${demoKey}" ${local}/me`,
           );
         } else if (options.demo) {
           lines.push(

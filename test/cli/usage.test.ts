@@ -109,6 +109,15 @@ describe('cdapi usage', () => {
       result.stderr.trimEnd().split('\n').at(-1),
       `cdapi: cannot listen on 127.0.0.1:${port} (HOST, PORT): listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
     );
+    // --demo seeds only once it listens: no company is left whose key was never shown.
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'demo.db')}` };
+    const demo = cdapi(['serve', '--demo', '--port', String(port)], env);
+    assert.equal(demo.status, 1);
+    assert.match(demo.stderr, /cannot listen on/);
+    assert.doesNotMatch(demo.stderr, /demo company/);
+    const companies = cdapi(['companies', 'list', '--json'], env);
+    assert.equal(companies.status, 0, companies.stderr);
+    assert.deepEqual(JSON.parse(companies.stdout), []);
   });
 
   it('says in one line that a command group needs its command, instead of printing its help', () => {

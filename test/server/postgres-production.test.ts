@@ -206,7 +206,7 @@ if (postgres?.skip) {
             logLevel: 'silent',
           },
           {
-            beforeListen: async (primary) => {
+            listening: async (primary) => {
               seen = await settings(primary);
             },
           },
