@@ -73,12 +73,39 @@ export function searchParamsOf(query: Record<string, QueryValue> | undefined): s
  * answer's `RateLimit` header says a window has no request left, the next request waits until
  * a slot frees instead of collecting a 429.
  */
+/**
+ * An http:// or https:// URL without a user name or password: fetch refuses one with them, and
+ * its error would show the password (the key is the one credential). Never echoes the value.
+ */
+export function checkBaseUrl(baseUrl: unknown): void {
+  let url: URL | null = null;
+  try {
+    url = new URL(String(baseUrl));
+  } catch {}
+  if (!url || !/^https?:$/.test(url.protocol)) {
+    throw new TypeError(
+      'baseUrl must be an http:// or https:// URL, such as http://127.0.0.1:8080/api/company/v1',
+    );
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new TypeError(
+      'baseUrl must not hold a user name or password (not shown here): the API key is the only credential',
+    );
+  }
+}
+
 export class Transport {
   readonly baseUrl: string;
   private readonly options: TransportOptions;
   private notBefore = 0;
 
   constructor(options: TransportOptions) {
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new TypeError(
+        'apiKey is required: the API key, a string (such as process.env.CDAPI_KEY)',
+      );
+    }
+    checkBaseUrl(options.baseUrl);
     // Checked here, not by fetch: its error would hold the header, the key in it.
     if (!/^[\x21-\x7e]+$/.test(options.apiKey.trim())) {
       throw new TypeError(

@@ -104,6 +104,18 @@ describe('the client package', () => {
       notUrl.stderr,
       'cdapi-pull: --base-url must be an http:// or https:// URL, such as http://127.0.0.1:8080/api/company/v1 (not api.example.com)\nRun cdapi-pull --help for the options.\n',
     );
+    // fetch refuses a URL with credentials; its error showed the password after five retries.
+    const password = run([
+      '--base-url',
+      'http://user:s3cret@127.0.0.1:1/api/company/v1',
+      '--out',
+      'x.sqlite',
+    ]);
+    assert.equal(password.status, 2);
+    assert.equal(
+      password.stderr,
+      'cdapi-pull: --base-url must not hold a user name or password (not shown here): the key goes in CDAPI_KEY\nRun cdapi-pull --help for the options.\n',
+    );
     const port = await freePort();
     const closed = run([
       '--base-url',

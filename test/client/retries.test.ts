@@ -118,7 +118,7 @@ describe('client: network failures, timeouts and cancellation', () => {
 
   it('refuses a key that a header cannot carry without showing it, and trims one that ends a line', async () => {
     const baseUrl = 'http://127.0.0.1:1/api/company/v1';
-    for (const apiKey of ['cdk_secret\n# comment', 'cdk_se cret', 'cdk_secr\u00e9t', '']) {
+    for (const apiKey of ['cdk_secret\n# comment', 'cdk_se cret', 'cdk_secr\u00e9t']) {
       assert.throws(
         () => createClient({ baseUrl, apiKey }),
         (error: Error) =>
@@ -128,6 +128,32 @@ describe('client: network failures, timeouts and cancellation', () => {
       );
     }
     assert.ok(createClient({ baseUrl, apiKey: 'cdk_secret\r\n' }));
+  });
+
+  it('says a key is required, and refuses a base URL that is not http(s) or holds a password, showing neither', () => {
+    const baseUrl = 'http://127.0.0.1:1/api/company/v1';
+    for (const apiKey of [undefined, '', '  \n']) {
+      assert.throws(
+        () => createClient({ baseUrl, apiKey: apiKey as string }),
+        /^TypeError: apiKey is required/,
+      );
+    }
+    for (const [url, reason] of [
+      [
+        '127.0.0.1:8080/api/company/v1',
+        /^TypeError: baseUrl must be an http:\/\/ or https:\/\/ URL/,
+      ],
+      ['ftp://127.0.0.1/api', /^TypeError: baseUrl must be an http:\/\/ or https:\/\/ URL/],
+      [
+        'http://user:s3cret@127.0.0.1:1/api/company/v1',
+        /^TypeError: baseUrl must not hold a user name or password/,
+      ],
+    ] as const) {
+      assert.throws(
+        () => createClient({ baseUrl: url, apiKey: 'cdk_x' }),
+        (error: Error) => reason.test(String(error)) && !String(error).includes('s3cret'),
+      );
+    }
   });
 
   it('takes a per-call timeout', async (t) => {

@@ -91,9 +91,15 @@ export async function main(
       return 0;
     }
     if (!values['base-url']) throw new UsageError('--base-url is required');
-    if (!/^https?:$/.test(URL.parse(values['base-url'])?.protocol ?? '')) {
+    const baseUrl = URL.parse(values['base-url']);
+    if (!/^https?:$/.test(baseUrl?.protocol ?? '')) {
       throw new UsageError(
         `--base-url must be an http:// or https:// URL, such as http://127.0.0.1:8080/api/company/v1 (not ${values['base-url']})`,
+      );
+    }
+    if (baseUrl?.username || baseUrl?.password) {
+      throw new UsageError(
+        '--base-url must not hold a user name or password (not shown here): the key goes in CDAPI_KEY',
       );
     }
     if (!values.out) throw new UsageError('--out is required');
