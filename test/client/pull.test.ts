@@ -533,7 +533,18 @@ describe('cdapi-pull', () => {
     const { tables } = readMirror(out);
     assert.equal(tables.employees?.length, EMPLOYEES);
     assert.equal(tables.leave_types?.length, 2);
-    assert.equal(tables.leaves?.length, 0);
+    // No table, nor CSV, of a resource not read: an empty one would say the company has none.
+    assert.deepEqual(Object.keys(tables), ['employees', 'leave_types']);
+    const csv = join(dir, 'csv');
+    const withCsv = ['--base-url', base, '--out', out, '--resources', 'leave_type,employee'];
+    assert.equal((await runPull([...withCsv, '--csv', csv], key)).code, 0);
+    assert.deepEqual(readdirSync(csv).sort(), ['employees.csv', 'leave_types.csv']);
+    const receipts = await runPull([...withCsv, '--receipts', join(dir, 'receipts')], key);
+    assert.equal(receipts.code, 1);
+    assert.equal(
+      receipts.stderr,
+      'cdapi-pull: --receipts: this run does not read expenses (--resources leaves them out), so it has no receipt to download\n',
+    );
     // The same set in another order, a name twice: the same resources.
     const again = ['--base-url', base, '--out', out, '--resources', 'employee,leave_type,employee'];
     const same = await runPull(again, key);
@@ -548,7 +559,19 @@ describe('cdapi-pull', () => {
     // Without --resources, the key's scopes make the set: another key's file is refused.
     const leavesOnly = await api.createKey(1, { scopes: ['leaves.read'] });
     const mirror = join(dir, 'leaves-key.sqlite');
+    const noExpenses = await runPull(
+      ['--base-url', base, '--out', mirror, '--receipts', join(dir, 'receipts')],
+      leavesOnly,
+    );
+    assert.equal(noExpenses.code, 1);
+    assert.match(noExpenses.stderr, /\(the key lacks the expenses\.read scope\)/);
+    assert.equal(existsSync(mirror), false, 'a first run that failed leaves no file');
     assert.equal((await runPull(['--base-url', base, '--out', mirror], leavesOnly)).code, 0);
+    assert.deepEqual(Object.keys(readMirror(mirror).tables), [
+      'employees',
+      'leave_types',
+      'leaves',
+    ]);
     const full = await runPull(['--base-url', base, '--out', mirror], key);
     assert.equal(full.code, 1);
     assert.match(full.stderr, /pulled with resources employee,leave_type,leave, not employee,/);

@@ -53,7 +53,7 @@ export function startPull(args: string[], key: string): ChildProcess {
 
 export type Row = Record<string, string | number | null>;
 
-/** Every row of a mirror table by id, and the stored state. */
+/** Every row of each resource table the mirror holds, by id, and the stored state. */
 export function readMirror(file: string): {
   tables: Record<string, Row[]>;
   state: Record<string, string>;
@@ -61,8 +61,15 @@ export function readMirror(file: string): {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
     const tables: Record<string, Row[]> = {};
+    const held = new Set(
+      db
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+        .all()
+        .map((row) => row.name),
+    );
     for (const table of ['employees', 'leave_types', 'leaves', 'expense_categories', 'expenses'])
-      tables[table] = db.prepare(`SELECT * FROM ${table} ORDER BY id`).all() as Row[];
+      if (held.has(table))
+        tables[table] = db.prepare(`SELECT * FROM ${table} ORDER BY id`).all() as Row[];
     const state = Object.fromEntries(
       db
         .prepare('SELECT name, value FROM _cdapi_state')

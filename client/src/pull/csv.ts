@@ -1,6 +1,6 @@
 import { closeSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Mirror, TABLES } from './mirror.ts';
+import type { Mirror } from './mirror.ts';
 
 const ROWS_A_WRITE = 1000;
 
@@ -11,9 +11,9 @@ export function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** Writes `DIR/<table>.csv` for every table of the mirror, replacing each file whole. */
+/** Writes `DIR/<table>.csv` for every resource table of the mirror, replacing each file whole. */
 export function writeCsv(mirror: Mirror, dir: string): void {
-  for (const table of Object.values(TABLES)) {
+  for (const table of mirror.tables()) {
     const columns = mirror.columnsOf(table);
     const path = join(dir, `${table}.csv`);
     const partial = `${path}.partial`;

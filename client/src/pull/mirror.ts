@@ -82,11 +82,31 @@ export class Mirror {
       `CREATE TABLE IF NOT EXISTS ${STATE_TABLE} (name TEXT PRIMARY KEY, value TEXT NOT NULL);
        CREATE TABLE IF NOT EXISTS ${RECEIPTS_TABLE} (expense_id INTEGER PRIMARY KEY, updated_at TEXT);`,
     );
-    for (const table of Object.values(TABLES)) {
+    // The resources' tables are made by `hold`, once the run knows which it reads.
+    for (const table of Object.values(TABLES)) if (tables.includes(table)) this.loadColumns(table);
+  }
+
+  /**
+   * Makes the tables of the resources the run reads. Only those: an empty table of a resource
+   * it does not read would say "the company has none", a thing the file cannot know.
+   */
+  hold(resources: readonly Resource[]): void {
+    for (const resource of resources) {
+      const table = TABLES[resource];
+      if (this.columns.has(table)) continue;
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${quote(table)} (id INTEGER PRIMARY KEY)`);
-      const info = this.db.prepare(`PRAGMA table_info(${quote(table)})`).all();
-      this.columns.set(table, new Set(info.map((row) => String(row.name))));
+      this.loadColumns(table);
     }
+  }
+
+  /** The resources' tables the file holds, in the feed's order. */
+  tables(): string[] {
+    return Object.values(TABLES).filter((table) => this.columns.has(table));
+  }
+
+  private loadColumns(table: string): void {
+    const info = this.db.prepare(`PRAGMA table_info(${quote(table)})`).all();
+    this.columns.set(table, new Set(info.map((row) => String(row.name))));
   }
 
   state(name: StateName): string | null {
@@ -108,7 +128,8 @@ export class Mirror {
     this.transaction(() => {
       for (const entry of entries) {
         const table = TABLES[entry.resource];
-        if (!table) continue;
+        // The feed sends the resources asked for, whose tables `hold` made.
+        if (!table || !this.columns.has(table)) continue;
         if (entry.change === 'delete' || entry.record === null) {
           // Counted when the file held the row: the feed also lists deletions of records a
           // mirror never had (made and deleted between two runs, inactive reference records).
@@ -134,7 +155,7 @@ export class Mirror {
     // The rows may hold employees deleted since, whose deletion the feed no longer lists.
     this.erased = true;
     this.transaction(() => {
-      for (const table of Object.values(TABLES)) this.db.exec(`DELETE FROM ${quote(table)}`);
+      for (const table of this.tables()) this.db.exec(`DELETE FROM ${quote(table)}`);
       this.statement(`DELETE FROM ${STATE_TABLE} WHERE name = 'cursor'`).run();
     });
   }

@@ -191,6 +191,12 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       },
       options.resources === undefined,
     );
+    if (options.receiptsDir && !resources.includes('expense')) {
+      throw new Error(
+        `--receipts: this run does not read expenses (${options.resources === undefined ? 'the key lacks the expenses.read scope' : '--resources leaves them out'}), so it has no receipt to download`,
+      );
+    }
+    mirror.hold(resources);
     let cursor = mirror.state('cursor');
     const estimate = cursor === null ? await estimateRecords(client, resources, call) : null;
     const fetchPage = (after: string | null): Promise<ChangesPage> => {
