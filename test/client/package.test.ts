@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +18,7 @@ import {
   type OkBody,
   type Page,
 } from '../../client/src/index.ts';
+import { main } from '../../client/src/pull/main.ts';
 import { useApi } from '../helpers/api.ts';
 import { useTempDir } from '../helpers/databases.ts';
 import { listenApi } from '../helpers/listen.ts';
@@ -138,6 +142,31 @@ describe('the client package', () => {
     assert.equal(
       folder.stderr,
       `cdapi-pull: cannot open the output file ${dir}: unable to open database file\n`,
+    );
+  });
+
+  it('cdapi-pull says in one line that an https:// base URL names a service without TLS', async (t) => {
+    const dir = useTempDir(t);
+    const server = createHttpServer((_, res) => res.end('plain')).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.after(() => server.close());
+    const { port } = server.address() as AddressInfo;
+    let err = '';
+    const code = await main(
+      ['--base-url', `https://127.0.0.1:${port}/api/company/v1`, '--out', join(dir, 'x.sqlite')],
+      { CDAPI_KEY: 'cdk_x' },
+      { write: () => true },
+      {
+        write: (text: string) => {
+          err += text;
+          return true;
+        },
+      },
+    );
+    assert.equal(code, 1);
+    assert.equal(
+      err.split('\n').filter(Boolean).at(-1),
+      'cdapi-pull: cannot reach the service: it does not speak TLS (https:// in --base-url for an http:// service?)',
     );
   });
 

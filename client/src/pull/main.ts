@@ -141,7 +141,11 @@ export async function main(
 function describeFailure(error: Error): string {
   const cause = error.cause instanceof Error ? error.cause : null;
   if (error.name === 'TypeError' && error.message === 'fetch failed' && cause) {
-    return `cannot reach the service: ${cause.message}`;
+    if ((cause as NodeJS.ErrnoException).code === 'ERR_SSL_WRONG_VERSION_NUMBER') {
+      return 'cannot reach the service: it does not speak TLS (https:// in --base-url for an http:// service?)';
+    }
+    // One line: OpenSSL's reasons end in a line break.
+    return `cannot reach the service: ${cause.message.trim().replace(/\s*\n\s*/g, '; ')}`;
   }
   return error.message;
 }
