@@ -67,17 +67,10 @@ export function searchParamsOf(query: Record<string, QueryValue> | undefined): s
 }
 
 /**
- * Sends GET requests with the key, retrying what a later attempt can fix: a 429 after its
- * `Retry-After`, a 503 or a network failure (a timeout included) after `Retry-After` or an
- * exponential backoff with jitter, at most `maxRetries` times. It also paces itself: when an
- * answer's `RateLimit` header says a window has no request left, the next request waits until
- * a slot frees instead of collecting a 429.
- */
-/**
  * An http:// or https:// URL without a user name or password: fetch refuses one with them, and
  * its error would show the password (the key is the one credential). Never echoes the value.
  */
-export function checkBaseUrl(baseUrl: unknown): void {
+function checkBaseUrl(baseUrl: unknown): void {
   let url: URL | null = null;
   try {
     url = new URL(String(baseUrl));
@@ -94,6 +87,13 @@ export function checkBaseUrl(baseUrl: unknown): void {
   }
 }
 
+/**
+ * Sends GET requests with the key, retrying what a later attempt can fix: a 429 after its
+ * `Retry-After`, a 503 or a network failure (a timeout included) after `Retry-After` or an
+ * exponential backoff with jitter, at most `maxRetries` times. It also paces itself: when an
+ * answer's `RateLimit` header says a window has no request left, the next request waits until
+ * a slot frees instead of collecting a 429.
+ */
 export class Transport {
   readonly baseUrl: string;
   private readonly options: TransportOptions;
