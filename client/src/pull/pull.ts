@@ -233,7 +233,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     options.progress.finish();
     if (mirror.erased) {
       options.progress.note(
-        'rewriting the file, so that no trace of the rows it deleted (an erased employee's, say) stays in it',
+        'rewriting the file, so that no trace of the rows it deleted (an erased employee, say) stays in it',
       );
       mirror.scrub();
     }
