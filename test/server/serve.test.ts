@@ -53,6 +53,10 @@ describeEachDialect('cdapi serve', (dialect) => {
       extraEnv: { RECEIPTS_DIR: receipts, PUBLIC_BASE_URL: 'https://api.example.com' },
     });
     assert.equal((await fetch(`${server.base}/me`, { headers })).status, 200);
+    await eventually(
+      async () => server.logLines().filter((line) => line.level === 40).length >= 2,
+      'both warnings are logged',
+    );
     const warnings = server.logLines().filter((line) => line.level === 40);
     assert.deepEqual(
       warnings.map(({ msg, receiptsDir, publicBaseUrl }) => ({ msg, receiptsDir, publicBaseUrl })),
@@ -88,6 +92,11 @@ describeEachDialect('cdapi serve', (dialect) => {
     const wrong = join(dir, 'elsewhere');
     const server = await serve({ ...env, RECEIPTS_DIR: wrong });
     t.after(() => server.child.kill('SIGKILL'));
+    // The log (stdout) may reach the test after the start-up line (stderr).
+    await eventually(
+      async () => server.logLines().some((line) => line.level === 50),
+      'the error is logged',
+    );
     const errors = server.logLines().filter((line) => line.level === 50);
     assert.deepEqual(
       errors.map(({ msg, receiptsDir }) => ({ msg, receiptsDir })),
