@@ -115,12 +115,6 @@ export async function* parseNdjson(chunks: AsyncIterable<Buffer>): AsyncGenerato
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /**
- * One line's record, or null for a blank line. Text must be UTF-8 throughout: bytes that are
- * not (`\xff`, an overlong `\xc0\xaf`, an encoded surrogate) and `\u` escapes of a lone
- * surrogate are refused, naming the field they are in. Neither database could store them
- * alike (SQLite keeps the bytes, PostgreSQL refuses or replaces them).
- */
-/**
  * JSON.parse's reason, without the text it quotes: V8's "Unexpected token" names the character
  * and the text around it, which may be part of a salary, an IBAN or a national id (an error
  * reaches stderr, CI logs and the admin API's answer). Its other reasons name only the JSON
@@ -132,6 +126,12 @@ function jsonReason(error: Error): string {
     : error.message.replace(/ in JSON at position \d+ \(line \d+ column (\d+)\)$/, ' at column $1');
 }
 
+/**
+ * One line's record, or null for a blank line. Text must be UTF-8 throughout: bytes that are
+ * not (`\xff`, an overlong `\xc0\xaf`, an encoded surrogate) and `\u` escapes of a lone
+ * surrogate are refused, naming the field they are in. Neither database could store them
+ * alike (SQLite keeps the bytes, PostgreSQL refuses or replaces them).
+ */
 function parseLine(bytes: Buffer, line: number): SourceRecord | null {
   let text = bytes.toString('utf8');
   // Every byte sequence that is not UTF-8 decodes as U+FFFD; a real U+FFFD is rare.
