@@ -67,24 +67,17 @@ export function searchParamsOf(query: Record<string, QueryValue> | undefined): s
 }
 
 /**
- * An http:// or https:// URL without a user name or password: fetch refuses one with them, and
- * its error would show the password (the key is the one credential). Never echoes the value.
+ * What is wrong with a base URL, if anything: it must be an http:// or https:// URL without a
+ * user name or password (fetch refuses one with them, and its error would show the password;
+ * the key is the one credential). The callers' messages never echo a password.
  */
-function checkBaseUrl(baseUrl: unknown): void {
+export function baseUrlProblem(baseUrl: unknown): 'not http' | 'credentials' | null {
   let url: URL | null = null;
   try {
     url = new URL(String(baseUrl));
   } catch {}
-  if (!url || !/^https?:$/.test(url.protocol)) {
-    throw new TypeError(
-      'baseUrl must be an http:// or https:// URL, such as http://127.0.0.1:8080/api/company/v1',
-    );
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new TypeError(
-      'baseUrl must not hold a user name or password (not shown here): the API key is the only credential',
-    );
-  }
+  if (!url || !/^https?:$/.test(url.protocol)) return 'not http';
+  return url.username !== '' || url.password !== '' ? 'credentials' : null;
 }
 
 /**
@@ -105,7 +98,17 @@ export class Transport {
         'apiKey is required: the API key, a string (such as process.env.CDAPI_KEY)',
       );
     }
-    checkBaseUrl(options.baseUrl);
+    const problem = baseUrlProblem(options.baseUrl);
+    if (problem === 'not http') {
+      throw new TypeError(
+        'baseUrl must be an http:// or https:// URL, such as http://127.0.0.1:8080/api/company/v1',
+      );
+    }
+    if (problem === 'credentials') {
+      throw new TypeError(
+        'baseUrl must not hold a user name or password (not shown here): the API key is the only credential',
+      );
+    }
     // Checked here, not by fetch: its error would hold the header, the key in it.
     if (!/^[\x21-\x7e]+$/.test(options.apiKey.trim())) {
       throw new TypeError(

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ApiError } from '../errors.ts';
+import { baseUrlProblem } from '../transport.ts';
 import type { Resource } from '../types.ts';
 import { lineProgress, terminalProgress } from './progress.ts';
 import { pull } from './pull.ts';
@@ -91,13 +92,13 @@ export async function main(
       return 0;
     }
     if (!values['base-url']) throw new UsageError('--base-url is required');
-    const baseUrl = URL.parse(values['base-url']);
-    if (!/^https?:$/.test(baseUrl?.protocol ?? '')) {
+    const problem = baseUrlProblem(values['base-url']);
+    if (problem === 'not http') {
       throw new UsageError(
         `--base-url must be an http:// or https:// URL, such as http://127.0.0.1:8080/api/company/v1 (not ${values['base-url']})`,
       );
     }
-    if (baseUrl?.username || baseUrl?.password) {
+    if (problem === 'credentials') {
       throw new UsageError(
         '--base-url must not hold a user name or password (not shown here): the key goes in CDAPI_KEY',
       );
