@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type Client, createClient } from '../../client/src/index.ts';
-import { cellOf } from '../../client/src/pull/mirror.ts';
+import { cellOf, TABLES } from '../../client/src/pull/mirror.ts';
 
 export const PULL = fileURLToPath(new URL('../../client/dist/pull/cli.js', import.meta.url));
 
@@ -67,7 +67,7 @@ export function readMirror(file: string): {
         .all()
         .map((row) => row.name),
     );
-    for (const table of ['employees', 'leave_types', 'leaves', 'expense_categories', 'expenses'])
+    for (const table of Object.values(TABLES))
       if (held.has(table))
         tables[table] = db.prepare(`SELECT * FROM ${table} ORDER BY id`).all() as Row[];
     const state = Object.fromEntries(
