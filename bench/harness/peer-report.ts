@@ -5,7 +5,55 @@ import type { PeerRun, Side } from './peer.ts';
 /** The peer part's report: per number of connections, each class on both sides. */
 
 const ms = (value: number) => value.toFixed(1);
-const rate = (side: Side) => side.requestsPerSecond.toFixed(1);
+const rate = (side: Pick<Side, 'requestsPerSecond'>) => side.requestsPerSecond.toFixed(1);
+
+const us = (value: number) => value.toFixed(0);
+
+/**
+ * Per class, what one request cost each party in CPU on both sides, beside 3 × the peer's
+ * rate and the ceiling: the rate at which the cores are spent by the service's PostgreSQL
+ * statements and the load generator alone, so a service that cost nothing could go no faster.
+ * Null when no side was measured (off Linux).
+ */
+function cpuTable(phase: PeerRun['phases'][number]): string | null {
+  const rows = phase.comparisons.flatMap((c) => {
+    const ours = c.service.cpu;
+    const theirs = c.peer.cpu;
+    if (!ours || !theirs) return [];
+    return [
+      [
+        c.class === 'all' ? 'all comparable' : c.class,
+        us(ours.serverUs),
+        us(ours.postgresUs),
+        us(ours.generatorUs),
+        us(theirs.serverUs),
+        us(theirs.postgresUs),
+        us(theirs.generatorUs),
+        rate({ requestsPerSecond: 3 * c.peer.requestsPerSecond }),
+        rate({ requestsPerSecond: ours.ceiling }),
+      ],
+    ];
+  });
+  if (rows.length === 0) return null;
+  return [
+    'CPU µs per request (server, PostgreSQL, load generator) on each side; ceiling: the req/s at which',
+    "the service's PostgreSQL and load generator alone take every core, so no service could go faster here",
+    table(
+      [
+        'class',
+        'service',
+        'its PG',
+        'its load',
+        'peer',
+        'its PG',
+        'its load',
+        '3 × peer req/s',
+        'ceiling req/s',
+      ],
+      rows,
+    ),
+  ].join('\n');
+}
 
 /** Answers other than 200, or '' when there was none. */
 function notOk(side: Side): string {
@@ -43,6 +91,7 @@ export function formatPeer(engine: string, run: PeerRun): string {
     const repeated = phase.comparisons
       .filter((c) => c.service.repeated > 0 || c.peer.repeated > 0)
       .map((c) => `${c.class} (service ${c.service.repeated}, peer ${c.peer.repeated})`);
+    const cpu = cpuTable(phase);
     sections.push(
       [
         `${phase.connections} connections`,
@@ -64,6 +113,7 @@ export function formatPeer(engine: string, run: PeerRun): string {
         ...(repeated.length > 0
           ? [`sent again after running out of distinct URLs: ${repeated.join(', ')}`]
           : []),
+        ...(cpu ? ['', cpu] : []),
       ].join('\n'),
     );
   }

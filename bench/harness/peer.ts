@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type ColdSettings, type PreparedMix, progress } from './cold.ts';
 import { MIX_CLASSES, type MixClass, type MixRequest } from './cold-mix.ts';
+import { type CpuPerRequest, cpuPerRequest, cpuTimes } from './cpu.ts';
 import type { PreparedDatabase } from './database.ts';
 import { type MixResult, runMix } from './mix-load.ts';
 import { translateRequest } from './peer-requests.ts';
@@ -54,8 +55,11 @@ function startPeer(databaseUrl: string): Promise<Service> {
   );
 }
 
-/** One side's run: the figures of `runMix`, per class only for the whole mix. */
-export type Side = Pick<
+/**
+ * One side's run: the figures of `runMix`, per class only for the whole mix, and what a
+ * request cost the side's server, PostgreSQL and the load generator in CPU (null off Linux).
+ */
+export type Side = { cpu: CpuPerRequest | null } & Pick<
   MixResult,
   | 'durationSeconds'
   | 'requests'
@@ -182,8 +186,12 @@ async function checkTranslations(
   return checks;
 }
 
-function sideOf(result: MixResult, withClasses: boolean): Side {
+function sideOf(
+  { result, cpu }: { result: MixResult; cpu: CpuPerRequest | null },
+  withClasses: boolean,
+): Side {
   return {
+    cpu,
     durationSeconds: result.durationSeconds,
     requests: result.requests,
     requestsPerSecond: result.requestsPerSecond,
@@ -234,6 +242,13 @@ function translateMix(mix: MixRequest[]) {
 
 type Run = (target: Service, requests: MixRequest[]) => Promise<MixResult>;
 
+/** `run`, and what its requests cost each party in CPU. */
+async function measured(run: Run, target: Service, requests: MixRequest[]) {
+  const before = cpuTimes(target.pid);
+  const result = await run(target, requests);
+  return { result, cpu: cpuPerRequest(before, cpuTimes(target.pid), result.requests) };
+}
+
 /** One group's runs on both sides, `first` first. */
 async function compare(
   run: Run,
@@ -242,12 +257,14 @@ async function compare(
   first: 'service' | 'peer',
 ) {
   const ours = () =>
-    run(
+    measured(
+      run,
       sides.service,
       group.map((pair) => pair.ours),
     );
   const theirs = () =>
-    run(
+    measured(
+      run,
       sides.peer,
       group.map((pair) => pair.theirs),
     );
@@ -307,7 +324,7 @@ export async function runPeer(
           first,
           service: sideOf(result.service, name === 'all'),
           peer: sideOf(result.peer, name === 'all'),
-          ratio: result.service.requestsPerSecond / result.peer.requestsPerSecond,
+          ratio: result.service.result.requestsPerSecond / result.peer.result.requestsPerSecond,
         });
       }
       phases.push({ connections, comparisons });
