@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
-import { type Config, loadConfig } from '../config.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 
 export interface CommandContext {
@@ -17,6 +18,12 @@ export async function withDatabase<T>(
   options: {
     migrate?: boolean;
     /**
+     * A command that can start from nothing (import, migrate, demo): a SQLite file that does
+     * not exist yet is made. The others administer what those made, so a SQLite path that
+     * names no file (mistyped) is an error instead of a new, empty database.
+     */
+    creates?: boolean;
+    /**
      * A command of a few small statements (keys, companies list, activate, deactivate): on
      * PostgreSQL each statement is bounded by DATABASE_STATEMENT_TIMEOUT_MS too, so a server
      * that took the connection and stopped answering is told instead of waited for.
@@ -25,6 +32,21 @@ export async function withDatabase<T>(
   } = {},
 ): Promise<T> {
   const config = loadConfig();
+  const { database } = config;
+  if (
+    !options.creates &&
+    database.dialect === 'sqlite' &&
+    database.path !== ':memory:' &&
+    !existsSync(database.path)
+  ) {
+    const missing = process.env.DATABASE_URL
+      ? `names ${database.path}, which does not exist`
+      : `is not set, and its default, ${database.path}, does not exist`;
+    throw new ConfigError(
+      'DATABASE_URL',
+      `${missing}: cdapi serve, import, migrate or demo makes the database; check the path`,
+    );
+  }
   const [{ openDatabase }, { ensureSchema }] = await Promise.all([
     import('../db/connect.ts'),
     import('../db/migrate.ts'),

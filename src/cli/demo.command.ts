@@ -14,8 +14,10 @@ export function registerDemoCommand(program: Command): void {
         import('../demo/demo.ts'),
         import('../receipts/fs-store.ts'),
       ]);
-      const demo = await withDatabase(({ config, handle }) =>
-        createDemoCompany(handle, new FileReceiptStore(requireReceiptsDir(config)), options),
+      const demo = await withDatabase(
+        ({ config, handle }) =>
+          createDemoCompany(handle, new FileReceiptStore(requireReceiptsDir(config)), options),
+        { creates: true },
       );
       const { counts } = demo.summary;
       print(

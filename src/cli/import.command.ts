@@ -67,38 +67,41 @@ export function registerImportCommand(program: Command): void {
         interruption.abort(new ImportInterrupted(signal));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      const summary = await withDatabase(async ({ config, handle }) => {
-        const store = new FileReceiptStore(requireReceiptsDir(config));
-        const progress = options.progress
-          ? new ImportProgressReporter({
-              file,
-              out: process.stderr,
-              json: options.json === true,
-              everyMs: options.progressEvery * 1000,
-            })
-          : null;
-        try {
-          return await countedImport(
-            handle,
-            async () => {
-              const imported = await importFile(handle, store, file, {
-                onProgress: progress?.update,
-                onStep: progress?.startStep,
-                changesRetentionDays: config.changesRetentionDays,
-                signal: interruption.signal,
-              });
-              progress?.done();
-              return imported;
-            },
-            (error) =>
-              process.stderr.write(
-                `cdapi: the import succeeded, but could not be counted for the metrics: ${error.message}\n`,
-              ),
-          );
-        } finally {
-          progress?.end();
-        }
-      }).finally(() => {
+      const summary = await withDatabase(
+        async ({ config, handle }) => {
+          const store = new FileReceiptStore(requireReceiptsDir(config));
+          const progress = options.progress
+            ? new ImportProgressReporter({
+                file,
+                out: process.stderr,
+                json: options.json === true,
+                everyMs: options.progressEvery * 1000,
+              })
+            : null;
+          try {
+            return await countedImport(
+              handle,
+              async () => {
+                const imported = await importFile(handle, store, file, {
+                  onProgress: progress?.update,
+                  onStep: progress?.startStep,
+                  changesRetentionDays: config.changesRetentionDays,
+                  signal: interruption.signal,
+                });
+                progress?.done();
+                return imported;
+              },
+              (error) =>
+                process.stderr.write(
+                  `cdapi: the import succeeded, but could not be counted for the metrics: ${error.message}\n`,
+                ),
+            );
+          } finally {
+            progress?.end();
+          }
+        },
+        { creates: true },
+      ).finally(() => {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       });

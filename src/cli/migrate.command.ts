@@ -10,6 +10,7 @@ export function registerMigrateCommand(program: Command): void {
       const { migrateDatabase } = await import('../db/migrate.ts');
       const outcome = await withDatabase(({ handle }) => migrateDatabase(handle), {
         migrate: false,
+        creates: true,
       });
       print(options.json, outcome, () =>
         outcome.applied.length === 0

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
@@ -391,6 +391,38 @@ describeEachDialect('cdapi CLI', (dialect) => {
         `cdapi: configuration: DATABASE_URL: cannot use ${path} as the SQLite database: ${reason}\n`,
       );
     }
+  });
+
+  it('administers only a SQLite database that exists: a mistyped path is not made', (t) => {
+    const dir = useTempDir(t);
+    const typo = join(dir, 'compnay-data.db');
+    const env = { DATABASE_URL: `sqlite:${typo}`, RECEIPTS_DIR: join(dir, 'receipts') };
+    for (const args of [
+      ['companies', 'list'],
+      ['companies', 'deactivate', '1'],
+      ['companies', 'purge', '1', '--confirm', '1'],
+      ['keys', 'create', '--company', '1', '--name', 'x'],
+      ['keys', 'list', '--company', '1'],
+      ['keys', 'revoke', '1'],
+    ]) {
+      const result = cdapi(args, env);
+      assert.equal(result.status, 1, args.join(' '));
+      assert.equal(
+        result.stderr,
+        `cdapi: configuration: DATABASE_URL: names ${typo}, which does not exist: cdapi serve, import, migrate or demo makes the database; check the path\n`,
+        args.join(' '),
+      );
+      assert.equal(existsSync(typo), false, args.join(' '));
+    }
+    const unset = cdapi(['companies', 'list', '--json'], {}, { cwd: dir });
+    assert.equal(unset.status, 1);
+    assert.deepEqual(JSON.parse(unset.stderr), {
+      error: `configuration: DATABASE_URL: is not set, and its default, ${join(dir, 'data', 'company-data.db')}, does not exist: cdapi serve, import, migrate or demo makes the database; check the path`,
+      variable: 'DATABASE_URL',
+    });
+    // The commands that start from nothing make it.
+    assert.deepEqual(cdapiJson(['migrate'], env), { applied: MIGRATIONS });
+    assert.deepEqual(cdapiJson(['companies', 'list'], env), []);
   });
 
   it('demo creates a company with generated data, receipts and a working key', async (t) => {
