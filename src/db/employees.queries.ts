@@ -2,6 +2,7 @@ import type { EmployeeStatus } from '../domain.ts';
 import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
 import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
+import { walkedPage } from './list-pages.ts';
 import type { ListSource, PageRequest, SortOrder } from './list-source.ts';
 import { offsetOf, type Page, pageOf, rowsOf } from './pagination.ts';
 import { oneOfIds, preparedQuery } from './plan-once.ts';
@@ -64,20 +65,15 @@ export async function listEmployees(
   page: PageRequest,
 ): Promise<Page<Employee>> {
   const base = filtered(source.db, companyId, filters);
-  const column = SORT_COLUMNS[sort.field];
-  // The page's ids first, from the sort column's index, then their rows: an offset over the
-  // rows themselves read every skipped employee's row (30–100 ms deep in a roster of 20,000 on
-  // PostgreSQL, where the ids alone are read from the index).
-  let ordered = base.select('id').orderBy(column, sort.direction);
-  if (column !== 'id') ordered = ordered.orderBy('id', sort.direction);
-  const [pageIds, total] = await Promise.all([
-    ordered.limit(page.perPage).offset(offsetOf(page)).execute(),
-    cachedCount(source.derived, companyId, await source.version(), base),
-  ]);
-  const rows = await rowsOf(
-    pageIds.map((row) => row.id),
-    (ids) => findEmployees(source.db, companyId, ids),
-  );
+  const total = await cachedCount(source.derived, companyId, await source.version(), base);
+  if (offsetOf(page) >= total) return pageOf([], total, page);
+  // The page's ids first, walked along the sort column's index (which carries the status) from
+  // the nearer end and the nearest anchor, then their rows: an offset over the rows themselves
+  // read every skipped employee's row (30–100 ms deep in a roster of 20,000 on PostgreSQL), and
+  // an offset over the index from the start passed up to the whole roster.
+  const order = { column: SORT_COLUMNS[sort.field], id: 'id', direction: sort.direction };
+  const ids = await walkedPage(source, companyId, base, order, page, total, async () => null);
+  const rows = await rowsOf(ids, (among) => findEmployees(source.db, companyId, among));
   return pageOf(rows, total, page);
 }
 

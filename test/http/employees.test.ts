@@ -412,6 +412,61 @@ describeEachDialect('GET /employees', (dialect) => {
       }
     });
 
+    it('pages a roster deeper than its anchors in every order, as a model sorts it', async (t) => {
+      // More employees than two anchor intervals (1,000), with ties in every sort column, so a
+      // deep page is walked from an anchor, and a page of the second half from the end.
+      const STATUSES = ['active', 'inactive', 'terminated'];
+      const roster = Array.from({ length: 2_345 }, (_, i) => {
+        const id = i + 1;
+        return employee(1, id, {
+          first_name: `name${(id * 7919) % 97}`,
+          last_name: 'x',
+          employee_number: `E-${(id * 104729) % 211}`,
+          status: STATUSES[(id * 31) % 7 < 4 ? 0 : id % 3],
+          hire_date: `20${10 + (id % 13)}-0${1 + (id % 9)}-1${id % 10}`,
+          updated_at: `2026-0${1 + (id % 5)}-01T08:00:00Z`,
+        });
+      });
+      const { api, key } = await setUp(t, dialect, [company(1), ...roster]);
+      const keyOf: Record<string, (e: (typeof roster)[number]) => string | number> = {
+        id: (e) => e.id,
+        full_name: (e) => `${e.first_name} ${e.last_name}`,
+        employee_number: (e) => e.employee_number,
+        hire_date: (e) => e.hire_date,
+        updated_at: (e) => e.updated_at,
+      };
+      for (const [field, keyFn] of Object.entries(keyOf)) {
+        for (const direction of [1, -1]) {
+          for (const status of [undefined, ['active', 'terminated'], ['inactive']]) {
+            const expected = roster
+              .filter((e) => !status || status.includes(e.status))
+              .sort((a, b) => {
+                const [x, y] = [keyFn(a), keyFn(b)];
+                return direction * (x < y ? -1 : x > y ? 1 : a.id - b.id);
+              })
+              .map((e) => e.id);
+            const lastPage = Math.ceil(expected.length / 100);
+            for (const page of [1, 11, 12, Math.ceil(lastPage / 2) + 1, lastPage - 1, lastPage]) {
+              const query = new URLSearchParams({
+                sort: `${direction < 0 ? '-' : ''}${field}`,
+                per_page: '100',
+                page: String(page),
+              });
+              if (status) query.set('status', status.join(','));
+              const res = await api.get(`/employees?${query}`, key);
+              assert.equal(res.status, 200, res.body);
+              assert.deepEqual(
+                ids(res.json),
+                expected.slice((page - 1) * 100, page * 100),
+                `${query}`,
+              );
+              assert.equal(res.json.meta.total, expected.length, `${query}`);
+            }
+          }
+        }
+      }
+    });
+
     it('answers last_page 1 and null from/to for an empty list', async (t) => {
       const { api, key } = await setUp(t, dialect, [company(1), company(2), employee(2, 1)]);
       const res = await api.get('/employees', key);
