@@ -5,7 +5,8 @@ import type { PeerRun, Side } from './peer.ts';
 /** The peer part's report: per number of connections, each class on both sides. */
 
 const ms = (value: number) => value.toFixed(1);
-const rate = (side: Pick<Side, 'requestsPerSecond'>) => side.requestsPerSecond.toFixed(1);
+const perSecond = (value: number) => value.toFixed(1);
+const rate = (side: Side) => perSecond(side.requestsPerSecond);
 
 const us = (value: number) => value.toFixed(0);
 
@@ -29,8 +30,8 @@ function cpuTable(phase: PeerRun['phases'][number]): string | null {
         us(theirs.serverUs),
         us(theirs.postgresUs),
         us(theirs.generatorUs),
-        rate({ requestsPerSecond: 3 * c.peer.requestsPerSecond }),
-        rate({ requestsPerSecond: ours.ceiling }),
+        perSecond(3 * c.peer.requestsPerSecond),
+        perSecond(ours.ceiling),
       ],
     ];
   });
