@@ -57,6 +57,13 @@ const ANCHOR_CACHE_ENTRIES = 200;
 /** Companies' sample sets kept at once (a large company's: up to 10 columns × 1,000 samples). */
 const SAMPLE_CACHE_ENTRIES = 64;
 
+/**
+ * zlib's level for gzip and deflate answers: levels 1–3 match strings greedily, 4 and up lazily;
+ * on list pages 3 costs a third to a half of 6's CPU for 8–15 % more bytes (docs/performance.md,
+ * item 77). Exported for the test that pins it.
+ */
+export const GZIP_LEVEL = 3;
+
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -182,8 +189,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // libuv's threads through a stream pipeline as the plugin does above 8 KB on two cores: the
   // pipeline's own work cost the event loop more than the compression it handed off
   // (docs/performance.md, item 45). Larger ones (change-feed pages of 1,000 entries) still go to
-  // the threads.
-  await app.register(compress, { global: true, threshold: 1024, syncThreshold: 128 * 1024 });
+  // the threads. gzip and deflate at GZIP_LEVEL, not zlib's default 6.
+  await app.register(compress, {
+    global: true,
+    threshold: 1024,
+    syncThreshold: 128 * 1024,
+    zlibOptions: { level: GZIP_LEVEL },
+  });
   // The paths outside the API (/docs, /healthz, …): other methods on them are 405 as well.
   const pathsOutsideApi = knownPaths(app);
   // The API description is generated from the same route schemas that validate and serialize.

@@ -8,6 +8,7 @@ import * as zlib from 'node:zlib';
 import { gunzipSync } from 'node:zlib';
 import type { HTTPMethods } from 'fastify';
 import { sql } from 'kysely';
+import { GZIP_LEVEL } from '../../src/app.ts';
 import { setCompanyActive } from '../../src/db/companies.queries.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { revokeApiKey } from '../../src/db/keys.queries.ts';
@@ -714,6 +715,28 @@ describe('compression', () => {
     // A page is compressed at once, not streamed, so its compressed length is stated.
     assert.ok(Buffer.byteLength(unzipped) > 8 * 1024, 'a page above the plugin’s own limit');
     assert.equal(zipped.headers['content-length'], String(zipped.rawPayload.length));
+  });
+
+  it('compresses gzip and deflate at GZIP_LEVEL, not zlib’s default', async (t) => {
+    const records = [company(1), ...Array.from({ length: 100 }, (_, i) => employee(1, i + 1))];
+    const api = await useApi(t, 'sqlite', { records });
+    const key = await api.createKey(1);
+    const url = `${API_PREFIX}/employees?per_page=100`;
+    const plain = await api.get('/employees?per_page=100', key);
+    const body = Buffer.from(plain.body);
+    const encoders = { gzip: zlib.gzipSync, deflate: zlib.deflateSync };
+    for (const [coding, encode] of Object.entries(encoders)) {
+      const res = await api.app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${key}`, 'accept-encoding': coding },
+      });
+      assert.equal(res.headers['content-encoding'], coding);
+      // zlib's output is fixed by its input and settings: the answer is the body at that level.
+      const expected = encode(body, { level: GZIP_LEVEL });
+      assert.ok(!expected.equals(encode(body)), 'the page tells the levels apart');
+      assert.ok(res.rawPayload.equals(expected), coding);
+    }
   });
 
   it('picks the encoding as docs/api.md says: zstd first among equals, gzip for *', async (t) => {
