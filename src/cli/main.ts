@@ -25,6 +25,15 @@ if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
 
 limitHeapGrowth();
 
+// Output piped to a reader that stopped early (`cdapi companies list | head -1`): what is left
+// to print is dropped, and the command runs to its end and exits as it would have (an import
+// still commits), instead of dying of an unhandled EPIPE with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
+
 /** With --json anywhere before `--`, failures are machine-readable too. */
 const args = process.argv.slice(2);
 const jsonOutput = args

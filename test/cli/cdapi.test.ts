@@ -7,7 +7,7 @@ import { it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { migrationProvider } from '../../src/db/migrate.ts';
 import { isWellFormedApiKey } from '../../src/keys/api-key.ts';
-import { cdapi, cdapiAsync, cdapiJson } from '../helpers/cli.ts';
+import { BIN, cdapi, cdapiAsync, cdapiJson, runWithOutputClosed } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { company, employee, smallCompany, writeNdjson } from '../helpers/records.ts';
 import { listFiles, snapshotDatabase } from '../helpers/snapshot.ts';
@@ -30,6 +30,25 @@ describeEachDialect('cdapi CLI', (dialect) => {
       assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
     }
     assert.equal(cdapi(['keys', 'create', '--help'], env).status, 0);
+  });
+
+  it('runs to its end when its output is piped to a reader that has gone (| head)', async (t) => {
+    const { env, dir } = await setup(t);
+    const file = writeNdjson(dir, smallCompany(1, 0));
+    const closedOutput = (args: string[]) => runWithOutputClosed(BIN, args, env);
+    for (const args of [['--help'], ['import', file], ['companies', 'list', '--json']]) {
+      assert.deepEqual(await closedOutput(args), { status: 0, stderr: '' }, args.join(' '));
+    }
+    // The import committed though its summary went nowhere.
+    const listed = cdapiJson<{ id: number }[]>(['companies', 'list'], env);
+    assert.deepEqual(
+      listed.map((row) => row.id),
+      [1],
+    );
+    // A failure still says why on stderr and exits non-zero.
+    const failed = await closedOutput(['import', join(dir, 'missing.ndjson')]);
+    assert.equal(failed.status, 1);
+    assert.match(failed.stderr, /^cdapi: .*missing\.ndjson/);
   });
 
   it('migrate applies the schema once and is idempotent', async (t) => {

@@ -20,11 +20,13 @@ import { DEFAULT_DEMO_EMPLOYEES } from '../../src/demo/context.ts';
 import { createDemoCompany } from '../../src/demo/demo.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { useApi } from '../helpers/api.ts';
+import { runWithOutputClosed } from '../helpers/cli.ts';
 import { useTempDir } from '../helpers/databases.ts';
 import { listenApi } from '../helpers/listen.ts';
 import {
   clientOf,
   listsAndMirror,
+  PULL,
   readMirror,
   runPull,
   runPullOnTerminal,
@@ -200,6 +202,19 @@ describe('cdapi-pull', () => {
       { ...JSON.parse(third.stdout), seconds: 0 },
       { upserts: 0, deletes: 0, cursor: readMirror(out).state.cursor, seconds: 0 },
     );
+  });
+
+  it('pulls the whole company when its output is piped to a reader that has gone (| head)', async (t) => {
+    const { base, key, out, client } = await pullSetup(t);
+    const { status, stderr } = await runWithOutputClosed(
+      PULL,
+      ['--base-url', base, '--out', out, '--json'],
+      { CDAPI_KEY: key },
+    );
+    assert.equal(status, 0, stderr);
+    assert.doesNotMatch(stderr, /EPIPE|Error/);
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
   });
 
   it('ends with the same mirror when a run is killed half way and run again', async (t) => {

@@ -1,4 +1,5 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/cdapi.js', import.meta.url));
@@ -55,4 +56,26 @@ export function cdapiJson<T = unknown>(args: string[], env: Record<string, strin
   const result = cdapi([...args, '--json'], env);
   if (result.status !== 0) throw new Error(`cdapi ${args.join(' ')} failed: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
+}
+
+/**
+ * Runs a command-line program whose stdout is a pipe with its reading end closed before the
+ * program writes (`program | head` once head has read enough): its exit code and its stderr.
+ */
+export async function runWithOutputClosed(
+  bin: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: onlyThis(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const [status] = await once(child, 'close');
+  return { status, stderr };
 }

@@ -15,6 +15,14 @@ process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
   (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
 }) as typeof process.emitWarning;
 
+// Output piped to a reader that stopped early (`cdapi-pull … | head -1`): the rest is dropped,
+// and the pull runs to its end and exits with its own code, not of an unhandled EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
+
 const [{ main }, { onInterrupt }] = await Promise.all([import('./main.ts'), import('./pull.ts')]);
 
 // Ctrl-C: end the bar's line first. A page is written synchronously, so the signal is handled
