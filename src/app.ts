@@ -30,6 +30,7 @@ import { announcedKeepAlive } from './http/keep-alive.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
 import { registerETags } from './http/plugins/etag.ts';
+import { registerHeadLikeGet } from './http/plugins/head-like-get.ts';
 import { knownPaths, refuseOtherMethods, routeEveryMethod } from './http/plugins/read-only.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
@@ -196,6 +197,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     syncThreshold: 128 * 1024,
     zlibOptions: { level: GZIP_LEVEL },
   });
+  registerHeadLikeGet(app);
   // The paths outside the API (/docs, /healthz, …): other methods on them are 405 as well.
   const pathsOutsideApi = knownPaths(app);
   // The API description is generated from the same route schemas that validate and serialize.

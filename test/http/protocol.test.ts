@@ -777,6 +777,46 @@ describe('compression', () => {
     }
   });
 
+  it('answers HEAD with the headers of GET for every encoding: compressed length and coding too', async (t) => {
+    const records = [company(1), ...Array.from({ length: 60 }, (_, i) => employee(1, i + 1))];
+    const api = await useApi(t, 'sqlite', { records });
+    const key = await api.createKey(1);
+    const send = (method: 'GET' | 'HEAD', path: string, headers: Record<string, string>) =>
+      api.app.inject({
+        method,
+        url: `${API_PREFIX}${path}`,
+        headers: { authorization: `Bearer ${key}`, ...headers },
+      });
+    const named = ['content-length', 'content-encoding', 'content-type', 'etag', 'vary'];
+    const codings = ['identity', 'gzip', 'deflate', 'br', 'zstd', 'gzip, deflate, br, zstd'];
+    for (const path of ['/employees?per_page=100', '/employees?per_page=3', '/employees/1']) {
+      for (const coding of codings) {
+        const headers = { 'accept-encoding': coding };
+        const get = await send('GET', path, headers);
+        const head = await send('HEAD', path, headers);
+        const what = `${path} ${coding}`;
+        assert.equal(head.statusCode, 200, what);
+        assert.equal(head.rawPayload.length, 0, what);
+        for (const name of named) assert.equal(head.headers[name], get.headers[name], name);
+        assert.equal(Number(head.headers['content-length']), get.rawPayload.length, what);
+        if (path === '/employees?per_page=100' && coding !== 'identity') {
+          assert.ok(head.headers['content-encoding'], `${what}: a large page is compressed`);
+        }
+        // Unchanged, the answer is a 304 without a body, a coding or a length, as for GET.
+        const etag = String(get.headers.etag);
+        const unchanged = { ...headers, 'if-none-match': etag };
+        for (const method of ['GET', 'HEAD'] as const) {
+          const res = await send(method, path, unchanged);
+          assert.equal(res.statusCode, 304, `${method} ${what}`);
+          assert.equal(res.rawPayload.length, 0);
+          assert.equal(res.headers['content-encoding'], undefined, `${method} ${what}`);
+          assert.equal(res.headers['content-length'], undefined, `${method} ${what}`);
+          assert.equal(res.headers.etag, etag);
+        }
+      }
+    }
+  });
+
   it('does not compress a tiny body', async (t) => {
     const { api, key } = await setUp(t, 'sqlite');
     for (const path of ['/employees/1', '/employees/999', '/healthz']) {
