@@ -16,19 +16,6 @@ const CLI = `${ROOT}bin/cdapi.js`;
  */
 const BUILT_CLI = `${ROOT}dist/cli/main.js`;
 const GNU_TIME = '/usr/bin/time';
-/**
- * The node options docs/production.md's unit starts the service with: Node 24's V8 lets each
- * young generation grow to 32 MB semi-spaces, which took the service's peak under the cold mix
- * from ~300 to ~400 MB; 4 MB ones keep it under 300 MB at the same throughput.
- */
-export const SERVICE_NODE_OPTIONS = ['--max-semi-space-size=4'];
-/**
- * The environment docs/production.md's unit adds: glibc's malloc gives each thread that
- * allocates (the event loop, the SQLite reader threads, V8's and libuv's helpers) an arena of
- * its own; two arenas took the service's peak under the cold mix from 305–309 to 290–296 MB
- * at the same throughput.
- */
-export const SERVICE_ENV = { MALLOC_ARENA_MAX: '2' };
 const SERVICE_START_TIMEOUT_MS = 60_000;
 
 const execFileAsync = promisify(execFile);
@@ -186,13 +173,15 @@ function cpuProfileOptions(): string[] {
 /**
  * Starts the built `cdapi serve` (see `buildService`) in its own process and resolves once it
  * prints "listening on URL". Its output goes to our stderr so warnings stay visible without
- * mixing into the tables.
+ * mixing into the tables. `cdapi serve` gives itself production's memory settings
+ * (`--max-semi-space-size=4`, `MALLOC_ARENA_MAX=2`: src/heap.ts), so it is started plainly,
+ * as an operator would.
  */
 export function startService(env: NodeJS.ProcessEnv): Promise<Service> {
   return startListening(
     process.execPath,
-    [...SERVICE_NODE_OPTIONS, ...cpuProfileOptions(), BUILT_CLI, 'serve'],
-    { ...SERVICE_ENV, ...env },
+    [...cpuProfileOptions(), BUILT_CLI, 'serve'],
+    env,
     'the service',
   );
 }

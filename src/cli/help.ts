@@ -3,6 +3,8 @@
  * command reads (config.ts validates them; README.md has the full table).
  */
 
+import { SERVICE_ENV, SERVICE_NODE_OPTIONS } from '../heap.ts';
+
 type Variable = readonly [name: string, meaning: string];
 
 /** Every command reads these. */
@@ -85,6 +87,12 @@ export const SERVE_HELP = [
     'METRICS_PORT=9464 npx cdapi serve --json',
   ]),
   section('Environment', variables([...COMMON_VARIABLES, ...SERVER_VARIABLES])),
+  section('Memory', [
+    `Runs with node ${SERVICE_NODE_OPTIONS.join(' ')} and ${Object.entries(SERVICE_ENV)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ')} unless given other values:`,
+    'started without them, it restarts itself at once with them added (the same PID).',
+  ]),
 ].join('');
 
 export const IMPORT_HELP = [

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { forgetAdminTokens, loadServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { DEFAULT_DEMO_EMPLOYEES } from '../demo/context.ts';
+import { restartWithServiceMemorySettings } from '../heap.ts';
 import { parseCount } from './context.ts';
 import { SERVE_HELP } from './help.ts';
 
@@ -35,6 +36,7 @@ export function registerServeCommand(program: Command): void {
     )
     .addHelpText('after', SERVE_HELP)
     .action(async (options: ServeOptions) => {
+      restartWithServiceMemorySettings();
       const config = loadServerConfig(undefined, { port: options.port, host: options.host });
       // Only the admin tokens' digests stay in memory, in the configuration.
       forgetAdminTokens();

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { it, type TestContext } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
-import { cdapiJson } from '../helpers/cli.ts';
+import { SERVICE_ENV, SERVICE_NODE_OPTIONS } from '../../src/heap.ts';
+import { BIN, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { expense, smallCompany, writeJpeg, writeNdjson } from '../helpers/records.ts';
@@ -242,5 +245,80 @@ describeEachDialect('cdapi serve shutting down under load', (dialect) => {
       fetch(`${server.base}/me`, { headers }),
       (error: Error & { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED',
     );
+  });
+});
+
+/** The node options and environment of the running process PID, as Linux shows them. */
+function processSettings(pid: number) {
+  const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  return {
+    // node's own options: those before the script's path.
+    options: cmdline.slice(
+      1,
+      cmdline.findIndex((arg, i) => i > 0 && !arg.startsWith('-')),
+    ),
+    arenas: environ.find((entry) => entry.startsWith('MALLOC_ARENA_MAX=')),
+  };
+}
+
+/** Node 22.15 and later can replace a process in place; the service runs as started before. */
+const CAN_RESTART = typeof process.execve === 'function';
+
+describe('cdapi serve memory settings', () => {
+  it('runs with production’s semi-space size and malloc arenas however it is started', async (t) => {
+    const server = await serve({ DATABASE_URL: (await useDatabase(t, 'sqlite')).url });
+    t.after(() => server.child.kill('SIGKILL'));
+    assert.ok(server.child.pid);
+    assert.deepEqual(processSettings(server.child.pid), {
+      options: CAN_RESTART ? SERVICE_NODE_OPTIONS : [],
+      arenas: CAN_RESTART ? `MALLOC_ARENA_MAX=${SERVICE_ENV.MALLOC_ARENA_MAX}` : undefined,
+    });
+    assert.equal(server.stderr().includes('could not restart'), false, server.stderr());
+  });
+
+  it('keeps the values the operator gives', async (t) => {
+    const server = await serve({
+      DATABASE_URL: (await useDatabase(t, 'sqlite')).url,
+      NODE_OPTIONS: '--max-semi-space-size=16',
+      MALLOC_ARENA_MAX: '4',
+    });
+    t.after(() => server.child.kill('SIGKILL'));
+    assert.ok(server.child.pid);
+    assert.deepEqual(processSettings(server.child.pid), {
+      options: [],
+      arenas: 'MALLOC_ARENA_MAX=4',
+    });
+    const mixed = await serve({
+      DATABASE_URL: (await useDatabase(t, 'sqlite')).url,
+      MALLOC_ARENA_MAX: '8',
+    });
+    t.after(() => mixed.child.kill('SIGKILL'));
+    assert.ok(mixed.child.pid);
+    assert.deepEqual(processSettings(mixed.child.pid), {
+      options: CAN_RESTART ? SERVICE_NODE_OPTIONS : [],
+      arenas: 'MALLOC_ARENA_MAX=8',
+    });
+  });
+
+  it('runs as started when it has an IPC channel to its parent, which would not survive', async (t) => {
+    const database = await useDatabase(t, 'sqlite');
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATABASE_URL: database.url,
+      },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    t.after(() => child.kill('SIGKILL'));
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    await eventually(async () => stderr.includes('listening on'), 'the service listens', 30_000);
+    assert.ok(child.pid);
+    assert.deepEqual(processSettings(child.pid), { options: [], arenas: undefined });
+    assert.equal(child.connected, true);
   });
 });
