@@ -15,6 +15,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it, type TestContext } from 'node:test';
+import { onThisMachine } from '../../client/src/pull/main.ts';
 import { terminalProgress } from '../../client/src/pull/progress.ts';
 import { DEFAULT_DEMO_EMPLOYEES } from '../../src/demo/context.ts';
 import { createDemoCompany } from '../../src/demo/demo.ts';
@@ -122,11 +123,21 @@ async function pullSetup(t: TestContext, options: { perMinute?: number; demo?: b
         employees: DEFAULT_DEMO_EMPLOYEES,
       })
     : null;
-  const seen = { changes: 0, receipts: 0, tooMany: 0, onChanges: (_count: number) => {} };
+  const seen = {
+    changes: 0,
+    receipts: 0,
+    tooMany: 0,
+    /** The Content-Encoding of each change-feed answer ('identity' when none). */
+    changeEncodings: new Set<string>(),
+    onChanges: (_count: number) => {},
+  };
   api.app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? '';
     if (reply.statusCode === 429) seen.tooMany += 1;
-    if (route.endsWith('/changes')) seen.onChanges(++seen.changes);
+    if (route.endsWith('/changes')) {
+      seen.changeEncodings.add(String(reply.getHeader('content-encoding') ?? 'identity'));
+      seen.onChanges(++seen.changes);
+    }
     if (route.endsWith('/receipt')) seen.receipts += 1;
   });
   const base = await listenApi(api);
@@ -202,6 +213,54 @@ describe('cdapi-pull', () => {
       { ...JSON.parse(third.stdout), seconds: 0 },
       { upserts: 0, deletes: 0, cursor: readMirror(out).state.cursor, seconds: 0 },
     );
+  });
+
+  it('asks for compressed answers unless the service is on this machine; --compress and --no-compress decide', async (t) => {
+    const { base, key, out, seen, client } = await pullSetup(t);
+    assert.match(base, /^http:\/\/127\.0\.0\.1:/);
+    const runs: Array<[string[], string]> = [
+      [[], 'identity'],
+      [['--compress'], 'gzip'],
+      [['--no-compress'], 'identity'],
+    ];
+    for (const [i, [flags, encoding]] of runs.entries()) {
+      const file = join(dirname(out), `mirror-${i}.sqlite`);
+      seen.changeEncodings.clear();
+      const run = await runPull(['--base-url', base, '--out', file, ...flags, '--json'], key);
+      assert.equal(run.code, 0, run.stderr);
+      assert.deepEqual([...seen.changeEncodings], [encoding], flags.join(' ') || 'no flag');
+      const compared = await listsAndMirror(client, file);
+      assert.deepEqual(compared.mirror, compared.service);
+    }
+    const both = await runPull(
+      ['--base-url', base, '--out', out, '--compress', '--no-compress'],
+      key,
+    );
+    assert.deepEqual(
+      { code: both.code, stderr: both.stderr.split('\n')[0] },
+      { code: 2, stderr: 'cdapi-pull: --compress and --no-compress: give one of them' },
+    );
+
+    const thisMachine = [
+      'http://localhost:8080/api/company/v1',
+      'http://LOCALHOST/api/company/v1',
+      'http://api.localhost/api/company/v1',
+      'http://127.0.0.1:8080/api/company/v1',
+      'http://127.10.0.2/api/company/v1',
+      'http://[::1]:8080/api/company/v1',
+    ];
+    const elsewhere = [
+      'https://api.example.com/api/company/v1',
+      'http://10.0.0.5:8080/api/company/v1',
+      'http://127.example.com/api/company/v1',
+      'http://localhost.example.com/api/company/v1',
+      'http://[::2]/api/company/v1',
+    ];
+    assert.deepEqual(
+      thisMachine.filter((url) => !onThisMachine(url)),
+      [],
+    );
+    assert.deepEqual(elsewhere.filter(onThisMachine), []);
   });
 
   it('pulls the whole company when its output is piped to a reader that has gone (| head)', async (t) => {

@@ -17,8 +17,9 @@ everything, later runs only what changed (deletions included), an interrupted ru
   --resources LIST   comma list of employee, leave_type, leave, expense_category, expense
                      (default: every resource the key may read)
   --page-size N      change-feed entries a request, 1-1000 (default 1000)
-  --no-compress      ask for uncompressed answers: faster on the same machine or a fast
-                     LAN, where compressing costs more than it saves
+  --compress         ask for compressed answers (the default unless --base-url names this
+                     machine: localhost, 127.x.x.x or [::1], where compressing only costs)
+  --no-compress      ask for uncompressed answers: faster on a fast LAN too
   --json             print {"upserts","deletes","cursor","seconds"} on stdout
   -h, --help         this text
 
@@ -80,7 +81,8 @@ export async function main(
         receipts: { type: 'string' },
         resources: { type: 'string' },
         'page-size': { type: 'string' },
-        'no-compress': { type: 'boolean', default: false },
+        compress: { type: 'boolean' },
+        'no-compress': { type: 'boolean' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -103,6 +105,8 @@ export async function main(
         '--base-url must not hold a user name or password (not shown here): the key goes in CDAPI_KEY',
       );
     }
+    if (values.compress && values['no-compress'])
+      throw new UsageError('--compress and --no-compress: give one of them');
     if (!values.out) throw new UsageError('--out is required');
     const apiKey = env.CDAPI_KEY;
     if (!apiKey)
@@ -115,7 +119,8 @@ export async function main(
       receiptsDir: values.receipts,
       resources: values.resources === undefined ? undefined : parseResources(values.resources),
       pageSize: values['page-size'] === undefined ? 1000 : parsePageSize(values['page-size']),
-      compress: !values['no-compress'],
+      compress:
+        values.compress ?? (values['no-compress'] ? false : !onThisMachine(values['base-url'])),
       progress: stderr.isTTY ? terminalProgress(stderr) : lineProgress(stderr),
     });
     stdout.write(
@@ -136,6 +141,20 @@ export async function main(
     if (usage) stderr.write('Run cdapi-pull --help for the options.\n');
     return usage ? 2 : 1;
   }
+}
+
+/**
+ * Whether `baseUrl` names this machine (a loopback address), where compressed answers only cost
+ * both sides CPU: pulling the bench company so took 133 s instead of 90 (docs/performance.md).
+ */
+export function onThisMachine(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^127\.\d+\.\d+\.\d+$/.test(host) ||
+    host === '::1'
+  );
 }
 
 /** A failure's message, with the reason fetch keeps in `cause` ("fetch failed" alone says nothing). */
