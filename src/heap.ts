@@ -38,8 +38,8 @@ const SEMI_SPACE_OPTION = /(?:^|\s)--max[-_]semi[-_]space[-_]size(?:[=\s]|$)/;
  * (`npm start`, `npx cdapi serve`, `node bin/cdapi.js serve`). Neither can be set from inside a
  * running process: V8 sizes the young generation, and glibc counts its arenas, when the process
  * starts. So a process started without them replaces itself (`process.execve`: the same PID,
- * the same streams, nothing has been opened or printed yet) with the same command and them
- * added. A value the operator gives (`node --max-semi-space-size=16`, in NODE_OPTIONS too, or
+ * the same streams; called once the configuration is checked, before the database is opened or
+ * anything printed) with the same command and them added. A value the operator gives (`node --max-semi-space-size=16`, in NODE_OPTIONS too, or
  * `MALLOC_ARENA_MAX=4`) is kept. On a Node without `process.execve` (before 22.15, or Windows),
  * or with an IPC channel to its parent, the service runs as started.
  */

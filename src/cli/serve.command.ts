@@ -36,8 +36,10 @@ export function registerServeCommand(program: Command): void {
     )
     .addHelpText('after', SERVE_HELP)
     .action(async (options: ServeOptions) => {
-      restartWithServiceMemorySettings();
       const config = loadServerConfig(undefined, { port: options.port, host: options.host });
+      // A bad configuration has failed by now, before the restart; the admin tokens are still in
+      // the environment the restarted process gets.
+      restartWithServiceMemorySettings();
       // Only the admin tokens' digests stay in memory, in the configuration.
       forgetAdminTokens();
       const { adminUrl, apiUrl, localApiUrl, metricsUrl, startServer } = await import(
