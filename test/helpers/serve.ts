@@ -34,11 +34,18 @@ export interface Served {
   exit: Promise<number | null>;
 }
 
-/** Starts `cdapi serve` as a separate process with only `env`, and waits until it listens. */
-export async function serve(env: Record<string, string>): Promise<Served> {
+/**
+ * Starts `cdapi serve` as a separate process with only `env`, and waits until it listens; with
+ * `ipc`, over an IPC channel as well (as a cluster worker or pm2 runs it).
+ */
+export async function serve(
+  env: Record<string, string>,
+  options: { ipc?: boolean } = {},
+): Promise<Served> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), ...env },
+    stdio: options.ipc ? ['pipe', 'pipe', 'pipe', 'ipc'] : 'pipe',
   });
   let out = '';
   let err = '';

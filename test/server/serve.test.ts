@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
 import { SERVICE_ENV, SERVICE_NODE_OPTIONS } from '../../src/heap.ts';
-import { BIN, cdapiJson } from '../helpers/cli.ts';
+import { cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { expense, smallCompany, writeJpeg, writeNdjson } from '../helpers/records.ts';
@@ -302,23 +301,13 @@ describe('cdapi serve memory settings', () => {
   });
 
   it('runs as started when it has an IPC channel to its parent, which would not survive', async (t) => {
-    const database = await useDatabase(t, 'sqlite');
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        DATABASE_URL: database.url,
-      },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    t.after(() => child.kill('SIGKILL'));
-    let stderr = '';
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    await eventually(async () => stderr.includes('listening on'), 'the service listens', 30_000);
-    assert.ok(child.pid);
-    assert.deepEqual(processSettings(child.pid), { options: [], arenas: undefined });
-    assert.equal(child.connected, true);
+    const server = await serve(
+      { DATABASE_URL: (await useDatabase(t, 'sqlite')).url },
+      { ipc: true },
+    );
+    t.after(() => server.child.kill('SIGKILL'));
+    assert.ok(server.child.pid);
+    assert.deepEqual(processSettings(server.child.pid), { options: [], arenas: undefined });
+    assert.equal(server.child.connected, true);
   });
 });
