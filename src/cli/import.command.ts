@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { type Command, InvalidArgumentError } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
 import { ImportInterrupted } from '../import/import-error.ts';
@@ -61,7 +62,10 @@ export function registerImportCommand(program: Command): void {
           import('../services/import.service.ts'),
         ]);
       // Ctrl-C or a service manager's SIGTERM rolls the import back (a second one stops the
-      // process at once); see ImportInterrupted.
+      // process at once); see ImportInterrupted. The handlers stay until the process ends: one
+      // removed once the import is done would let a signal that came during its last
+      // synchronous steps, and is handled only now, kill the process with 130 or 143, the codes
+      // of an import rolled back.
       const interruption = new AbortController();
       const onSignal = (signal: 'SIGINT' | 'SIGTERM') =>
         interruption.abort(new ImportInterrupted(signal));
@@ -101,10 +105,12 @@ export function registerImportCommand(program: Command): void {
           }
         },
         { creates: true },
-      ).finally(() => {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      });
+      );
+      // A signal that came while the commit's steps held the event loop is handled only when
+      // the loop next polls, and it must count as one that came while committing: two turns
+      // of the loop, since the first may end a poll that began before the signal came.
+      await setImmediate();
+      await setImmediate();
       // With --json the summary on stdout says it all.
       if (interruption.signal.aborted && !options.json) {
         process.stderr.write(

@@ -334,6 +334,43 @@ describeEachDialect('cdapi import', (dialect) => {
     });
   }
 
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`completes an import that ${signal} reaches while it commits, says so and exits 0`, async (t) => {
+      const { env, dir, handle } = await setup(t);
+      const file = writeNdjson(dir, [
+        ...smallCompany(1, 0).slice(0, 5),
+        ...Array.from({ length: 15_000 }, (_, i) => expense(1, i + 1, 1, 1)),
+      ]);
+      const child = spawn(process.execPath, [BIN, 'import', file, '--progress-every', '0'], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+      });
+      let stderr = '';
+      let stdout = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (text: string) => {
+        stdout += text;
+      });
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (text: string) => {
+        // The steps after this one run without waiting on the event loop.
+        if (!stderr.includes('committing,') && text.includes('committing,')) child.kill(signal);
+        stderr += text;
+      });
+      const [status] = (await once(child, 'close')) as [number | null];
+      assert.equal(status, 0, stderr);
+      assert.match(
+        stderr,
+        new RegExp(`^cdapi: ${signal} came while the import was committing: it is complete$`, 'm'),
+      );
+      assert.match(stdout, /^Imported 15,005 records /);
+      const { expenses } = await handle.db
+        .selectFrom('expenses')
+        .select((eb) => eb.fn.countAll<number>().as('expenses'))
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(expenses), 15_000);
+    });
+  }
+
   it('counts every run, by outcome, for the service’s metrics', async (t) => {
     const { env, dir, handle } = await setup(t);
     const started = Date.now();
