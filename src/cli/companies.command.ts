@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
 import { count, noteDeletedValuesInWal, parseId, print, table, withDatabase } from './context.ts';
+import { COMPANIES_HELP } from './help.ts';
 
 /** Loaded when a command runs, not for every `cdapi` (see main.ts). */
 const companiesService = () => import('../services/companies.service.ts');
@@ -8,11 +9,13 @@ const companiesService = () => import('../services/companies.service.ts');
 export function registerCompanyCommands(program: Command): void {
   const companies = program
     .command('companies')
-    .description('list, activate, deactivate and purge companies');
+    .description('list, activate, deactivate and purge companies')
+    .addHelpText('after', COMPANIES_HELP.group);
 
   companies
     .command('list')
     .description('list every company')
+    .addHelpText('after', COMPANIES_HELP.command.list)
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }) => {
       const { listCompanies } = await companiesService();
@@ -38,6 +41,7 @@ export function registerCompanyCommands(program: Command): void {
       )
       .argument('<id>', 'company id', parseId('company id'))
       .option('--json', 'machine-readable output')
+      .addHelpText('after', COMPANIES_HELP.command[name])
       .action(async (id: number, options: { json?: boolean }) => {
         const { changeCompanyStatus } = await companiesService();
         const company = await withDatabase(
@@ -60,6 +64,7 @@ export function registerCompanyCommands(program: Command): void {
     .argument('<id>', 'company id', parseId('company id'))
     .requiredOption('--confirm <id>', 'the same company id again: nothing can bring it back')
     .option('--json', 'machine-readable output')
+    .addHelpText('after', COMPANIES_HELP.command.purge)
     .action(async (id: number, options: { confirm: string; json?: boolean }) => {
       const [{ purgeConfirmedCompany }, { FileReceiptStore }] = await Promise.all([
         companiesService(),

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
 import { DEFAULT_DEMO_EMPLOYEES } from '../demo/context.ts';
 import { count, parseCount, print, withDatabase } from './context.ts';
+import { DEMO_HELP } from './help.ts';
 
 export function registerDemoCommand(program: Command): void {
   program
@@ -9,6 +10,7 @@ export function registerDemoCommand(program: Command): void {
     .description('create a demo company with generated data and print its API key once')
     .option('--employees <n>', 'number of employees', parseCount(1, 5000), DEFAULT_DEMO_EMPLOYEES)
     .option('--json', 'print {"company_id","key_id","key","counts"}')
+    .addHelpText('after', DEMO_HELP)
     .action(async (options: { employees: number; json?: boolean }) => {
       const [{ createDemoCompany }, { FileReceiptStore }] = await Promise.all([
         import('../demo/demo.ts'),

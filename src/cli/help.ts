@@ -13,6 +13,10 @@ const COMMON_VARIABLES: readonly Variable[] = [
   ['RECEIPTS_DIR', 'receipt store (default: beside the SQLite file; required with PostgreSQL)'],
   ['LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
   ['CHANGES_RETENTION_DAYS', 'days GET /changes remembers deletions (default 30)'],
+  [
+    'DATABASE_STATEMENT_TIMEOUT_MS',
+    'longest wait to connect; serve: longest query or pool wait before a 503 (default 10000)',
+  ],
 ];
 
 /** `cdapi serve` reads these too. */
@@ -42,7 +46,6 @@ const SERVER_VARIABLES: readonly Variable[] = [
     'DATABASE_POOL_MAX / DATABASE_READ_POOL_MAX',
     'connections per instance (default 10 / the same)',
   ],
-  ['DATABASE_STATEMENT_TIMEOUT_MS', 'longest query or pool wait before a 503 (default 10000)'],
   [
     'REDIS_URL / REDIS_KEY_PREFIX',
     'shared rate limits (default: per instance) / key prefix (cdapi:)',
@@ -108,3 +111,46 @@ export const IMPORT_HELP = [
   ]),
   section('Environment', variables(COMMON_VARIABLES)),
 ].join('');
+
+/** Examples, and the variables every command reads (the commands below read no others). */
+function commandHelp(examples: readonly string[]): string {
+  return [section('Examples', examples), section('Environment', variables(COMMON_VARIABLES))].join(
+    '',
+  );
+}
+
+export const MIGRATE_HELP = commandHelp([
+  'npx cdapi migrate',
+  'DATABASE_URL=postgres://postgres@127.0.0.1/company_data npx cdapi migrate --json',
+]);
+
+export const DEMO_HELP = commandHelp(['npx cdapi demo', 'npx cdapi demo --employees 500 --json']);
+
+/** The help of a command's group (all the examples) and of each of its commands (its own). */
+function groupHelp<Name extends string>(
+  examples: Record<Name, readonly string[]>,
+): { group: string; command: Record<Name, string> } {
+  const entries = Object.entries<readonly string[]>(examples);
+  return {
+    group: commandHelp(entries.flatMap(([, lines]) => lines)),
+    command: Object.fromEntries(
+      entries.map(([name, lines]) => [name, commandHelp(lines)]),
+    ) as Record<Name, string>,
+  };
+}
+
+export const COMPANIES_HELP = groupHelp({
+  list: ['npx cdapi companies list', 'npx cdapi companies list --json'],
+  activate: ['npx cdapi companies activate 7'],
+  deactivate: ['npx cdapi companies deactivate 7'],
+  purge: ['npx cdapi companies purge 7 --confirm 7'],
+});
+
+export const KEYS_HELP = groupHelp({
+  create: [
+    'npx cdapi keys create --company 1 --name payroll',
+    'npx cdapi keys create --company 1 --name travel --scopes expenses.read --per-minute 60 --json',
+  ],
+  list: ['npx cdapi keys list --company 1'],
+  revoke: ['npx cdapi keys revoke 12'],
+});

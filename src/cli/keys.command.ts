@@ -10,6 +10,7 @@ import {
   type Scope,
 } from '../keys/scopes.ts';
 import { parseCount, parseId, print, table, withDatabase } from './context.ts';
+import { KEYS_HELP } from './help.ts';
 
 /** Loaded when a command runs, not for every `cdapi` (see main.ts). */
 const keysService = () => import('../services/keys.service.ts');
@@ -55,7 +56,10 @@ function creationCautions(options: CreateOptions, companyActive: boolean): strin
 }
 
 export function registerKeyCommands(program: Command): void {
-  const keys = program.command('keys').description('create, list and revoke API keys');
+  const keys = program
+    .command('keys')
+    .description('create, list and revoke API keys')
+    .addHelpText('after', KEYS_HELP.group);
 
   keys
     .command('create')
@@ -78,6 +82,7 @@ export function registerKeyCommands(program: Command): void {
       DEFAULT_PER_HOUR,
     )
     .option('--json', 'print {"id","company_id","name","scopes","key"}')
+    .addHelpText('after', KEYS_HELP.command.create)
     .action(async (options: CreateOptions) => {
       const { createKey } = await keysService();
       const created = await withDatabase(
@@ -110,6 +115,7 @@ export function registerKeyCommands(program: Command): void {
     .description('list a company’s keys (the short prefix only, never the key)')
     .requiredOption('--company <id>', 'company id', parseId('--company'))
     .option('--json', 'machine-readable output')
+    .addHelpText('after', KEYS_HELP.command.list)
     .action(async (options: { company: number; json?: boolean }) => {
       const { listKeys } = await keysService();
       const rows = await withDatabase(({ handle }) => listKeys(handle.db, options.company), {
@@ -148,6 +154,7 @@ export function registerKeyCommands(program: Command): void {
     .description('revoke a key: it gets 401 within 2 s on a running service')
     .argument('<key-id>', 'key id from keys list', parseId('key id'))
     .option('--json', 'machine-readable output')
+    .addHelpText('after', KEYS_HELP.command.revoke)
     .action(async (keyId: number, options: { json?: boolean }) => {
       const { revokeKey } = await keysService();
       const key = await withDatabase(({ handle }) => revokeKey(handle.db, keyId), { quick: true });

@@ -29,7 +29,23 @@ describeEachDialect('cdapi CLI', (dialect) => {
     for (const command of ['migrate', 'import', 'demo', 'companies', 'keys']) {
       assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
     }
-    assert.equal(cdapi(['keys', 'create', '--help'], env).status, 0);
+    const commands = [
+      ['serve'],
+      ['migrate'],
+      ['import'],
+      ['demo'],
+      ['companies'],
+      ...['list', 'activate', 'deactivate', 'purge'].map((name) => ['companies', name]),
+      ['keys'],
+      ...['create', 'list', 'revoke'].map((name) => ['keys', name]),
+    ];
+    for (const command of commands) {
+      const { status, stdout } = cdapi([...command, '--help'], env);
+      assert.equal(status, 0, command.join(' '));
+      // Examples of the command itself, and the variables it reads.
+      assert.match(stdout, new RegExp(`\nExamples:\n(  .*\n)*  npx cdapi ${command.join(' ')}\\b`));
+      assert.match(stdout, /\nEnvironment\b.*:\n {2}DATABASE_URL\n/);
+    }
   });
 
   it('runs to its end when its output is piped to a reader that has gone (| head)', async (t) => {
