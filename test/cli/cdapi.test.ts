@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
@@ -46,6 +46,18 @@ describeEachDialect('cdapi CLI', (dialect) => {
       assert.match(stdout, new RegExp(`\nExamples:\n(  .*\n)*  npx cdapi ${command.join(' ')}\\b`));
       assert.match(stdout, /\nEnvironment\b.*:\n {2}DATABASE_URL\n/);
     }
+  });
+
+  it('keeps Node’s compile cache in the temporary folder', async (t) => {
+    const { env, dir } = await setup(t);
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    assert.equal(cdapi(['--help'], { ...env, TMPDIR: tmp }).status, 0);
+    assert.notDeepEqual(listFiles(join(tmp, 'node-compile-cache')), []);
+    const disabled = join(dir, 'disabled');
+    mkdirSync(disabled);
+    cdapi(['--help'], { ...env, TMPDIR: disabled, NODE_DISABLE_COMPILE_CACHE: '1' });
+    assert.deepEqual(readdirSync(disabled), []);
   });
 
   it('runs to its end when its output is piped to a reader that has gone (| head)', async (t) => {
