@@ -32,6 +32,7 @@ import {
   runPull,
   runPullOnTerminal,
   startPull,
+  textOf,
 } from '../helpers/pull.ts';
 import {
   category,
@@ -298,19 +299,30 @@ describe('cdapi-pull', () => {
     assert.deepEqual(compared.mirror, compared.service);
   });
 
-  it('stops on Ctrl-C between pages with exit code 130, and resumes from there', async (t) => {
-    const { base, key, out, seen, client } = await pullSetup(t);
-    const child = startPull(['--base-url', base, '--out', out, '--page-size', '5'], key);
-    seen.onChanges = (count) => {
-      if (count === 10) child.kill('SIGINT');
-    };
-    const [code] = await once(child, 'exit');
-    assert.equal(code, 130);
-    const rerun = await runPull(['--base-url', base, '--out', out], key);
-    assert.equal(rerun.code, 0, rerun.stderr);
-    const compared = await listsAndMirror(client, out);
-    assert.deepEqual(compared.mirror, compared.service);
-  });
+  for (const [signal, status] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`stops on ${signal} between pages with exit code ${status}, says so, and resumes from there`, async (t) => {
+      const { base, key, out, seen, client } = await pullSetup(t);
+      const child = startPull(['--base-url', base, '--out', out, '--page-size', '5'], key);
+      seen.onChanges = (count) => {
+        if (count === 10) child.kill(signal);
+      };
+      const [[code], stderr] = await Promise.all([once(child, 'exit'), textOf(child.stderr)]);
+      assert.equal(code, status);
+      assert.match(
+        stderr,
+        new RegExp(
+          `cdapi-pull: interrupted by ${signal}: the next run goes on from the last page written\n$`,
+        ),
+      );
+      const rerun = await runPull(['--base-url', base, '--out', out], key);
+      assert.equal(rerun.code, 0, rerun.stderr);
+      const compared = await listsAndMirror(client, out);
+      assert.deepEqual(compared.mirror, compared.service);
+    });
+  }
 
   it('counts as deletes only the rows it removed: a first run meets deletions of records it never had', async (t) => {
     const { api, base, key, out, client } = await pullSetup(t);
@@ -323,9 +335,22 @@ describe('cdapi-pull', () => {
     assert.deepEqual(compared.mirror, compared.service);
   });
 
-  it('leaves no file when Ctrl-C ends a first run before its first page', async (t) => {
-    const out = join(useTempDir(t), 'mirror.sqlite');
-    const child = startPull(['--base-url', await silentService(t), '--out', out], 'cdk_x');
+  it('leaves no file nor folder when Ctrl-C ends a first run before its first page', async (t) => {
+    const dir = useTempDir(t);
+    const out = join(dir, 'mirror.sqlite');
+    const child = startPull(
+      [
+        '--base-url',
+        await silentService(t),
+        '--out',
+        out,
+        '--csv',
+        join(dir, 'exports', 'csv'),
+        '--receipts',
+        join(dir, 'receipts'),
+      ],
+      'cdk_x',
+    );
     while (!existsSync(out)) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGINT');
     const [code] = await once(child, 'exit');
@@ -537,16 +562,27 @@ describe('cdapi-pull', () => {
     assert.match(withKey.stderr, /^cdapi-pull: an API key is never taken as an argument/);
     assert.equal(withKey.stderr.includes(key), false, withKey.stderr);
 
+    const folders = join(dir, 'exports');
     const wrong = await runPull(
-      ['--base-url', base.replace(/\/api\/company\/v1$/, ''), '--out', out],
+      [
+        '--base-url',
+        base.replace(/\/api\/company\/v1$/, ''),
+        '--out',
+        out,
+        '--csv',
+        join(folders, 'csv'),
+        '--receipts',
+        join(folders, 'receipts'),
+      ],
       key,
     );
     assert.equal(wrong.code, 1);
     assert.match(
       wrong.stderr,
-      /^cdapi-pull: 404 not_found: .+ Is --base-url the API's base, ending in \/api\/company\/v1 \(http:\/\/127\.0\.0\.1:\d+\)\?\n$/,
+      /^cdapi-pull: 404 not_found: .+ Is --base-url the API's base, ending in \/api\/company\/v1 \(http:\/\/127\.0\.0\.1:\d+\)\? \(request [\w-]+\)\n$/,
     );
     assert.equal(existsSync(out), false, 'no empty file left behind');
+    assert.equal(existsSync(folders), false, 'nor the folders it made');
 
     const other = join(dir, 'other.sqlite');
     const file = new DatabaseSync(other);

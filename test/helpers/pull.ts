@@ -1,5 +1,6 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, execFile, spawn } from 'node:child_process';
 import { DatabaseSync } from 'node:sqlite';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type Client, createClient } from '../../client/src/index.ts';
@@ -44,11 +45,18 @@ export async function runPullOnTerminal(args: string[], key: string): Promise<st
 }
 
 /** Starts cdapi-pull and returns the child, for a test that kills it half way. */
-export function startPull(args: string[], key: string): ChildProcess {
+export function startPull(args: string[], key: string): ChildProcessByStdio<null, null, Readable> {
   return spawn(process.execPath, [PULL, ...args], {
     env: { PATH: process.env.PATH ?? '', CDAPI_KEY: key },
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+}
+
+/** All a stream gives until it ends, as text. */
+export async function textOf(stream: Readable): Promise<string> {
+  let text = '';
+  for await (const chunk of stream.setEncoding('utf8')) text += chunk;
+  return text;
 }
 
 export type Row = Record<string, string | number | null>;

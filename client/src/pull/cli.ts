@@ -25,13 +25,22 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const [{ main }, { onInterrupt }] = await Promise.all([import('./main.ts'), import('./pull.ts')]);
 
-// Ctrl-C: end the bar's line first. A page is written synchronously, so the signal is handled
-// between transactions, never inside one; the next run resumes after the last page written. A
-// first run interrupted before its first page leaves no file.
-process.once('SIGINT', () => {
-  if (process.stderr.isTTY) process.stderr.write('\n');
-  for (const tidy of onInterrupt) tidy();
-  process.exit(130);
-});
+// Ctrl-C, or SIGTERM from a service manager or a CI timeout: end the bar's line first. A page is
+// written synchronously, so the signal is handled between transactions, never inside one; the
+// next run resumes after the last page written. A first run interrupted before its first page
+// leaves no file.
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
+  process.once(signal, () => {
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    for (const tidy of onInterrupt) tidy();
+    process.stderr.write(
+      `cdapi-pull: interrupted by ${signal}: the next run goes on from the last page written\n`,
+    );
+    process.exit(code);
+  });
+}
 
 process.exitCode = await main(process.argv.slice(2), process.env, process.stdout, process.stderr);

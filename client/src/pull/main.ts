@@ -23,7 +23,9 @@ everything, later runs only what changed (deletions included), an interrupted ru
   --json             print {"upserts","deletes","cursor","seconds"} on stdout
   -h, --help         this text
 
-The key is read from the CDAPI_KEY environment variable, never from the command line.`;
+The key is read from the CDAPI_KEY environment variable, never from the command line.
+Exit codes: 0 done, 1 failed (the reason on stderr), 2 bad usage, 130 or 143 interrupted
+by SIGINT or SIGTERM (the next run goes on from the last page written).`;
 
 const RESOURCES: readonly Resource[] = [
   'employee',

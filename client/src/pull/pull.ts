@@ -14,7 +14,7 @@ import { ApiError } from '../errors.ts';
 import type { Wait } from '../transport.ts';
 import type { ChangesPage, Resource } from '../types.ts';
 import { writeCsv } from './csv.ts';
-import { makeDirectorySync } from './directories.ts';
+import { makeDirectorySync, removeEmptyDirectoriesSync } from './directories.ts';
 import { Mirror } from './mirror.ts';
 import type { Progress } from './progress.ts';
 import { syncReceipts } from './receipts.ts';
@@ -128,16 +128,24 @@ function claimFile(
  */
 export async function pull(options: PullOptions): Promise<PullSummary> {
   const startedAt = performance.now();
-  // Made before the pull, so a folder that cannot be made fails the run before its longest part.
-  for (const [option, dir] of [
-    ['--receipts', options.receiptsDir],
-    ['--csv', options.csvDir],
-  ] as const) {
-    if (dir === undefined) continue;
-    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
-      throw new Error(`${option} ${dir}: a file, not a folder: name a folder (made if missing)`);
+  // Made before the pull, so a folder that cannot be made fails the run before its longest part;
+  // a run that fails removes those it made while they are still empty.
+  const madeFolders: string[] = [];
+  const removeMadeFolders = () => removeEmptyDirectoriesSync(madeFolders.splice(0));
+  try {
+    for (const [option, dir] of [
+      ['--receipts', options.receiptsDir],
+      ['--csv', options.csvDir],
+    ] as const) {
+      if (dir === undefined) continue;
+      if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
+        throw new Error(`${option} ${dir}: a file, not a folder: name a folder (made if missing)`);
+      }
+      madeFolders.push(...makeDirectorySync(dir));
     }
-    makeDirectorySync(dir);
+  } catch (error) {
+    removeMadeFolders();
+    throw error;
   }
   const client = createClient({
     baseUrl: options.baseUrl,
@@ -156,6 +164,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     mirror = new Mirror(options.out);
   } catch (error) {
     unlock();
+    removeMadeFolders();
     throw error;
   }
   let done = false;
@@ -169,15 +178,21 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       const file = realPath(options.out);
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     }
+    if (!done) removeMadeFolders();
     unlock();
   };
   onInterrupt.add(leaveNothingUnpulled);
   try {
     const me = await client.me(call).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 404) {
-        throw new Error(
-          `${error.message} Is --base-url the API's base, ending in /api/company/v1 (${options.baseUrl})?`,
-        );
+        const { status, code, errors, requestId } = error;
+        throw new ApiError({
+          status,
+          code,
+          errors,
+          requestId,
+          detail: `${error.detail} Is --base-url the API's base, ending in /api/company/v1 (${options.baseUrl})?`,
+        });
       }
       throw error;
     });
