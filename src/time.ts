@@ -16,6 +16,9 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
+/** Whether `text` is written as an RFC 3339 timestamp, whatever its values. */
+export const hasTimestampSyntax = (text: string): boolean => TIMESTAMP.test(text);
+
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function isCalendarDay(year: number, month: number, day: number): boolean {

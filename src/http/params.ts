@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyRequest } from 'fastify';
 import type { PageRequest, SortOrder } from '../db/list-source.ts';
-import { DEFAULT_PER_PAGE } from '../schemas/common.ts';
+import { DEFAULT_PER_PAGE, UPDATED_SINCE_FORMAT } from '../schemas/common.ts';
 import type { ParameterError } from '../schemas/problems.ts';
-import { normalizeTimestamp } from '../time.ts';
+import { hasTimestampSyntax, normalizeTimestamp } from '../time.ts';
 import { validationFailed } from './errors.ts';
 
 /**
@@ -134,9 +134,13 @@ export function queryValueErrors(request: { query: unknown; url: string }): Para
     );
   }
   if (typeof updated_since === 'string' && utcTimestamp(updated_since) === undefined) {
+    // The schema's date-time format also takes an offset without its colon (`+0530`), which
+    // RFC 3339 does not.
     errors.push({
       parameter: 'updated_since',
-      message: 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
+      message: !hasTimestampSyntax(updated_since)
+        ? UPDATED_SINCE_FORMAT
+        : 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
     });
   }
   return errors;

@@ -148,10 +148,13 @@ export const SearchParam = (description: string) =>
     ...says(`must be at most ${MAX_SEARCH_LENGTH} characters`),
   });
 
+export const UPDATED_SINCE_FORMAT =
+  'must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z';
+
 export const UpdatedSinceParam = Type.String({
   format: 'date-time',
   description: `Only records with \`updated_at\` at or after this RFC 3339 timestamp (incremental sync), which must fall within the years 0001–9999 in UTC.${example('2026-03-01T00:00:00Z')}`,
-  ...says('must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z'),
+  ...says(UPDATED_SINCE_FORMAT),
 });
 
 /** `field` ascending or `-field` descending; `id` breaks ties in the same direction. */

@@ -711,6 +711,10 @@ describeEachDialect('GET /leaves', (dialect) => {
       ['updated_since=2026-02-30T09:00:00Z', 'updated_since', MESSAGES.updated_since],
       ['updated_since=yesterday', 'updated_since', MESSAGES.updated_since],
       ['updated_since=', 'updated_since', MESSAGES.updated_since],
+      // Offsets without their colon, which the schema's date-time format lets through.
+      ['updated_since=2026-01-01T00:00:00%2B0530', 'updated_since', MESSAGES.updated_since],
+      ['updated_since=2026-01-01T00:00:00%2B05', 'updated_since', MESSAGES.updated_since],
+      ['updated_since=2026-01-01T00:00:00-0500', 'updated_since', MESSAGES.updated_since],
       // RFC 3339, but outside the years 0001–9999 once in UTC: never silently unfiltered.
       ['updated_since=0000-12-31T23:59:59Z', 'updated_since', MESSAGES.updated_since_range],
       ['updated_since=0001-01-01T00:00:00%2B00:01', 'updated_since', MESSAGES.updated_since_range],
