@@ -77,7 +77,15 @@ export async function importFile(
 ): Promise<ImportSummary> {
   const info = await stat(file).catch(() => null);
   if (!info) throw new Error(`cannot read ${file}: no such file`);
-  if (!info.isFile()) throw new Error(`cannot read ${file}: not a file (a directory or device)`);
+  if (!info.isFile()) {
+    // A file's size is its progress's 100 %, and a failed import can be run again on it.
+    const kind = info.isDirectory()
+      ? 'a directory'
+      : info.isFIFO()
+        ? 'a pipe'
+        : 'a device or socket';
+    throw new Error(`cannot read ${file}: ${kind}, not a file: save the export to a file first`);
+  }
   const writerThread = options.writerThread ?? info.size >= WRITER_THREAD_MIN_BYTES;
   const { onProgress, onStep, changesRetentionDays, signal } = options;
   const source = readNdjson(

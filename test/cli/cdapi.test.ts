@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
@@ -195,7 +196,15 @@ describeEachDialect('cdapi CLI', (dialect) => {
     assert.equal(directory.status, 1);
     assert.equal(
       directory.stderr,
-      `cdapi: cannot read ${dir}: not a file (a directory or device)\n`,
+      `cdapi: cannot read ${dir}: a directory, not a file: save the export to a file first\n`,
+    );
+    const pipe = join(dir, 'export.fifo');
+    execFileSync('mkfifo', [pipe]);
+    const fromPipe = cdapi(['import', pipe], env);
+    assert.equal(fromPipe.status, 1);
+    assert.equal(
+      fromPipe.stderr,
+      `cdapi: cannot read ${pipe}: a pipe, not a file: save the export to a file first\n`,
     );
   });
 
