@@ -46,22 +46,6 @@ function parameterErrors(request: FastifyRequest, error: FastifyError): Paramete
   return [...errors, ...valueErrors];
 }
 
-/**
- * The static files' plugin refuses a name it cannot check against the folder (a NUL, a name
- * too long for the file system) with the 403 of a path that leaves the folder. Only a path
- * with a `..` segment leaves it; any other such name is a file the folder does not have: 404.
- */
-function namesNoStaticFile(error: FastifyError, request: FastifyRequest): boolean {
-  if (error.code !== 'FST_STATIC_FORBIDDEN_PATH') return false;
-  let path: string;
-  try {
-    path = decodeURIComponent(request.url.split('?', 1)[0] ?? '');
-  } catch {
-    return true;
-  }
-  return !/(^|[\\/])\.\.([\\/]|$)/.test(path);
-}
-
 /** Every error becomes problem+json; 5xx details stay in the log, never in the body. */
 export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) return sendProblem(reply, error);
@@ -82,7 +66,14 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
     return sendProblem(reply, databaseUnavailable());
   }
   const status = error.statusCode ?? 500;
-  if (status === 404 || error.code === 'FST_ERR_BAD_URL' || namesNoStaticFile(error, request)) {
+  // The static files' plugin answers 403 for a path that leaves the folder (a `..` segment)
+  // and for a name it cannot check against it (a NUL, one too long for the file system): all of
+  // them name no file of the reference page, the 404 of an unknown path.
+  if (
+    status === 404 ||
+    error.code === 'FST_ERR_BAD_URL' ||
+    error.code === 'FST_STATIC_FORBIDDEN_PATH'
+  ) {
     return sendProblem(reply, noSuchResource());
   }
   if (status >= 400 && status < 500) {

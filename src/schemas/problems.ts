@@ -30,11 +30,6 @@ export const ERRORS = {
     title: 'Invalid signature',
     when: 'a signed receipt URL was altered, truncated or has expired',
   },
-  forbidden: {
-    status: 403,
-    title: 'Forbidden',
-    when: 'a path that leaves the folder of the reference page’s static files',
-  },
   not_found: {
     status: 404,
     title: 'Not found',

@@ -483,14 +483,21 @@ describe('paths and methods', () => {
         400,
         'Bad request',
       ],
+      // Paths that leave the folder, and names it cannot have: no such file.
       [
         'a path out of the static folder',
         rawGet('/docs/static/%2e%2e/%2e%2e/package.json'),
-        'forbidden',
-        403,
-        'Forbidden',
+        'not_found',
+        404,
+        'Not found',
       ],
-      // Names the folder cannot have, not paths that leave it: no such file.
+      [
+        'a path out of the static folder, written as it is',
+        rawGet('/docs/static/../../package.json'),
+        'not_found',
+        404,
+        'Not found',
+      ],
       [
         'a NUL in a static file name',
         rawGet('/docs/static/index.css%00'),

@@ -288,7 +288,7 @@ export interface components {
              * @description Machine-readable error code; branch on this, not on `title`.
              * @enum {string}
              */
-            code: "bad_request" | "unauthenticated" | "company_inactive" | "insufficient_scope" | "invalid_signature" | "forbidden" | "not_found" | "receipt_not_found" | "method_not_allowed" | "cursor_expired" | "request_timeout" | "precondition_failed" | "content_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "validation_failed" | "import_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "bad_request" | "unauthenticated" | "company_inactive" | "insufficient_scope" | "invalid_signature" | "not_found" | "receipt_not_found" | "method_not_allowed" | "cursor_expired" | "request_timeout" | "precondition_failed" | "content_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "validation_failed" | "import_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description validation_failed only: every bad parameter, each with its message. */
             errors?: {
                 /** @example per_page */
