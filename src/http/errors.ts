@@ -51,8 +51,9 @@ export const unauthenticated = () =>
     { headers: { 'www-authenticate': 'Bearer' } },
   );
 
-export const companyInactive = () =>
-  new ApiError('company_inactive', 'The company this key belongs to is inactive.');
+/** A key's company, or a signed receipt URL's (which no key comes with). */
+export const companyInactive = (of: 'key' | 'receipt' = 'key') =>
+  new ApiError('company_inactive', `The company this ${of} belongs to is inactive.`);
 
 export const rateLimited = (retryAfterSeconds: number) =>
   new ApiError('rate_limited', `Rate limit exceeded; retry after ${retryAfterSeconds} seconds.`);

@@ -65,6 +65,7 @@ async function receiptApi(t: TestContext, dialect: Dialect, config = {}) {
 
 interface ProblemBody {
   code: string;
+  detail: string;
   errors?: Array<{ parameter: string; message: string }>;
 }
 const problemOf = async (response: Response) => (await response.json()) as ProblemBody;
@@ -199,7 +200,9 @@ describeEachDialect('receipts', (dialect) => {
     await setCompanyActive(api.handle.db, 1, false);
     const refused = await fetch(location);
     assert.equal(refused.status, 403);
-    assert.equal((await problemOf(refused)).code, 'company_inactive');
+    const inactive = await problemOf(refused);
+    assert.equal(inactive.code, 'company_inactive');
+    assert.equal(inactive.detail, 'The company this receipt belongs to is inactive.');
     await setCompanyActive(api.handle.db, 1, true);
     assert.equal((await fetch(location)).status, 200);
   });

@@ -136,7 +136,7 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
           ),
           403: problemResponse(
             'The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt. Or its company has been deactivated since it was signed (`company_inactive`).',
-            [invalidSignature().toProblem(), companyInactive().toProblem()],
+            [invalidSignature().toProblem(), companyInactive('receipt').toProblem()],
             [],
           ),
           404: problemResponse(
@@ -176,7 +176,7 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
         throw invalidSignature();
       const found = await findSignedReceipt(deps.db, grant.companyId, grant.expenseId);
       if (!found) throw receiptNotFound();
-      if (!found.companyActive) throw companyInactive();
+      if (!found.companyActive) throw companyInactive('receipt');
       const { receipt } = found;
       const file = fileOf(receipt, variant);
       const stat = await deps.receipts.stat(file.key);
