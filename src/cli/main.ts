@@ -65,9 +65,10 @@ const program = new Command('cdapi')
   .configureOutput({
     outputError: (message) => printFailure(message.replace(/^error: /, '')),
     // Only help shown for a failure comes here (`cdapi keys` without its command): kept, and
-    // replaced by one line below, as every other failure is.
+    // replaced by one line below, as every other failure is. It may come in parts (the text
+    // added after commander's own, with examples).
     writeErr: (text) => {
-      helpForFailure = text;
+      helpForFailure += text;
     },
   })
   .addHelpText('after', PROGRAM_HELP)
