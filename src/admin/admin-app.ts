@@ -105,7 +105,11 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     logController: new LogController({ disableRequestLogging: true }),
     // The public side's TRUST_PROXY is not this listener's: the platform reaches it without
     // the public proxy, and a client-chosen X-Forwarded-For would dodge the failed-token limit.
-    trustProxy: config.admin?.trustProxy ?? false,
+    // With ADMIN_TRUST_PROXY, one hop: the address the proxy in front reports, the last entry
+    // of X-Forwarded-For. Trusting every hop would take the first, which the client writes
+    // itself behind a proxy that appends to it (nginx's $proxy_add_x_forwarded_for).
+    // (Fastify refuses a hop count; a function that trusts the connection's peer alone says it.)
+    trustProxy: config.admin?.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,

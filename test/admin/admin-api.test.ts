@@ -140,6 +140,18 @@ describe('admin API failed tokens behind proxies', () => {
     assert.equal((await next(trusting, '192.0.2.8')).status, 200);
     assert.equal((await next(admin, '192.0.2.8')).status, 429, 'without it: the connection’s');
   });
+
+  it('counts the address the proxy appended with ADMIN_TRUST_PROXY, not those the client wrote before it', async (t) => {
+    const trusting = await useAdmin(t, 'sqlite', {
+      records: [company(1)],
+      config: { admin: { port: 0, tokens: [], trustProxy: true } },
+    });
+    // A new made-up address for every guess, as a client behind nginx's
+    // $proxy_add_x_forwarded_for can send; the proxy appends the one it saw.
+    await guesses(trusting, (i) => `10.9.9.${i}, 192.0.2.7`);
+    assert.equal((await next(trusting, '10.9.9.200, 192.0.2.7')).status, 429);
+    assert.equal((await next(trusting, '192.0.2.7, 192.0.2.8')).status, 200);
+  });
 });
 
 describeEachDialect('admin API companies', (dialect) => {
