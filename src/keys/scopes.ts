@@ -14,9 +14,11 @@ export const MAX_RATE = 1_000_000_000;
  * pattern.
  */
 export const KEY_NAME_MAX_LENGTH = 100;
-export const KEY_NAME_RULE = `must be 1 to ${KEY_NAME_MAX_LENGTH} characters, not blank, without control characters (line breaks, tabs)`;
-// C0 and C1 controls, and the line and paragraph separators, which end a line too.
-const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029';
+export const KEY_NAME_RULE = `must be 1 to ${KEY_NAME_MAX_LENGTH} characters, not blank, without control characters (line breaks, tabs) or lone surrogates (\\ud800)`;
+// C0 and C1 controls, the line and paragraph separators, which end a line too, and lone
+// surrogates (a JSON body's `\ud800` escape), which no UTF-8 can store: SQLite would keep U+FFFD.
+// The patterns run with the `u` flag, so a pair of surrogates is one character, not two.
+const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ud800-\\udfff';
 export const KEY_NAME_PATTERN = `^[^${CONTROLS}]*[^\\s${CONTROLS}][^${CONTROLS}]*$`;
 const KEY_NAME = new RegExp(KEY_NAME_PATTERN, 'u');
 export const isValidKeyName = (name: string): boolean =>

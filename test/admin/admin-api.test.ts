@@ -410,6 +410,8 @@ describeEachDialect('admin API keys', (dialect) => {
       '\u001b[31mred',
       '\u0085',
       'a\u2028b',
+      'a\ud800b',
+      '\udfff',
       'x'.repeat(101),
     ]) {
       const bad = await call('POST', '/admin/companies/1/keys', { body: { name } });
@@ -420,7 +422,7 @@ describeEachDialect('admin API keys', (dialect) => {
           {
             parameter: 'name',
             message:
-              'must be 1 to 100 characters, not blank, without control characters (line breaks, tabs)',
+              'must be 1 to 100 characters, not blank, without control characters (line breaks, tabs) or lone surrogates (\\ud800)',
           },
         ],
         JSON.stringify(name),

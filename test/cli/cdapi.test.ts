@@ -371,7 +371,7 @@ describeEachDialect('cdapi CLI', (dialect) => {
       ...['a\nb', 'tab\there', '\u001b[31mred', ' ', 'x'.repeat(101)].map(
         (name): [string[], RegExp] => [
           ['keys', 'create', '--company', '1', '--name', name],
-          /^cdapi: option '--name <label>' argument '.*' is invalid\. must be 1 to 100 characters, not blank, without control characters \(line breaks, tabs\)\.\n$/s,
+          /^cdapi: option '--name <label>' argument '.*' is invalid\. must be 1 to 100 characters, not blank, without control characters \(line breaks, tabs\) or lone surrogates \(\\ud800\)\.\n$/s,
         ],
       ),
       [['keys', 'revoke', '99'], /^cdapi: key 99 not found\n$/],
