@@ -65,6 +65,26 @@ function serviceProblem(error: ServiceError): ApiError {
   return invalidBody([{ parameter: error.field ?? '(body)', message: error.message }]);
 }
 
+/**
+ * For an operation that declares no body (activate, deactivate): none, or an empty JSON object,
+ * is taken; any field is refused as a field the body does not declare, as the others' are.
+ */
+export async function refuseUndeclaredBody(request: FastifyRequest): Promise<void> {
+  const { body } = request;
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw invalidBody([
+      { parameter: '(body)', message: 'must be empty: this operation takes none' },
+    ]);
+  }
+  const fields = Object.keys(body);
+  if (fields.length > 0) {
+    throw invalidBody(
+      fields.map((parameter) => ({ parameter, message: 'is not a field of this body' })),
+    );
+  }
+}
+
 /** One entry per bad field, with the message its schema declares (`says`) when it does one. */
 function bodyErrors(error: FastifyError, request: FastifyRequest): ParameterError[] {
   const schema = request.routeOptions.schema?.body as

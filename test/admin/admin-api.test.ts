@@ -194,8 +194,20 @@ describeEachDialect('admin API companies', (dialect) => {
     assert.deepEqual((await call('POST', '/admin/companies/1/activate')).json.data.active, true);
     assert.equal(await statusWithin(async () => (await api.get('/me', key)).status, 200), 200);
     assert.equal((await call('POST', '/admin/companies/5/activate')).status, 404);
+    // They declare no body: a field is refused as on every other operation, and nothing changes.
+    for (const [body, errors] of [
+      [{ x: 1 }, [{ parameter: 'x', message: 'is not a field of this body' }]],
+      [[1], [{ parameter: '(body)', message: 'must be empty: this operation takes none' }]],
+    ] as const) {
+      const refused = await call('POST', '/admin/companies/1/deactivate', { body });
+      assert.equal(refused.status, 422, JSON.stringify(body));
+      assert.deepEqual(refused.json.errors, errors);
+    }
+    assert.equal((await call('GET', '/admin/companies/1')).json.data.active, true);
+    assert.equal((await call('POST', '/admin/companies/1/activate', { body: {} })).status, 200);
     assert.deepEqual(auditLines(logLines()), [
       { actor: 'platform', action: 'company.deactivate', companyId: 1 },
+      { actor: 'platform', action: 'company.activate', companyId: 1 },
       { actor: 'platform', action: 'company.activate', companyId: 1 },
     ]);
   });
@@ -481,6 +493,13 @@ describeEachDialect('admin API keys', (dialect) => {
       listed.json.data.map((key: { revoked_at: string | null }) => key.revoked_at),
       [null],
     );
+    const withField = await call('POST', `/admin/keys/${created.id}/revoke`, {
+      body: { reason: 'leaked' },
+    });
+    assert.equal(withField.status, 422);
+    assert.deepEqual(withField.json.errors, [
+      { parameter: 'reason', message: 'is not a field of this body' },
+    ]);
     const revoked = await call('POST', `/admin/keys/${created.id}/revoke`);
     assert.equal(revoked.status, 200);
     assert.match(revoked.json.data.revoked_at, TIMESTAMP);

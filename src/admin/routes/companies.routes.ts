@@ -15,7 +15,7 @@ import {
 import { companyNotFound } from '../../services/errors.ts';
 import { audit } from '../audit.ts';
 import type { AdminRoutes } from '../deps.ts';
-import { pathId } from '../errors.ts';
+import { pathId, refuseUndeclaredBody } from '../errors.ts';
 import { adminOperation, dataOf } from '../operation.ts';
 
 export const companyRoutes: AdminRoutes = async (app, { deps }) => {
@@ -66,8 +66,9 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
           tag: 'Companies',
           params: CompanyIdParams,
           success: [200, 'The company after the change.', dataOf(ref(AdminCompanySchema))],
-          errors: [404],
+          errors: [404, 422],
         }),
+        preValidation: refuseUndeclaredBody,
       },
       async (request) => {
         const company = await deps.database.write((db) =>

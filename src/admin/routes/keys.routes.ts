@@ -12,7 +12,7 @@ import { companyNotFound, keyNotFound } from '../../services/errors.ts';
 import { createKey, listKeys, revokeKey } from '../../services/keys.service.ts';
 import { audit } from '../audit.ts';
 import type { AdminRoutes } from '../deps.ts';
-import { pathId } from '../errors.ts';
+import { pathId, refuseUndeclaredBody } from '../errors.ts';
 import { adminOperation, dataOf } from '../operation.ts';
 
 export const keyRoutes: AdminRoutes = async (app, { deps }) => {
@@ -80,8 +80,9 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
         tag: 'Keys',
         params: KeyIdParams,
         success: [200, 'The key after the change.', dataOf(ref(AdminKeySchema))],
-        errors: [404],
+        errors: [404, 422],
       }),
+      preValidation: refuseUndeclaredBody,
     },
     async (request) => {
       const key = await deps.database.write((db) =>
