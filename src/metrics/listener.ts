@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { ServerConfig } from '../config.ts';
+import { announcedKeepAlive } from '../http/keep-alive.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
 
 /**
@@ -22,7 +23,11 @@ export async function listenForMetrics(
     keepAliveTimeout: timeouts.keepAliveTimeoutMs,
     connectionsCheckingInterval: 1000,
   };
+  // Half the timeout, as the other listeners announce (src/http/keep-alive.ts); Node's own
+  // header would announce all of it.
+  const keepAlive = announcedKeepAlive(timeouts.keepAliveTimeoutMs);
   const server = createServer(options, (request, response) => {
+    response.setHeader('keep-alive', keepAlive);
     const text = (status: number, body: string, headers: Record<string, string> = {}) =>
       response
         .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers })

@@ -121,7 +121,12 @@ describeEachDialect('Prometheus metrics', (dialect) => {
     }
 
     // Only /metrics, only GET and HEAD, and never on the API's port.
-    assert.equal((await fetch(metricsUrl.replace('/metrics', '/'))).status, 404);
+    const unknownPath = await fetch(metricsUrl.replace('/metrics', '/'));
+    assert.equal(unknownPath.status, 404);
+    // Half the keep-alive timeout it enforces (72 s by default), as the other listeners say.
+    for (const answer of [unknownPath, await fetch(metricsUrl)]) {
+      assert.equal(answer.headers.get('keep-alive'), 'timeout=36');
+    }
     assert.equal((await fetch(metricsUrl, { method: 'POST' })).status, 405);
     assert.equal((await fetch(metricsUrl, { method: 'HEAD' })).status, 200);
     assert.equal((await fetch(`${server.origin}/metrics`)).status, 404);
