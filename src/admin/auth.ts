@@ -4,7 +4,8 @@ import { ADMIN_TOKEN_MAX_LENGTH, type AdminToken } from '../config.ts';
 import { adminUnauthenticated, tooManyFailedLogins } from './errors.ts';
 import { LoginFailures } from './login-failures.ts';
 
-const BEARER = new RegExp(`^Bearer ([\\x21-\\x7e]{1,${ADMIN_TOKEN_MAX_LENGTH}})$`);
+// The scheme's name is case-insensitive (RFC 9110 §11.1); the token is not.
+const BEARER = new RegExp(`^Bearer ([\\x21-\\x7e]{1,${ADMIN_TOKEN_MAX_LENGTH}})$`, 'i');
 
 /**
  * Checks `Authorization: Bearer <ADMIN_TOKEN>` and answers the token's label, which the audit

@@ -56,6 +56,14 @@ describeEachDialect('admin API authentication', (dialect) => {
     });
     assert.equal(refused.status, 401);
     assert.equal((await call('GET', '/admin/companies')).json.data.length, 1, 'nothing imported');
+    // The scheme's name is case-insensitive (RFC 9110 §11.1), as on the public listener.
+    for (const scheme of ['bearer', 'BEARER']) {
+      const answer = await call('GET', '/admin/companies', {
+        token: null,
+        headers: { authorization: `${scheme} ${ADMIN_TOKEN}` },
+      });
+      assert.equal(answer.status, 200, scheme);
+    }
   });
 
   it('accepts ADMIN_TOKEN_PREVIOUS during a rotation and names each token by its label', async (t) => {
