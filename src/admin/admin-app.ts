@@ -27,12 +27,26 @@ import { buildSerializer } from '../http/serializers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { ADMIN_MODELS } from '../schemas/admin.ts';
 import { AdminAuth } from './auth.ts';
-import { adminMethodNotAllowed, answerAdminError, unreadableJsonBody } from './errors.ts';
+import {
+  adminMethodNotAllowed,
+  answerAdminError,
+  invalidBody,
+  unreadableJsonBody,
+} from './errors.ts';
 import { ADMIN_DOCUMENT_PATH, adminSwaggerOptions } from './openapi.ts';
 import { panelRoutes } from './panel/panel.routes.ts';
 import { companyRoutes } from './routes/companies.routes.ts';
 import { importRoutes } from './routes/import.routes.ts';
 import { keyRoutes } from './routes/keys.routes.ts';
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface AdminAppOptions {
   config: ServerConfig;
@@ -163,9 +177,22 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(unreadableJsonBody('not UTF-8'), undefined);
-    parseJson(request, bytes.toString('utf8'), (error, value) =>
-      error ? done(unreadableJsonBody('not valid JSON'), undefined) : done(null, value),
-    );
+    const text = bytes.toString('utf8');
+    parseJson(request, text, (error, value) => {
+      if (!error) return done(null, value);
+      // JSON, but with a key that would reach an object's prototype, which the parser refuses
+      // without saying why: refused as an undeclared field is, not as text that is not JSON.
+      // (JSON.parse makes such a key an own property; its value is dropped at once.)
+      if (isJson(text)) {
+        return done(
+          invalidBody([
+            { parameter: '(body)', message: 'has a __proto__ or constructor.prototype field' },
+          ]),
+          undefined,
+        );
+      }
+      return done(unreadableJsonBody('not valid JSON'), undefined);
+    });
   });
   app.setErrorHandler(answerAdminError);
   app.setNotFoundHandler((_request, reply) => sendProblem(reply, noSuchResource()));
