@@ -66,8 +66,8 @@ function serviceProblem(error: ServiceError): ApiError {
 }
 
 /**
- * For an operation that declares no body (activate, deactivate): none, or an empty JSON object,
- * is taken; any field is refused as a field the body does not declare, as the others' are.
+ * For an operation that declares no body (activate, deactivate, revoke): none, or an empty JSON
+ * object, is taken; any field is refused as a field the body does not declare, as the others' are.
  */
 export async function refuseUndeclaredBody(request: FastifyRequest): Promise<void> {
   const { body } = request;
