@@ -40,8 +40,9 @@ const SEMI_SPACE_OPTION = /(?:^|\s)--max[-_]semi[-_]space[-_]size(?:[=\s]|$)/;
  * starts. So a process started without them replaces itself (`process.execve`: the same PID,
  * the same streams; called once the configuration is checked, before the database is opened or
  * anything printed) with the same command and them added. A value the operator gives
- * (`node --max-semi-space-size=16`, in NODE_OPTIONS too, or `MALLOC_ARENA_MAX=4`) is kept. On a Node without `process.execve` (before 22.15, or Windows),
- * or with an IPC channel to its parent, the service runs as started.
+ * (`node --max-semi-space-size=16`, in NODE_OPTIONS too, or `MALLOC_ARENA_MAX=4`) is kept. On
+ * a Node without `process.execve` (before 22.15, or Windows), or with an IPC channel to its
+ * parent, the service runs as started.
  */
 export function restartWithServiceMemorySettings(): void {
   const options = [...process.execArgv, process.env.NODE_OPTIONS ?? ''];

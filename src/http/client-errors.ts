@@ -13,9 +13,9 @@ import { type ApiError, methodNotAllowed, noSuchResource } from './errors.ts';
 
 /**
  * The client errors HTTP itself defines, as Node (bytes that are not HTTP, timeouts, oversized
- * headers) or the framework and its plugins (the static files of /docs: a failed If-Match, a range
- * past the end; a Content-Encoding no one decodes) answer
- * them: each with a code of its own and a fixed detail that repeats nothing the client sent.
+ * headers) or the framework and its plugins (the static files of /docs: a failed If-Match, a
+ * range past the end; a Content-Encoding no one decodes) answer them: each with a code of its
+ * own and a fixed detail that repeats nothing the client sent.
  */
 const PROTOCOL_ERRORS: Record<number, Problem> = {
   400: problem('bad_request', 'The request is not valid HTTP.'),

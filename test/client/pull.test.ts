@@ -14,6 +14,7 @@ import {
 import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { text as streamText } from 'node:stream/consumers';
 import { describe, it, type TestContext } from 'node:test';
 import { onThisMachine } from '../../client/src/pull/main.ts';
 import { terminalProgress } from '../../client/src/pull/progress.ts';
@@ -32,7 +33,6 @@ import {
   runPull,
   runPullOnTerminal,
   startPull,
-  textOf,
 } from '../helpers/pull.ts';
 import {
   category,
@@ -309,7 +309,7 @@ describe('cdapi-pull', () => {
       seen.onChanges = (count) => {
         if (count === 10) child.kill(signal);
       };
-      const [[code], stderr] = await Promise.all([once(child, 'exit'), textOf(child.stderr)]);
+      const [[code], stderr] = await Promise.all([once(child, 'exit'), streamText(child.stderr)]);
       assert.equal(code, status);
       assert.match(
         stderr,

@@ -52,13 +52,6 @@ export function startPull(args: string[], key: string): ChildProcessByStdio<null
   });
 }
 
-/** All a stream gives until it ends, as text. */
-export async function textOf(stream: Readable): Promise<string> {
-  let text = '';
-  for await (const chunk of stream.setEncoding('utf8')) text += chunk;
-  return text;
-}
-
 export type Row = Record<string, string | number | null>;
 
 /** Every row of each resource table the mirror holds, by id, and the stored state. */
