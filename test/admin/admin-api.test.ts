@@ -455,7 +455,7 @@ describeEachDialect('admin API keys', (dialect) => {
     }
   });
 
-  it('refuses a JSON body that is not UTF-8 or not JSON with 400, and creates nothing', async (t) => {
+  it('refuses a JSON body that is not UTF-8 or not JSON with 400, or over 1 MiB with 413, and creates nothing', async (t) => {
     const { call } = await useAdmin(t, dialect, { records: [company(1)] });
     const latin1 = await call('POST', '/admin/companies/1/keys', {
       body: Buffer.from('{"name":"M\xfcller payroll"}', 'latin1'),
@@ -490,6 +490,12 @@ describeEachDialect('admin API keys', (dialect) => {
         { parameter: '(body)', message: 'has a __proto__ or constructor.prototype field' },
       ]);
     }
+    // Over the 1 MiB body limit: 413, as the document says.
+    const huge = await call('POST', '/admin/companies/1/keys', {
+      body: { name: 'x', padding: 'x'.repeat(1024 * 1024) },
+    });
+    assert.equal(huge.status, 413);
+    assert.equal(huge.json.code, 'content_too_large');
     assert.equal((await call('GET', '/admin/companies/1/keys')).json.data.length, 0);
     // The same name in UTF-8 is taken as it is.
     const utf8 = await call('POST', '/admin/companies/1/keys', {
@@ -722,6 +728,17 @@ describeEachDialect('admin listener', (dialect) => {
       'POST /admin/import',
       'POST /admin/keys/{keyId}/revoke',
     ]);
+    const paths = document.json.paths;
+    // The import's NDJSON body, read as a stream, is documented though no schema validates it.
+    const upload = paths['/admin/import'].post.requestBody;
+    assert.equal(upload.required, true);
+    assert.deepEqual(Object.keys(upload.content), ['application/x-ndjson', 'application/ndjson']);
+    assert.match(upload.content['application/x-ndjson'].example, /^\{"type":"company"/);
+    // Every JSON body can be refused as unreadable (400) or over the body limit (413).
+    for (const path of ['/admin/companies/{id}/keys', '/admin/companies/{id}/purge']) {
+      const codes = Object.keys(paths[path].post.responses);
+      assert.ok(codes.includes('400') && codes.includes('413'), `${path}: ${codes}`);
+    }
   });
 
   it('publishes a document that passes `redocly lint` with the recommended rules', async (t) => {

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { Type } from 'typebox';
 import { importRecords } from '../../import/importer.ts';
 import { parseNdjson } from '../../import/ndjson.ts';
 import { ImportSummarySchema } from '../../schemas/admin.ts';
@@ -10,6 +11,15 @@ import { ndjsonExpected } from '../errors.ts';
 import { adminOperation, dataOf } from '../operation.ts';
 
 export const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
+
+const NDJSON_BODY = Type.String({
+  description:
+    'NDJSON: one JSON object a line, its `type` saying which record (`company`, `employee`, `leave_type`, `leave`, `expense_category`, `expense`, or `delete`), as for `cdapi import FILE`.',
+  examples: [
+    '{"type":"company","id":9000000001,"name":"Acme","timezone":"Europe/Istanbul","active":true}\n' +
+      '{"type":"expense_category","company_id":9000000001,"id":9000000001,"name":"Travel","description":null,"requires_receipt":true,"max_amount":"5000.00","active":true}\n',
+  ],
+});
 
 /**
  * `POST /admin/import`: the body is an NDJSON file, read as it arrives and fed to the same
@@ -26,6 +36,11 @@ export const importRoutes: AdminRoutes<
   app.post(
     '/admin/import',
     {
+      // The document shows the NDJSON body the route reads as a stream (a body schema would
+      // have Fastify validate it).
+      config: {
+        swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, body: NDJSON_BODY }, url }),
+      },
       schema: adminOperation({
         operationId: 'importRecords',
         summary: 'Import NDJSON records',
