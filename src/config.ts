@@ -138,7 +138,10 @@ function parseBoolean(variable: string, raw: string): boolean {
   const value = raw.toLowerCase();
   if (['true', '1', 'yes'].includes(value)) return true;
   if (['false', '0', 'no'].includes(value)) return false;
-  throw new ConfigError(variable, `must be true or false, got "${raw}"`);
+  throw new ConfigError(
+    variable,
+    `must be true or false (1 or 0, yes or no, in any case), got "${raw}"`,
+  );
 }
 
 function parsePublicBaseUrl(raw: string): string {

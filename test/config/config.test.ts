@@ -131,6 +131,22 @@ describe('configuration', () => {
     assert.equal(config.trustProxy, true);
     assert.equal(config.redisUrl, 'redis://127.0.0.1:6379');
     assert.ok(Object.isFrozen(config));
+    // A yes-or-no variable, as README lists its spellings.
+    for (const [raw, value] of [
+      ['TRUE', true],
+      ['1', true],
+      ['Yes', true],
+      ['False', false],
+      ['0', false],
+      ['NO', false],
+    ] as const) {
+      const read = loadServerConfig({
+        DATABASE_URL: 'postgres://u@localhost/db',
+        ...pg,
+        TRUST_PROXY: raw,
+      });
+      assert.equal(read.trustProxy, value, raw);
+    }
   });
 
   it('defaults the scale-out settings, and reads them', () => {
@@ -245,7 +261,10 @@ describe('configuration', () => {
       /^PUBLIC_BASE_URL: must not carry a user name or password/,
     ],
     [{ SIGNED_URL_TTL_SECONDS: '0' }, /^SIGNED_URL_TTL_SECONDS: must be between 1 and/],
-    [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY: must be true or false/],
+    [
+      { TRUST_PROXY: 'maybe' },
+      /^TRUST_PROXY: must be true or false \(1 or 0, yes or no, in any case\), got "maybe"$/,
+    ],
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL: must start with redis:\/\//],
     [{ SIGNING_SECRET: 'short' }, /^SIGNING_SECRET: must be at least 32 characters/],
     [
