@@ -35,6 +35,7 @@ import {
 } from './errors.ts';
 import { ADMIN_DOCUMENT_PATH, adminSwaggerOptions } from './openapi.ts';
 import { panelRoutes } from './panel/panel.routes.ts';
+import { decodeRequestBodies } from './request-encoding.ts';
 import { companyRoutes } from './routes/companies.routes.ts';
 import { importRoutes } from './routes/import.routes.ts';
 import { keyRoutes } from './routes/keys.routes.ts';
@@ -143,6 +144,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   enforceRequestTimeoutWhileClosing(app);
+  await decodeRequestBodies(app);
   // A method a path does not take is 405 with those it takes, as on the public listener: every
   // method can be routed (POST keeps its body), and each path's others are refused once every
   // route is made.

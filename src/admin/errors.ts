@@ -5,6 +5,7 @@ import { ImportError } from '../import/import-error.ts';
 import { ERROR_MESSAGE_KEYWORD } from '../schemas/common.ts';
 import type { ParameterError } from '../schemas/problems.ts';
 import { ServiceError } from '../services/errors.ts';
+import { undecodableBody } from './request-encoding.ts';
 
 /** The problems only the admin listener answers, from the same registry as the API's. */
 
@@ -118,6 +119,8 @@ export function answerAdminError(
   const unknown = error as unknown;
   if (unknown instanceof ServiceError) return sendProblem(reply, serviceProblem(unknown));
   if (unknown instanceof ImportError) return sendProblem(reply, importFailed(unknown));
+  const undecodable = undecodableBody(error, request);
+  if (undecodable) return sendProblem(reply, undecodable);
   if (error.validation && error.validationContext === 'body') {
     return sendProblem(reply, invalidBody(bodyErrors(error, request)));
   }

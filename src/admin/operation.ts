@@ -17,11 +17,11 @@ type AdminTag = 'Companies' | 'Keys';
 
 /** What each error status of the admin API means. */
 const ERROR_RESPONSES = {
-  400: 'The JSON body cannot be read: its bytes are not UTF-8, or its text is not JSON (`bad_request`).',
+  400: 'The body cannot be read: it does not decode as its Content-Encoding says, or (JSON) its bytes are not UTF-8 or its text is not JSON (`bad_request`).',
   401: 'The admin token is missing or wrong (`unauthenticated`).',
   404: 'No company or key with this id (`not_found`).',
   413: 'The JSON body is over 1 MiB (`content_too_large`).',
-  415: 'The body is not of the type the operation reads (`unsupported_media_type`).',
+  415: 'The body is not of the type the operation reads, or its Content-Encoding is not gzip, deflate or br (`unsupported_media_type`).',
   422: 'The body is invalid (`validation_failed`, naming each field; `import_failed`, naming the line and field).',
   429: 'Too many failed admin tokens from this address (`rate_limited`, with `Retry-After`).',
   503: 'The database is unreachable (`service_unavailable`).',
@@ -48,7 +48,7 @@ interface AdminOperationSpec<P, B> {
   body?: B;
   /** The success status, what it means and its body's schema. */
   success: [status: 200 | 201, description: string, schema: TSchema];
-  /** Besides 401, 429 and 503, which every authenticated operation can answer, and 400 and 413 for a JSON body. */
+  /** Besides 401, 429 and 503, which every authenticated operation can answer, and 400, 413 and 415 for a JSON body. */
   errors?: ErrorStatus[];
   /** Extra OpenAPI fields of the operation (e.g. an NDJSON request body). */
   extra?: Record<string, unknown>;
@@ -59,7 +59,7 @@ export function adminOperation<P extends TSchema, B extends TSchema>(
   spec: AdminOperationSpec<P, B>,
 ) {
   const [status, description, schema] = spec.success;
-  const unreadable = spec.body ? [400, 413] : [];
+  const unreadable = spec.body ? [400, 413, 415] : [];
   const errors = [...unreadable, 401, ...(spec.errors ?? []), 429, 503] as ErrorStatus[];
   return {
     operationId: spec.operationId,

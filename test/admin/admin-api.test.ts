@@ -5,6 +5,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { ADMIN_TOKEN, PREVIOUS_ADMIN_TOKEN, type TestAdmin, useAdmin } from '../helpers/admin.ts';
 import { describeEachDialect, useTempDir } from '../helpers/databases.ts';
 import {
@@ -696,6 +697,77 @@ describeEachDialect('admin API import', (dialect) => {
     assert.deepEqual(failed.json.errors, [
       { line: 4, field: 'receipt.original', message: 'file receipts/500.jpg not found' },
     ]);
+  });
+
+  it('decodes a gzip, deflate or br body, and refuses another coding (415) or one that does not decode (400), changing nothing', async (t) => {
+    const { call } = await useAdmin(t, dialect, { records: [company(1)] });
+    const lines = Buffer.from(ndjson([company(2), employee(2, 20)]));
+    for (const [coding, encode] of [
+      ['gzip', gzipSync],
+      ['x-gzip', gzipSync],
+      ['DEFLATE', deflateSync],
+      ['br', brotliCompressSync],
+    ] as const) {
+      const imported = await call('POST', '/admin/import', {
+        body: encode(lines),
+        contentType: 'application/x-ndjson',
+        headers: { 'content-encoding': coding },
+      });
+      assert.equal(imported.status, 200, `${coding}: ${imported.body}`);
+      assert.deepEqual(imported.json.data.company_ids, [2]);
+    }
+    const zipped = await call('POST', '/admin/companies/1/keys', {
+      body: gzipSync(JSON.stringify({ name: 'zipped' })),
+      headers: { 'content-encoding': 'gzip' },
+    });
+    assert.equal(zipped.status, 201, zipped.body);
+    assert.equal(zipped.json.data.name, 'zipped');
+
+    const zstd = await call('POST', '/admin/companies/1/keys', {
+      body: Buffer.from('{"name":"zstd"}'),
+      headers: { 'content-encoding': 'zstd' },
+    });
+    assert.equal(zstd.status, 415);
+    assert.equal(zstd.json.code, 'unsupported_media_type');
+    assert.equal(zstd.headers['accept-encoding'], 'gzip, deflate, br, identity');
+    const plain = await call('POST', '/admin/companies/1/keys', {
+      body: Buffer.from('{"name":"plain"}'),
+      headers: { 'content-encoding': 'gzip' },
+    });
+    assert.equal(plain.status, 400);
+    assert.equal(plain.json.code, 'bad_request');
+    assert.equal(
+      plain.json.detail,
+      'The request body is not valid gzip data, as its Content-Encoding says.',
+    );
+    const cut = await call('POST', '/admin/import', {
+      body: gzipSync(ndjson([company(3), employee(3, 30), employee(3, 31)])).subarray(0, 60),
+      contentType: 'application/x-ndjson',
+      headers: { 'content-encoding': 'gzip' },
+    });
+    assert.equal(cut.status, 400, cut.body);
+    assert.equal(cut.json.code, 'bad_request');
+    // Decoded past the 1 MiB limit of a JSON body: 413, whatever its compressed size.
+    const inflated = await call('POST', '/admin/companies/1/keys', {
+      body: gzipSync(JSON.stringify({ name: 'big', padding: 'x'.repeat(2 * 1024 * 1024) })),
+      headers: { 'content-encoding': 'gzip' },
+    });
+    assert.equal(inflated.status, 413);
+    assert.equal(inflated.json.code, 'content_too_large');
+
+    const companies = await call('GET', '/admin/companies', {
+      headers: { 'content-encoding': 'zstd' },
+    });
+    assert.equal(companies.status, 200, 'a request without a body has nothing to decode');
+    assert.deepEqual(
+      companies.json.data.map((c: { id: number }) => c.id),
+      [1, 2],
+    );
+    const keys = (await call('GET', '/admin/companies/1/keys')).json.data;
+    assert.deepEqual(
+      keys.map((k: { name: string }) => k.name),
+      ['zipped'],
+    );
   });
 
   it('answers 415 to a body that is not NDJSON, and to no body', async (t) => {

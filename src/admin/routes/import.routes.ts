@@ -45,10 +45,10 @@ export const importRoutes: AdminRoutes<
         operationId: 'importRecords',
         summary: 'Import NDJSON records',
         description:
-          'Imports an NDJSON body in one transaction, all or nothing, exactly as `cdapi import FILE` does (companies are created and updated this way; delete lines remove records). The body is read as it arrives. On the first bad line nothing is imported and the answer is 422 `import_failed`, naming the line and field. Receipt images cannot come by HTTP: a record naming one fails.',
+          'Imports an NDJSON body in one transaction, all or nothing, exactly as `cdapi import FILE` does (companies are created and updated this way; delete lines remove records). The body is read as it arrives, and may come compressed (`Content-Encoding: gzip`, `deflate` or `br`). On the first bad line nothing is imported and the answer is 422 `import_failed`, naming the line and field. Receipt images cannot come by HTTP: a record naming one fails.',
         tag: 'Companies',
         success: [200, 'What was imported.', dataOf(ref(ImportSummarySchema))],
-        errors: [415, 422],
+        errors: [400, 415, 422],
         extra: {
           consumes: NDJSON_TYPES,
         },
