@@ -189,6 +189,7 @@ export async function startServer(
         receipts: new FileReceiptStore(config.receiptsDir),
         tokens: config.admin.tokens,
         logger,
+        metrics,
       })
     : null;
   let metricsServer: Server | null = null;

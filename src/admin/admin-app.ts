@@ -24,6 +24,7 @@ import { registerErrorsPage } from '../http/openapi/errors-page.ts';
 import { knownPaths, refuseOtherMethods, routeEveryMethod } from '../http/plugins/read-only.ts';
 import { registerQueryKeywords } from '../http/query-keywords.ts';
 import { buildSerializer } from '../http/serializers.ts';
+import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { ADMIN_MODELS } from '../schemas/admin.ts';
 import { AdminAuth } from './auth.ts';
@@ -56,6 +57,8 @@ export interface AdminAppOptions {
   receipts: ReceiptStore;
   tokens: readonly AdminToken[];
   logger?: FastifyBaseLogger;
+  /** With METRICS_PORT: every admin request is counted, and the database errors it meets. */
+  metrics?: ServiceMetrics;
 }
 
 /**
@@ -159,18 +162,22 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     reply.header('keep-alive', keepAlive);
   });
   // One line a request, as on the public listener: the route pattern, never the URL.
+  const { metrics } = options;
   app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? '(unmatched)';
     request.log.info(
       {
         method: request.method,
-        route: request.routeOptions.url ?? '(unmatched)',
+        route,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
         actor: request.adminActor || undefined,
       },
       'request',
     );
+    metrics?.observeAdminRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
+  if (metrics) app.addHook('onError', async (_request, _reply, error) => metrics.countError(error));
   // A JSON body is UTF-8 (RFC 8259). Fastify's own parser reads other bytes with U+FFFD in
   // their place, so a Latin-1 `Müller` became a key named `M�ller`; it is refused instead, and
   // a body that is not JSON says so rather than that the request is not HTTP.

@@ -32,6 +32,7 @@ const IMPORT_STATS_REUSE_MS = 1000;
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests: Histogram<'method' | 'route' | 'status'>;
+  private readonly adminRequests: Histogram<'method' | 'route' | 'status'>;
   private rateLimited = 0;
   private readonly databaseErrors = { unavailable: 0, failed: 0 };
 
@@ -43,13 +44,14 @@ export class ServiceMetrics {
       labelNames: ['version', 'node'],
       registers: [this.registry],
     }).set({ version: VERSION, node: process.version }, 1);
-    this.requests = new Histogram({
-      name: 'cdapi_http_request_duration_seconds',
-      help: 'HTTP requests by method, route pattern and status, and how long they took (_count: requests).',
-      labelNames: ['method', 'route', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers: [this.registry],
-    });
+    this.requests = this.requestHistogram(
+      'cdapi_http_request_duration_seconds',
+      'HTTP requests by method, route pattern and status, and how long they took (_count: requests).',
+    );
+    this.adminRequests = this.requestHistogram(
+      'cdapi_admin_request_duration_seconds',
+      'Admin listener (ADMIN_PORT) requests by method, route pattern and status, and how long they took (_count: requests).',
+    );
     this.counterOf('cdapi_rate_limited_requests_total', 'Requests refused with 429.', () => [
       [{}, this.rateLimited],
     ]);
@@ -61,10 +63,25 @@ export class ServiceMetrics {
     );
   }
 
+  private requestHistogram(name: string, help: string) {
+    return new Histogram({
+      name,
+      help,
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+  }
+
   /** One finished request (from the onResponse hook). */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     this.requests.observe({ method, route, status }, seconds);
     if (status === 429) this.rateLimited += 1;
+  }
+
+  /** One finished request of the admin listener. */
+  observeAdminRequest(method: string, route: string, status: number, seconds: number): void {
+    this.adminRequests.observe({ method, route, status }, seconds);
   }
 
   /** Counts an error if it came from the database. */

@@ -145,6 +145,32 @@ describeEachDialect('Prometheus metrics', (dialect) => {
     );
   });
 
+  it('count the admin listener’s requests in a histogram of their own', async (t) => {
+    const adminPort = await freePort();
+    const token = 'metrics-test-admin-token-0123456789abcdef';
+    const { scrape } = await servedWithMetrics(t, dialect, {
+      extraEnv: { ADMIN_PORT: String(adminPort), ADMIN_TOKEN: token },
+    });
+    const admin = `http://127.0.0.1:${adminPort}`;
+    const authorization = `Bearer ${token}`;
+    assert.equal(
+      (await fetch(`${admin}/admin/companies`, { headers: { authorization } })).status,
+      200,
+    );
+    assert.equal((await fetch(`${admin}/admin/companies`)).status, 401);
+    assert.equal((await fetch(`${admin}/nope`)).status, 404);
+
+    const text = await scrape();
+    const requests = (name: string, route: string, status: string) =>
+      sample(text, `${name}_count`, { method: 'GET', route, status });
+    const adminRequests = 'cdapi_admin_request_duration_seconds';
+    assert.equal(requests(adminRequests, '/admin/companies', '200'), 1);
+    assert.equal(requests(adminRequests, '/admin/companies', '401'), 1);
+    assert.equal(requests(adminRequests, '(unmatched)', '404'), 1);
+    assert.equal(requests('cdapi_http_request_duration_seconds', '/admin/companies', '200'), null);
+    assert.equal(sample(text, 'cdapi_rate_limited_requests_total'), 0);
+  });
+
   it('close a half-sent request after HTTP_HEADERS_TIMEOUT_MS, as the other listeners do', async (t) => {
     const { metricsUrl } = await servedWithMetrics(t, dialect, {
       extraEnv: { HTTP_HEADERS_TIMEOUT_MS: '1000' },
