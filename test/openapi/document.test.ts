@@ -197,10 +197,10 @@ describe('operations', () => {
     }
   });
 
-  it('each authenticated one answers 401, 403, 429 and 503 as problems with their headers', () => {
+  it('each authenticated one answers 401, 403, 404, 429 and 503 as problems with their headers', () => {
     for (const { operation } of authenticated) {
       const { responses, operationId } = operation;
-      for (const status of ['401', '403', '429', '503']) {
+      for (const status of ['401', '403', '404', '429', '503']) {
         assert.ok(responses[status], `${operationId}: ${status}`);
       }
       assert.ok(headerNames(responses['401']).includes('WWW-Authenticate'), operationId);
@@ -222,19 +222,36 @@ describe('operations', () => {
     }
   });
 
-  it('answers 404 exactly where a record is looked up, 422 exactly where query parameters can be invalid', () => {
+  it('documents a record’s 404 where one is looked up, the 404 of a path beside it elsewhere, and 422 exactly where query parameters can be invalid', () => {
     const statuses = (statuses: string[]) =>
       operations
         .filter((o) => statuses.every((s) => s in o.operation.responses))
         .map((o) => o.operation.operationId)
         .sort();
-    assert.deepEqual(statuses(['404']), [
+    const notFoundCodes = (operation: (typeof operations)[number]['operation']) =>
+      Object.keys(
+        operation.responses['404']?.content?.['application/problem+json']?.examples ?? {},
+      );
+    const lookUps = operations
+      .filter((o) => o.path.includes('{'))
+      .map((o) => o.operation.operationId)
+      .sort();
+    assert.deepEqual(lookUps, [
       'getEmployee',
       'getExpense',
       'getExpenseReceipt',
       'getLeave',
       'getReceiptFile',
     ]);
+    for (const { operation } of operations) {
+      const description = operation.responses['404']?.description ?? '';
+      if (lookUps.includes(operation.operationId)) {
+        assert.doesNotMatch(description, /^Never/, operation.operationId);
+      } else {
+        assert.deepEqual(notFoundCodes(operation), ['not_found'], operation.operationId);
+        assert.match(description, /^Never for this path itself/, operation.operationId);
+      }
+    }
     assert.deepEqual(statuses(['422']), [
       'getExpenseReceipt',
       'getReceiptFile',

@@ -811,6 +811,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Never for this path itself: a path under the base URL that names no operation (a misspelt resource, an extra segment) is answered 404 `not_found`, with or without a key. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The key’s rate limit is exhausted in one of its windows. A refused request does not count against either window. */
             429: {
                 headers: {
@@ -924,6 +934,16 @@ export interface operations {
             };
             /** @description The key’s company is inactive (`company_inactive`). */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Never for this path itself: a path under the base URL that names no operation (a misspelt resource, an extra segment) is answered 404 `not_found`, with or without a key. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -1207,6 +1227,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Never for this path itself: a path under the base URL that names no operation (a misspelt resource, an extra segment) is answered 404 `not_found`, with or without a key. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description One or more query parameters are invalid; `errors` names each one with its message. A `from` after `to` is invalid too: both are named. */
             422: {
                 headers: {
@@ -1482,6 +1512,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Never for this path itself: a path under the base URL that names no operation (a misspelt resource, an extra segment) is answered 404 `not_found`, with or without a key. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1999,6 +2039,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Never for this path itself: a path under the base URL that names no operation (a misspelt resource, an extra segment) is answered 404 `not_found`, with or without a key. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The key’s rate limit is exhausted in one of its windows. A refused request does not count against either window. */
             429: {
                 headers: {
@@ -2106,6 +2156,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Never for this path itself: a path under the base URL that names no operation (a misspelt resource, an extra segment) is answered 404 `not_found`, with or without a key. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2232,6 +2292,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Never for this path itself: a path under the base URL that names no operation (a misspelt resource, an extra segment) is answered 404 `not_found`, with or without a key. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

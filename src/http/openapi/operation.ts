@@ -11,6 +11,7 @@ import {
   companyInactive,
   databaseUnavailable,
   insufficientScope,
+  noSuchResource,
   rateLimited,
   recordNotFound,
   unauthenticated,
@@ -97,7 +98,7 @@ interface OperationSpec<Q, P, R> {
   params?: P;
   /** The answer when all goes well, by status. */
   success: R;
-  /** When the operation can answer 404: what the 404 means, and its codes. */
+  /** When the operation looks a record up: what its 404 means, and its codes. */
   notFound?: { description: string; examples: Problem[] };
   /**
    * The answer depends on nothing but the company's data and the URL, so the response cache
@@ -120,7 +121,7 @@ export interface OperationSchema<Q, P, R> {
   'x-required-scope': Scope | null;
   querystring: Q;
   params: P;
-  /** 404 and 422 are present only where the operation can give them. */
+  /** 422 is present only where the operation can give it. */
   response: R & Record<ErrorStatus, ProblemResponse>;
 }
 
@@ -136,6 +137,13 @@ export const RECORD_NOT_FOUND = {
   description: 'No record with this id in the key’s company (or the id is malformed).',
   examples: [recordNotFound().toProblem()],
 };
+
+/** The 404 of an operation that looks nothing up by id. */
+const PATH_NOT_FOUND = problemResponse(
+  'Never for this path itself: a path under the base URL that names no operation (a misspelt resource, an extra segment) is answered 404 `not_found`, with or without a key.',
+  [noSuchResource().toProblem()],
+  [],
+);
 
 /** The 422 example: the first query parameter refused, with the message its schema declares. */
 function validationExample(querystring: TSchema): Problem {
@@ -190,9 +198,11 @@ export function operation<
         : ['WwwAuthenticateInsufficientScope', ...accepted],
     ),
   };
-  if (spec.notFound) {
-    errors[404] = problemResponse(spec.notFound.description, spec.notFound.examples, accepted);
-  }
+  // 401, 404 and 429 are documented for every operation: one that looks nothing up by id says
+  // where its 404 comes from, a path beside it that names no operation.
+  errors[404] = spec.notFound
+    ? problemResponse(spec.notFound.description, spec.notFound.examples, accepted)
+    : PATH_NOT_FOUND;
   if (spec.querystring) {
     const properties = (spec.querystring as { properties?: Record<string, unknown> }).properties;
     const range =
