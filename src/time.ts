@@ -103,6 +103,12 @@ export function utcInstant(text: string): string | null {
   return formatTimestamp(new Date(millis + (leap ? 1000 : 0)));
 }
 
+/** Whether an RFC 3339 timestamp carries a fraction of a second other than zero. */
+export function hasFraction(text: string): boolean {
+  const fraction = TIMESTAMP.exec(text)?.[7];
+  return fraction !== undefined && /[1-9]/.test(fraction);
+}
+
 /** Whether a `utcInstant` falls in the years 0001–9999, which every database stores. */
 export const inStoredYears = (utc: string): boolean => /^(?!0000)\d{4}-/.test(utc);
 

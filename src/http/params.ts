@@ -3,7 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import type { PageRequest, SortOrder } from '../db/list-source.ts';
 import { DEFAULT_PER_PAGE, UPDATED_SINCE_FORMAT } from '../schemas/common.ts';
 import type { ParameterError } from '../schemas/problems.ts';
-import { hasTimestampSyntax, normalizeTimestamp } from '../time.ts';
+import {
+  formatTimestamp,
+  hasFraction,
+  hasTimestampSyntax,
+  inStoredYears,
+  normalizeTimestamp,
+} from '../time.ts';
 import { validationFailed } from './errors.ts';
 
 /**
@@ -157,9 +163,15 @@ export async function rejectBadQueryValues(request: FastifyRequest): Promise<voi
 
 /**
  * `updated_since` as stored timestamps are written: UTC, whole seconds (a leap second is the
- * next one); undefined when the instant falls outside the years 0001–9999.
+ * next one); undefined when the instant falls outside the years 0001–9999. Stored timestamps
+ * are whole seconds, so `updated_at >= 09:00:00.2` is `updated_at >= 09:00:01`: a fraction
+ * rounds up (but for the last second of 9999, which no later stored second follows).
  */
 export function utcTimestamp(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  return normalizeTimestamp(value) ?? undefined;
+  const instant = normalizeTimestamp(value);
+  if (instant === null) return undefined;
+  if (!hasFraction(value)) return instant;
+  const next = formatTimestamp(new Date(Date.parse(instant) + 1000));
+  return inStoredYears(next) ? next : instant;
 }

@@ -390,7 +390,7 @@ describeEachDialect('GET /leaves', (dialect) => {
       }
     });
 
-    it('filters by updated_since, inclusive, with offsets normalised to UTC', async (t) => {
+    it('filters by updated_since, inclusive, with offsets normalised to UTC and fractions of a second rounded up', async (t) => {
       const api = await useApi(t, dialect, {
         records: acme(
           leave(1, 1, 1, 1, { updated_at: '2026-03-01T08:59:59Z' }),
@@ -408,6 +408,12 @@ describeEachDialect('GET /leaves', (dialect) => {
         ['2026-03-01T08:59:59Z', [1, 2, 3, 4]],
         ['2026-03-02T02:00:00+02:00', [4]],
         ['2026-03-02T00:00:01Z', []],
+        // Timestamps are whole seconds: a fraction past one excludes it, a zero one does not.
+        ['2026-03-01T09:00:00.001Z', [3, 4]],
+        ['2026-03-01T08:59:59.999999Z', [2, 3, 4]],
+        ['2026-03-01T09:00:00.000Z', [2, 3, 4]],
+        ['2026-03-01T11:59:59.5+03:00', [2, 3, 4]],
+        ['9999-12-31T23:59:59.5Z', []],
       ];
       for (const [since, expected] of cases) {
         const res = await api.get(`/leaves?updated_since=${encodeURIComponent(since)}`, key);
