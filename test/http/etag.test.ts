@@ -71,11 +71,19 @@ describeEachDialect('conditional requests', (dialect) => {
     });
   }
 
-  it('gives no tag to errors', async (t) => {
+  it('gives no tag to errors, which still vary by Accept-Encoding', async (t) => {
     const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
     const key = await api.createKey(1);
     const missing = await api.get('/employees/999', key, { headers: { 'if-none-match': '*' } });
     assert.equal(missing.status, 404);
     assert.equal(missing.headers.etag, undefined);
+    // Though an error may go out compressed too: every answer of an operation says it varies.
+    assert.equal(missing.headers.vary, 'accept-encoding');
+    const invalid = await api.get('/employees?page=0', key);
+    assert.equal(invalid.status, 422);
+    assert.equal(invalid.headers.vary, 'accept-encoding');
+    const unauthenticated = await api.get('/employees', null);
+    assert.equal(unauthenticated.status, 401);
+    assert.equal(unauthenticated.headers.vary, 'accept-encoding');
   });
 });

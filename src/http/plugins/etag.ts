@@ -18,7 +18,13 @@ function matches(ifNoneMatch: string, etag: string): boolean {
  */
 export function registerETags(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode !== 200 || request.routeOptions.config.scope === undefined) return payload;
+    if (request.routeOptions.config.scope === undefined) return payload;
+    // A body may go out compressed or not, so every answer of an operation (an error over 1 KB
+    // is compressed too; a 304, a redirect and an uncompressed 200 alike) says it varies by
+    // Accept-Encoding, as RFC 9110 §12.5.5 asks; @fastify/compress adds it only where it
+    // compresses, and keeps this one.
+    reply.header('vary', 'accept-encoding');
+    if (reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
       return payload;
@@ -28,10 +34,6 @@ export function registerETags(app: FastifyInstance): void {
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
     const etag = `W/"${hash('sha1', body, 'base64url')}"`;
     reply.header('etag', etag);
-    // The body may go out compressed or not, so every answer (a 304 too, and an uncompressed
-    // 200 to a client that accepts no encoding) says it varies by Accept-Encoding, as RFC 9110
-    // §12.5.5 asks; @fastify/compress adds it only where it compresses, and keeps this one.
-    reply.header('vary', 'accept-encoding');
     const ifNoneMatch = request.headers['if-none-match'];
     if (ifNoneMatch && matches(ifNoneMatch, etag)) {
       reply.code(304);
