@@ -1,50 +1,54 @@
+import { type Decimal, InexactNumber, readDecimal } from './decimal.ts';
+
 /**
  * Money is stored as an integer count of ten-thousandths (`*_e4` columns) so that a value
  * never passes through a binary float on its way in. Served as a JSON number, whose shortest
  * form is the decimal that was imported (199900 / 10000 prints as 19.99).
  */
-export const MONEY_SCALE_DIGITS = 4;
+const MONEY_SCALE_DIGITS = 4;
 const SCALE = 10 ** MONEY_SCALE_DIGITS;
-/** 100 billion: keeps every stored integer far inside Number.MAX_SAFE_INTEGER. */
-export const MONEY_MAX_UNITS = 100_000_000_000;
+/** Digits of the whole part: below 100 billion, every stored integer far inside 2^53. */
+const MAX_WHOLE_DIGITS = 11;
 
-const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+/** The text money may be written as in a string: digits, and a point and digits. */
+const PLAIN_DECIMAL = /^-?\d+(?:\.\d+)?$/;
 
 export class MoneyError extends Error {}
 
 /**
- * Parses a decimal string ("1250.50") or a JSON number (1250.5) into ten-thousandths.
- * A JSON number is read through its shortest round-trip form, which is the decimal the
- * writer meant. `maxFractionDigits` is the currency's own precision (0 for JPY).
+ * Parses a decimal string ("1250.50") or a JSON number (1250.5) into ten-thousandths, exactly
+ * as written. A JSON number is read through its shortest round-trip form, which is its text
+ * unless that text says more than a float holds (`1234567.8900000000001`, `1e-400`): the
+ * importer hands such a number over as an `InexactNumber` with its text, read exactly here.
+ * `maxFractionDigits` is the currency's own precision (0 for JPY).
  */
 export function parseMoney(value: unknown, maxFractionDigits = MONEY_SCALE_DIGITS): number {
-  let text: string;
-  if (typeof value === 'string') text = value.trim();
-  else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
-  else throw new MoneyError('must be a decimal string or a number');
-  const match = DECIMAL.exec(text);
-  if (!match) {
-    // A JSON number that is not one is written with an exponent (1e-7, 1e+30): say which bound
-    // it passes.
-    if (typeof value === 'number') {
-      if (value < 0) throw new MoneyError('must not be negative');
-      throw new MoneyError(
-        value >= MONEY_MAX_UNITS
-          ? 'is too large'
-          : `has more than ${maxFractionDigits} decimal places`,
-      );
-    }
+  let decimal: Decimal | null;
+  if (typeof value === 'string') {
+    const text = value.trim();
     // Not the text itself: a salary is one of these, and an error reaches logs and answers.
-    throw new MoneyError('is not a plain decimal number (digits, a point and digits: 1250.50)');
+    if (!PLAIN_DECIMAL.test(text)) {
+      throw new MoneyError('is not a plain decimal number (digits, a point and digits: 1250.50)');
+    }
+    decimal = readDecimal(text);
+  } else if (typeof value === 'number' && Number.isFinite(value)) {
+    decimal = readDecimal(String(value));
+  } else if (value instanceof InexactNumber) {
+    decimal = readDecimal(value.source);
+  } else {
+    throw new MoneyError('must be a decimal string or a number');
   }
-  const [, sign, whole = '0', fraction = ''] = match;
-  if (sign === '-') throw new MoneyError('must not be negative');
-  const significant = fraction.replace(/0+$/, '');
-  if (significant.length > maxFractionDigits) {
+  if (decimal === null) throw new MoneyError('must be a decimal string or a number');
+  const { negative, digits, exponent } = decimal;
+  if (negative && digits !== '') throw new MoneyError('must not be negative');
+  if (digits === '') return 0;
+  if (-exponent > maxFractionDigits) {
     throw new MoneyError(`has more than ${maxFractionDigits} decimal places`);
   }
-  if (Number(whole) >= MONEY_MAX_UNITS) throw new MoneyError('is too large');
-  return Number(whole) * SCALE + Number(significant.padEnd(MONEY_SCALE_DIGITS, '0'));
+  // digits × 10^exponent has digits + exponent digits before its point.
+  if (digits.length + exponent > MAX_WHOLE_DIGITS) throw new MoneyError('is too large');
+  // At most 11 + 4 digits in all: far inside Number.MAX_SAFE_INTEGER.
+  return Number(digits + '0'.repeat(exponent + MONEY_SCALE_DIGITS));
 }
 
 /** Ten-thousandths → the JSON number that prints as the stored decimal. */

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
+import { parseExactJson } from '../decimal.ts';
 import { ImportError } from './import-error.ts';
 
 /** One parsed line of an NDJSON file. */
@@ -141,7 +142,7 @@ function parseLine(bytes: Buffer, line: number): SourceRecord | null {
   if (text.trim() === '') return null;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseExactJson(text);
   } catch (error) {
     // A byte that is not UTF-8 outside a string is what makes the line unreadable.
     if (!utf8) throw new ImportError(line, '(line)', NOT_UTF8);

@@ -1,3 +1,4 @@
+import { InexactNumber } from '../decimal.ts';
 import { MoneyError, parseMoney } from '../money.ts';
 import { inStoredYears, isCalendarDate, utcInstant } from '../time.ts';
 
@@ -82,11 +83,20 @@ export class FieldReader {
     return text;
   }
 
-  id(field: string): number {
+  /** A number's value, refused with `rule` when it is none or its text says more than it holds. */
+  private numeric(field: string, rule: string): number {
     const v = this.required(field);
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > ID_MAX) {
-      throw this.fail(field, `must be a positive integer of at most ${ID_MAX} (2^53 − 1)`);
+    if (v instanceof InexactNumber) {
+      throw this.fail(field, `${rule}: it is written with more digits than a number holds exactly`);
     }
+    if (typeof v !== 'number') throw this.fail(field, rule);
+    return v;
+  }
+
+  id(field: string): number {
+    const rule = `must be a positive integer of at most ${ID_MAX} (2^53 − 1)`;
+    const v = this.numeric(field, rule);
+    if (!Number.isInteger(v) || v < 1 || v > ID_MAX) throw this.fail(field, rule);
     return v;
   }
 
@@ -150,18 +160,16 @@ export class FieldReader {
   }
 
   integer(field: string, min: number, max: number): number {
-    const v = this.required(field);
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-      throw this.fail(field, `must be an integer from ${min} to ${max}`);
-    }
+    const rule = `must be an integer from ${min} to ${max}`;
+    const v = this.numeric(field, rule);
+    if (!Number.isInteger(v) || v < min || v > max) throw this.fail(field, rule);
     return v;
   }
 
   number(field: string, min: number, max: number): number {
-    const v = this.required(field);
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
-      throw this.fail(field, `must be a number from ${min} to ${max}`);
-    }
+    const rule = `must be a number from ${min} to ${max}`;
+    const v = this.numeric(field, rule);
+    if (!Number.isFinite(v) || v < min || v > max) throw this.fail(field, rule);
     return v;
   }
 

@@ -159,6 +159,59 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     );
   });
 
+  it('reads a JSON number as written: one with more digits than a float holds is refused, never rounded', async (t) => {
+    const { db, run } = await setup(t);
+    // The record's line with a number's own text where one of its values says "@N@".
+    const written = (record: unknown, text: string) =>
+      JSON.stringify(record).replace('"@N@"', text);
+    const amountOf = (id: number, text: string) =>
+      written(
+        expense(1, id, 1, 1, { amount: '@N@', currency: 'EUR', tax_amount: 0, items: [] }),
+        text,
+      );
+    // A number a float holds is the value written, in any notation.
+    await run([...smallCompany(1, 0), amountOf(100, '1.5e2'), amountOf(101, '1250.50')]);
+    const stored = () =>
+      db.selectFrom('expenses').select('amount_e4').where('id', '>=', 100).orderBy('id').execute();
+    assert.deepEqual(
+      (await stored()).map((r) => moneyToNumber(r.amount_e4)),
+      [150, 1250.5],
+    );
+    const refused: Array<[line: string, message: string]> = [
+      [amountOf(102, '1234567.8900000000001'), 'amount: has more than 2 decimal places'],
+      [amountOf(102, '1e-400'), 'amount: has more than 2 decimal places'],
+      [amountOf(102, '1e400'), 'amount: is too large'],
+      [
+        written(
+          expense(1, 102, 1, 1, { currency: 'EUR', tax_amount: '@N@' }),
+          '0.29999999999999999',
+        ),
+        'tax_amount: has more than 2 decimal places',
+      ],
+      [
+        written(
+          expense(1, 102, 1, 1, { items: [{ name: 'Fuel', quantity: 1, price: '@N@' }] }),
+          '0.00001e-330',
+        ),
+        'items[0].price: has more than 4 decimal places',
+      ],
+      [
+        written(employee(1, '@N@' as unknown as number), '5301.0000000000001'),
+        `id: must be a positive integer of at most ${Number.MAX_SAFE_INTEGER} (2^53 − 1): it is written with more digits than a number holds exactly`,
+      ],
+      [
+        written(leave(1, 102, 1, 1, { days: '@N@' }), '366.00000000000001'),
+        'days: must be a number from 0 to 366: it is written with more digits than a number holds exactly',
+      ],
+      // Read in time proportional to its length (a regular expression took minutes).
+      [amountOf(102, `"0.${'0'.repeat(200_000)}1"`), 'amount: has more than 2 decimal places'],
+    ];
+    for (const [line, message] of refused) {
+      await assert.rejects(run([line], 'refused.ndjson'), { message: `line 1: ${message}` });
+    }
+    assert.equal((await stored()).length, 2, 'nothing of the refused lines was stored');
+  });
+
   it('takes item prices to 4 decimal places in any currency, amounts only to the currency’s', async (t) => {
     const { db, run } = await setup(t);
     const prices: Array<[string | number, string]> = [
