@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -220,6 +220,26 @@ describe('configuration', () => {
           'SIGNING_SECRET: is not set, and the secret kept beside the SQLite database (DATABASE_URL) cannot be read or made at /proc/cdapi-test-signing-secret: ',
         ),
     );
+    // An emptied or cut secret file would sign with a key anyone can guess: refused.
+    for (const kept of ['', '\n', 'short\n']) {
+      writeFileSync(file, kept);
+      assert.throws(
+        () => loadServerConfig({ DATABASE_URL: `sqlite:${join(dir, 'hr.db')}` }),
+        (error: Error) =>
+          error instanceof ConfigError &&
+          error.message ===
+            `SIGNING_SECRET: is not set, and the secret kept at ${file} is shorter than 32 characters: remove the file to have a new one made (signed URLs handed out before stop working), or set SIGNING_SECRET`,
+        JSON.stringify(kept),
+      );
+    }
+    rmSync(file);
+    const remade = loadServerConfig({ DATABASE_URL: `sqlite:${join(dir, 'hr.db')}` });
+    assert.notEqual(remade.signingSecret, named.signingSecret);
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+      [],
+      'no temporary file is left',
+    );
   });
 
   it('defaults the HTTP timeouts, and reads them', () => {
@@ -267,6 +287,10 @@ describe('configuration', () => {
     ],
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL: must start with redis:\/\//],
     [{ SIGNING_SECRET: 'short' }, /^SIGNING_SECRET: must be at least 32 characters/],
+    [
+      { SIGNING_SECRET: ' '.repeat(40) },
+      /^SIGNING_SECRET: must be at least 32 characters, white space at its ends not counted$/,
+    ],
     [
       { DATABASE_READ_URL: 'sqlite:./replica.db' },
       /^DATABASE_READ_URL: read replicas need PostgreSQL/,
