@@ -145,6 +145,11 @@ function parseBoolean(variable: string, raw: string): boolean {
 }
 
 function parsePublicBaseUrl(raw: string): string {
+  // The URL parser would drop white space at the ends and encode it inside; the text given
+  // is what an operator reads in the start-up line, so it is refused instead.
+  if (/[\s\p{Cc}]/u.test(raw)) {
+    throw new ConfigError('PUBLIC_BASE_URL', 'must not contain white space or control characters');
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -161,8 +166,36 @@ function parsePublicBaseUrl(raw: string): string {
   if (raw.includes('?') || raw.includes('#')) {
     throw new ConfigError('PUBLIC_BASE_URL', 'must not carry a query (?) or a fragment (#)');
   }
-  return raw.replace(/\/+$/, '');
+  // As the parser writes it (`http:/x` is `http://x/`, `"` and `<` are percent-encoded), so
+  // every URL built on it is one.
+  return url.href.replace(/\/+$/, '');
 }
+
+/** A Redis URL ioredis reads as meant: a host, a port of 1–65535, a database number. */
+function parseRedisUrl(raw: string): string {
+  if (!/^rediss?:\/\//.test(raw)) {
+    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(
+      'REDIS_URL',
+      'is not a valid URL (redis://[user:password@]host[:port][/database], port 1–65535)',
+    );
+  }
+  if (url.hostname === '') throw new ConfigError('REDIS_URL', 'must name a host');
+  if (!/^(\/\d{0,5})?$/.test(url.pathname)) {
+    throw new ConfigError(
+      'REDIS_URL',
+      'may end with a database number only (redis://host:6379/0), nothing else after the host',
+    );
+  }
+  return raw;
+}
+
+const SIGNING_SECRET_MIN = 32;
 
 /**
  * SQLite keeps a generated secret beside its file (`besideDatabase`), so signed URLs survive
@@ -170,8 +203,6 @@ function parsePublicBaseUrl(raw: string): string {
  * in-memory database, which lives as long as its process, gets one of its own. With
  * PostgreSQL several instances must share one secret, so it has to be given.
  */
-const SIGNING_SECRET_MIN = 32;
-
 function resolveSigningSecret(raw: string | undefined, database: DatabaseTarget): string {
   if (raw !== undefined && raw !== '') {
     if (raw.trim().length < SIGNING_SECRET_MIN) {
@@ -382,10 +413,7 @@ export function loadServerConfig(
   // that would surface at the next start without the flag.
   const environmentPort = parseInteger('PORT', env.PORT || '8080', 0, 65535);
   const port = overrides.port ?? environmentPort;
-  const redisUrl = env.REDIS_URL || null;
-  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
-    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
-  }
+  const redisUrl = env.REDIS_URL ? parseRedisUrl(env.REDIS_URL) : null;
   const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? 'cdapi:';
   if (!/^[\x21-\x7e]{0,64}$/.test(redisKeyPrefix)) {
     throw new ConfigError('REDIS_KEY_PREFIX', 'must be at most 64 printable characters, no spaces');

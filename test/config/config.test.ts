@@ -131,6 +131,30 @@ describe('configuration', () => {
     assert.equal(config.trustProxy, true);
     assert.equal(config.redisUrl, 'redis://127.0.0.1:6379');
     assert.ok(Object.isFrozen(config));
+    // The base URL as the URL parser writes it, so every URL built on it is one.
+    for (const [raw, base] of [
+      ['http:/api.example.com/v1', 'http://api.example.com/v1'],
+      ['HTTPS://API.Example.com:443/v1/"<x>"', 'https://api.example.com/v1/%22%3Cx%3E%22'],
+    ]) {
+      const read = loadServerConfig({
+        DATABASE_URL: 'postgres://u@localhost/db',
+        ...pg,
+        PUBLIC_BASE_URL: raw,
+      });
+      assert.equal(read.publicBaseUrl, base, raw);
+    }
+    for (const redisUrl of [
+      'redis://127.0.0.1:6379/3',
+      'rediss://u:p@cache.internal',
+      'redis://[::1]:6380/',
+    ]) {
+      const read = loadServerConfig({
+        DATABASE_URL: 'postgres://u@localhost/db',
+        ...pg,
+        REDIS_URL: redisUrl,
+      });
+      assert.equal(read.redisUrl, redisUrl);
+    }
     // A yes-or-no variable, as README lists its spellings.
     for (const [raw, value] of [
       ['TRUE', true],
@@ -286,6 +310,20 @@ describe('configuration', () => {
       /^TRUST_PROXY: must be true or false \(1 or 0, yes or no, in any case\), got "maybe"$/,
     ],
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL: must start with redis:\/\//],
+    [{ REDIS_URL: 'redis://127.0.0.1:99999' }, /^REDIS_URL: is not a valid URL \(redis:\/\//],
+    [{ REDIS_URL: 'redis://bad host:6379' }, /^REDIS_URL: is not a valid URL/],
+    [
+      { REDIS_URL: 'redis://127.0.0.1:6379/abc' },
+      /^REDIS_URL: may end with a database number only/,
+    ],
+    [
+      { PUBLIC_BASE_URL: ' https://api.example.com/v1 ' },
+      /^PUBLIC_BASE_URL: must not contain white space/,
+    ],
+    [
+      { PUBLIC_BASE_URL: 'https://api.example.com/a b' },
+      /^PUBLIC_BASE_URL: must not contain white space/,
+    ],
     [{ SIGNING_SECRET: 'short' }, /^SIGNING_SECRET: must be at least 32 characters/],
     [
       { SIGNING_SECRET: ' '.repeat(40) },
