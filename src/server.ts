@@ -1,10 +1,10 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { buildAdminApp } from './admin/admin-app.ts';
 import { buildApp } from './app.ts';
-import type { ServerConfig } from './config.ts';
+import { ConfigError, type ServerConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import type { Db } from './db/database.ts';
 import { ensureSchema } from './db/migrate.ts';
@@ -18,22 +18,28 @@ import { RedisRateLimitStore } from './ratelimit/redis-store.ts';
 import { FileReceiptStore } from './receipts/fs-store.ts';
 
 /**
- * A RECEIPTS_DIR that is not a folder is most likely a wrong path: every receipt would answer
- * 404. It is said once at the start: a warning on a new installation (no receipts yet, the
- * first import makes the folder), an error when the database already holds receipts. The
- * service still starts.
+ * A RECEIPTS_DIR that names a file, or a folder that cannot be read, stops the start (an import
+ * of receipts stops on it too, and every receipt would fail).
+ */
+function refuseUnusableReceiptsDir(dir: string): void {
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(dir).isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new ConfigError('RECEIPTS_DIR', `cannot be read: ${(error as Error).message}`);
+  }
+  if (!isFolder) throw new ConfigError('RECEIPTS_DIR', `is not a folder: ${dir}`);
+}
+
+/**
+ * A RECEIPTS_DIR that does not exist is most likely a wrong path when the database holds
+ * receipts: every receipt would answer 404. It is said once at the start: a warning on a new
+ * installation (no receipts yet, the first import makes the folder), an error when the database
+ * already holds receipts. The service still starts.
  */
 async function checkReceiptStore(config: ServerConfig, db: Db, logger: Logger): Promise<void> {
-  let problem: string | null = null;
-  try {
-    if (!statSync(config.receiptsDir).isDirectory()) problem = 'is not a folder';
-  } catch (error) {
-    problem =
-      (error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? 'does not exist yet'
-        : `cannot be read: ${(error as Error).message}`;
-  }
-  if (!problem) return;
+  if (existsSync(config.receiptsDir)) return;
   const held = await db
     .selectFrom('receipts')
     .select('expense_id')
@@ -43,12 +49,12 @@ async function checkReceiptStore(config: ServerConfig, db: Db, logger: Logger): 
   if (held) {
     logger.error(
       { receiptsDir: config.receiptsDir },
-      `RECEIPTS_DIR ${problem}, but the database holds receipts: every receipt image answers 404 until RECEIPTS_DIR names their folder`,
+      'RECEIPTS_DIR does not exist yet, but the database holds receipts: every receipt image answers 404 until RECEIPTS_DIR names their folder',
     );
   } else {
     logger.warn(
       { receiptsDir: config.receiptsDir },
-      `RECEIPTS_DIR ${problem}: receipt images answer 404 until an import stores them there`,
+      'RECEIPTS_DIR does not exist yet: receipt images answer 404 until an import stores them there',
     );
   }
 }
@@ -118,6 +124,7 @@ export async function startServer(
   config: ServerConfig,
   hooks: { listening?: (database: DatabaseHandle) => Promise<void> } = {},
 ): Promise<RunningServer> {
+  refuseUnusableReceiptsDir(config.receiptsDir);
   const logger = pino(loggerOptions(config.logLevel));
   const connection = { statementTimeoutMs: config.statementTimeoutMs, serialQueries: true };
   const primary = openDatabase(config.database, { ...connection, max: config.poolMax });

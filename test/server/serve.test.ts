@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
 import { SERVICE_ENV, SERVICE_NODE_OPTIONS } from '../../src/heap.ts';
-import { cdapiJson } from '../helpers/cli.ts';
+import { cdapi, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { expense, smallCompany, writeJpeg, writeNdjson } from '../helpers/records.ts';
@@ -49,7 +49,7 @@ describeEachDialect('cdapi serve', (dialect) => {
     assert.ok(!server.stderr().includes('unrecognized flag'), server.stderr());
   });
 
-  it('warns once at the start when RECEIPTS_DIR is not a folder or PUBLIC_BASE_URL not the API’s, and serves', async (t) => {
+  it('warns once at the start when RECEIPTS_DIR does not exist or PUBLIC_BASE_URL is not the API’s, and serves', async (t) => {
     const receipts = join(useTempDir(t), 'not-made');
     const { server, headers } = await servedCompany(t, dialect, {
       extraEnv: { RECEIPTS_DIR: receipts, PUBLIC_BASE_URL: 'https://api.example.com' },
@@ -77,7 +77,7 @@ describeEachDialect('cdapi serve', (dialect) => {
     );
   });
 
-  it('logs an error at the start when RECEIPTS_DIR is not a folder and the database holds receipts', async (t) => {
+  it('logs an error at the start when RECEIPTS_DIR does not exist and the database holds receipts', async (t) => {
     const database = await useDatabase(t, dialect);
     const dir = useTempDir(t);
     await writeJpeg(dir, 'slip.jpg');
@@ -109,6 +109,19 @@ describeEachDialect('cdapi serve', (dialect) => {
         },
       ],
     );
+  });
+
+  it('stops at the start, naming RECEIPTS_DIR, when it names a file', async (t) => {
+    const database = await useDatabase(t, dialect);
+    const file = join(useTempDir(t), 'receipts.txt');
+    writeFileSync(file, 'not a folder');
+    const result = cdapi(['serve', '--port', String(await freePort())], {
+      DATABASE_URL: database.url,
+      RECEIPTS_DIR: file,
+      SIGNING_SECRET: 'serve-test-signing-secret-0123456789',
+    });
+    assert.equal(result.status, 1);
+    assert.equal(result.stderr, `cdapi: configuration: RECEIPTS_DIR: is not a folder: ${file}\n`);
   });
 
   it('keeps serving with per-instance limits and reports degraded when Redis is unreachable', async (t) => {
