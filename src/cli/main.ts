@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { SchemaOutdatedError } from '../db/schema-outdated-error.ts';
+import { isConnectionRefused } from '../db/unavailable.ts';
 import { limitHeapGrowth } from '../heap.ts';
 import { ImportError, ImportInterrupted } from '../import/import-error.ts';
 import { ServiceError } from '../services/errors.ts';
@@ -97,8 +98,8 @@ function reason(error: unknown): string {
     return error.message;
   }
   const code = (error as NodeJS.ErrnoException)?.code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '3D000' || code === '28P01') {
-    return `cannot connect to the database: ${(error as Error).message}`;
+  if (isConnectionRefused(error)) {
+    return `cannot connect to the database (DATABASE_URL): ${(error as Error).message}`;
   }
   const message = error instanceof Error ? error.message : '';
   if (
@@ -122,6 +123,7 @@ function reason(error: unknown): string {
 function details(error: unknown): Record<string, unknown> {
   if (error instanceof ImportError) return { line: error.line, field: error.field };
   if (error instanceof ConfigError) return { variable: error.variable };
+  if (isConnectionRefused(error)) return { variable: 'DATABASE_URL' };
   return {};
 }
 

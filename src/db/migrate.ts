@@ -22,6 +22,7 @@ import * as m0017 from './migrations/0017_purged_companies.ts';
 import * as m0018 from './migrations/0018_fold_final_sigma.ts';
 import * as m0019 from './migrations/0019_covering_employee_indexes.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
+import { isConnectionRefused } from './unavailable.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
 // from dist/ after a build.
@@ -70,6 +71,8 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
+    // Not a migration's fault: the connection's, told as every command tells it.
+    if (isConnectionRefused(error)) throw error;
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(

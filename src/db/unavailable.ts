@@ -44,6 +44,25 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
+/** Codes of a connection the database (or its host) refused: DATABASE_URL is the one to check. */
+const REFUSED_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '3D000',
+  '28000',
+  '28P01',
+]);
+
+/**
+ * The database refused to connect: nothing listens there, the host is unknown, or it refused
+ * the login or the database name (a role that does not exist, none given, a wrong password).
+ */
+export function isConnectionRefused(error: unknown): boolean {
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && REFUSED_CODES.has(code);
+}
+
 /**
  * The database answers but holds no table the query names: it was recreated or restored empty
  * (or to an older version) under the running service. Not the client's fault, and not for the

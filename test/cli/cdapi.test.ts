@@ -549,5 +549,26 @@ describeEachDialect('cdapi CLI', (dialect) => {
         `cdapi: the database schema is not up to date (${MIGRATIONS.length} pending): run cdapi migrate\n`,
       );
     });
+
+    it('names DATABASE_URL when PostgreSQL refuses the login or the database', async (t) => {
+      const { env } = await setup(t);
+      const noRole = new URL(env.DATABASE_URL);
+      noRole.username = 'cdapi_no_such_role';
+      const noDatabase = new URL(env.DATABASE_URL);
+      noDatabase.pathname = '/cdapi_no_such_database';
+      for (const [url, problem] of [
+        [noRole, 'role "cdapi_no_such_role" does not exist'],
+        [noDatabase, 'database "cdapi_no_such_database" does not exist'],
+      ] as const) {
+        for (const args of [['migrate'], ['keys', 'list', '--company', '1']]) {
+          const result = cdapi([...args, '--json'], { ...env, DATABASE_URL: String(url) });
+          assert.equal(result.status, 1, args.join(' '));
+          assert.deepEqual(JSON.parse(result.stderr), {
+            error: `cannot connect to the database (DATABASE_URL): ${problem}`,
+            variable: 'DATABASE_URL',
+          });
+        }
+      }
+    });
   }
 });
