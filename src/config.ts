@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { makeDirectorySync } from './directories.ts';
 
 /** The only module that reads process.env. Every value is validated once and frozen. */
@@ -108,11 +108,18 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function parseDatabaseUrl(value: string, variable = 'DATABASE_URL'): DatabaseTarget {
   if (value.startsWith('sqlite:')) {
     const path = value.slice('sqlite:'.length);
-    if (path === '')
+    if (path.trim() === '')
       throw new ConfigError(
         variable,
         'sqlite: needs a file path, e.g. sqlite:./data/company-data.db',
       );
+    // A path ending in a separator names a folder; resolved, it would name a file of its name.
+    if (path.endsWith('/') || path.endsWith(sep)) {
+      throw new ConfigError(
+        variable,
+        `${path} names a folder: give the database file's path, e.g. sqlite:${path}company-data.db`,
+      );
+    }
     return { dialect: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
   }
   if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {

@@ -310,6 +310,11 @@ describe('configuration', () => {
       /^TRUST_PROXY: must be true or false \(1 or 0, yes or no, in any case\), got "maybe"$/,
     ],
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL: must start with redis:\/\//],
+    [{ DATABASE_URL: 'sqlite: ' }, /^DATABASE_URL: sqlite: needs a file path/],
+    [
+      { DATABASE_URL: 'sqlite:/srv/cdapi/' },
+      /^DATABASE_URL: \/srv\/cdapi\/ names a folder: give the database file's path, e\.g\. sqlite:\/srv\/cdapi\/company-data\.db$/,
+    ],
     [{ REDIS_URL: 'redis://127.0.0.1:99999' }, /^REDIS_URL: is not a valid URL \(redis:\/\//],
     [{ REDIS_URL: 'redis://bad host:6379' }, /^REDIS_URL: is not a valid URL/],
     [
