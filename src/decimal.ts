@@ -47,9 +47,33 @@ export function readDecimal(text: string): Decimal | null {
 const sameValue = (a: Decimal | null, b: Decimal | null): boolean =>
   a !== null && b !== null && a.digits === b.digits && a.exponent === b.exponent;
 
-/** Ahead of the reviver: a number of 16 or more digits, or one with an exponent. */
-const LONG_NUMBER = /:\s*-?\d[\d.]{15}/;
-const EXPONENT = /\d[eE]/;
+const NINE = 57;
+const POINT = 46;
+const MINUS = 45;
+
+/**
+ * Whether a value of the line may be a number its float does not hold: 16 or more digits (and
+ * points) or an exponent. Only values after a `:` are looked at, as every number a record can
+ * hold is an object's member (a number in an array is never a valid field; a `:` inside a
+ * string only makes the line take the slower, exact parse). A scan by character: two regular
+ * expressions cost twice as much, a third of JSON.parse's own time.
+ */
+function mayHoldInexactNumber(text: string): boolean {
+  let colon = text.indexOf(':');
+  while (colon !== -1) {
+    let at = colon + 1;
+    let code = text.charCodeAt(at);
+    while (code === 32 || code === 9 || code === 10 || code === 13) code = text.charCodeAt(++at);
+    if (code === MINUS) code = text.charCodeAt(++at);
+    if (code >= ZERO && code <= NINE) {
+      const start = at;
+      while ((code >= ZERO && code <= NINE) || code === POINT) code = text.charCodeAt(++at);
+      if (at - start > 15 || code === 101 || code === 69) return true; // e, E
+    }
+    colon = text.indexOf(':', at);
+  }
+  return false;
+}
 
 function keepInexactNumbers(_key: string, value: unknown, context?: { source?: string }) {
   if (typeof value !== 'number' || context?.source === undefined) return value;
@@ -65,6 +89,6 @@ function keepInexactNumbers(_key: string, value: unknown, context?: { source?: s
  */
 export function parseExactJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  if (!LONG_NUMBER.test(text) && !EXPONENT.test(text)) return value;
+  if (!mayHoldInexactNumber(text)) return value;
   return JSON.parse(text, keepInexactNumbers as (key: string, value: unknown) => unknown);
 }

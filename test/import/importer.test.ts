@@ -180,6 +180,8 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     const refused: Array<[line: string, message: string]> = [
       [amountOf(102, '1234567.8900000000001'), 'amount: has more than 2 decimal places'],
       [amountOf(102, '1e-400'), 'amount: has more than 2 decimal places'],
+      [amountOf(102, ' \t1234567.8900000000001'), 'amount: has more than 2 decimal places'],
+      [amountOf(102, '1E-400'), 'amount: has more than 2 decimal places'],
       [amountOf(102, '1e400'), 'amount: is too large'],
       [
         written(
