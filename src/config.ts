@@ -400,6 +400,14 @@ function parseAdmin(env: NodeJS.ProcessEnv, taken: Array<[string, number | null]
   }
   const tokens = [adminToken('ADMIN_TOKEN', env.ADMIN_TOKEN, label)];
   if (env.ADMIN_TOKEN_PREVIOUS) {
+    // The same token twice is a rotation that replaced nothing: the old token is still the one
+    // in ADMIN_TOKEN, and the audit log would never show the previous one in use.
+    if (env.ADMIN_TOKEN_PREVIOUS === env.ADMIN_TOKEN) {
+      throw new ConfigError(
+        'ADMIN_TOKEN_PREVIOUS',
+        'is the same as ADMIN_TOKEN: while rotating, ADMIN_TOKEN is the new token and ADMIN_TOKEN_PREVIOUS the old one',
+      );
+    }
     tokens.push(adminToken('ADMIN_TOKEN_PREVIOUS', env.ADMIN_TOKEN_PREVIOUS, `${label}:previous`));
   }
   const trustProxy = parseBoolean('ADMIN_TRUST_PROXY', env.ADMIN_TRUST_PROXY || 'false');

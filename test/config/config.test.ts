@@ -375,6 +375,10 @@ describe('configuration', () => {
       /^ADMIN_TOKEN: must be 32 to 512 printable/,
     ],
     [
+      { ADMIN_TOKEN_PREVIOUS: adminToken, ADMIN_PORT: '9091', ADMIN_TOKEN: adminToken },
+      /^ADMIN_TOKEN_PREVIOUS: is the same as ADMIN_TOKEN: while rotating, ADMIN_TOKEN is the new token and ADMIN_TOKEN_PREVIOUS the old one$/,
+    ],
+    [
       { ADMIN_TRUST_PROXY: 'maybe', ADMIN_PORT: '9091', ADMIN_TOKEN: adminToken },
       /^ADMIN_TRUST_PROXY: must be true or false/,
     ],
