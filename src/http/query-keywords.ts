@@ -37,7 +37,10 @@ function plainIntegersValidator(
       if (value === undefined) continue;
       // A repeated parameter arrives as an array, which `properties` refuses on its own.
       const texts = Array.isArray(value) ? value : [value];
-      if (texts.every((text) => typeof text === 'string' && PLAIN_DIGITS.test(text))) continue;
+      // Past ~1.8e308 the digits are Infinity to Ajv, which its integer and range checks take.
+      const plain = (text: unknown) =>
+        typeof text === 'string' && PLAIN_DIGITS.test(text) && Number.isFinite(Number(text));
+      if (texts.every(plain)) continue;
       issues.push({
         instancePath: `/${name}`,
         keyword: PLAIN_INTEGERS_KEYWORD,

@@ -360,6 +360,7 @@ describeEachDialect('GET /changes', (dialect) => {
       'after=MC4wLjA=',
       'limit=0',
       'limit=1001',
+      `limit=1${'0'.repeat(309)}`,
       'limit=1e2',
       'limit=%2B5',
       'resources=salary',

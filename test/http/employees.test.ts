@@ -492,6 +492,9 @@ describeEachDialect('GET /employees', (dialect) => {
       ['page=abc', [['page', PAGE_MESSAGE]]],
       ['page=1.5', [['page', PAGE_MESSAGE]]],
       ['page=9007199254740992', [['page', PAGE_MESSAGE]]],
+      // Digits past a float's range, which the query parser reads as Infinity.
+      [`page=1${'0'.repeat(309)}`, [['page', PAGE_MESSAGE]]],
+      [`per_page=0${'9'.repeat(400)}`, [['per_page', PER_PAGE_MESSAGE]]],
       ['page=', [['page', PAGE_MESSAGE]]],
       ['per_page=0', [['per_page', PER_PAGE_MESSAGE]]],
       ['per_page=101', [['per_page', PER_PAGE_MESSAGE]]],
