@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ADMIN_TOKEN_MAX_LENGTH, type AdminToken } from '../config.ts';
+import { soleAuthorization } from '../http/auth.ts';
 import { adminUnauthenticated, tooManyFailedLogins } from './errors.ts';
 import { LoginFailures } from './login-failures.ts';
 
@@ -27,7 +28,7 @@ export class AdminAuth {
     const address = request.ip;
     const wait = this.failures.retryAfterSeconds(address);
     if (wait > 0) throw tooManyFailedLogins(wait);
-    const match = BEARER.exec(request.headers.authorization ?? '');
+    const match = BEARER.exec(soleAuthorization(request) ?? '');
     const digest = createHash('sha256')
       .update(match?.[1] ?? '')
       .digest();

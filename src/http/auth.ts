@@ -121,11 +121,7 @@ export function createAuthenticator(options: {
     keyCache,
     // Order (docs/api.md): 401 → 403 company_inactive → 429 → 403 insufficient_scope.
     async authenticate(request, reply) {
-      // Node keeps the first of several Authorization headers; which key was meant is unknown.
-      const header =
-        authorizationCount(request.raw.rawHeaders) === 1
-          ? request.headers.authorization
-          : undefined;
+      const header = soleAuthorization(request);
       const match = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
       const presented = match?.[1];
       const now = clock();
@@ -167,11 +163,16 @@ export function createAuthenticator(options: {
   };
 }
 
-/** How many Authorization headers a request carries (names at the even places of rawHeaders). */
-function authorizationCount(rawHeaders: string[]): number {
+/**
+ * The request's Authorization header when it carries exactly one: Node keeps the first of
+ * several, and which credential was meant is unknown (a proxy may have added its own), so
+ * several count as none. (Names are at the even places of rawHeaders.)
+ */
+export function soleAuthorization(request: FastifyRequest): string | undefined {
+  const { rawHeaders } = request.raw;
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     if (rawHeaders[i]?.toLowerCase() === 'authorization') count += 1;
   }
-  return count;
+  return count === 1 ? request.headers.authorization : undefined;
 }

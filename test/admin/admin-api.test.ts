@@ -65,6 +65,18 @@ describeEachDialect('admin API authentication', (dialect) => {
       });
       assert.equal(answer.status, 200, scheme);
     }
+    // Two Authorization headers: which token was meant is unknown (a proxy may add its own),
+    // so neither counts, as on the public listener.
+    for (const both of [
+      [`Bearer ${ADMIN_TOKEN}`, 'Bearer x'],
+      ['Bearer x', `Bearer ${ADMIN_TOKEN}`],
+    ]) {
+      const answer = await call('GET', '/admin/companies', {
+        token: null,
+        headers: { authorization: both },
+      });
+      assert.equal(answer.status, 401, both.join(' + '));
+    }
   });
 
   it('accepts ADMIN_TOKEN_PREVIOUS during a rotation and names each token by its label', async (t) => {

@@ -30,8 +30,8 @@ export interface AdminRequest {
   body?: unknown;
   contentType?: string;
   remoteAddress?: string;
-  /** Sent as they are, beside the ones above. */
-  headers?: Record<string, string>;
+  /** Sent as they are, beside the ones above (a list: one header line each). */
+  headers?: Record<string, string | string[]>;
 }
 
 export interface TestAdmin {
@@ -84,7 +84,7 @@ export async function useAdmin(
     admin,
     logLines: () => lines.map((line) => JSON.parse(line)),
     async call(method, path, request = {}) {
-      const headers: Record<string, string> = { ...request.headers };
+      const headers: Record<string, string | string[]> = { ...request.headers };
       const token = request.token === undefined ? ADMIN_TOKEN : request.token;
       if (token !== null) headers.authorization = `Bearer ${token}`;
       let payload: string | Buffer | undefined;
