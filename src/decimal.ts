@@ -22,15 +22,19 @@ export interface Decimal {
 const JSON_NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 const ZERO = 48;
 
+/** Money's text in a string: digits, and a point and digits (`JSON_NUMBER`'s groups, no exponent). */
+export const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
 /**
- * A number's exact value from its text (the JSON grammar: `-12.50`, `1e-7`, `1.5E+21`), or
- * null when the text is not one. Linear in the text's length (zeros are trimmed by index: a
- * regular expression such as /0+$/ is quadratic on a long run of zeros that does not end).
+ * A number's exact value from its text, written in `grammar` (by default JSON's: `-12.50`,
+ * `1e-7`, `1.5E+21`), or null when the text is not one. Linear in the text's length (zeros are
+ * trimmed by index: a regular expression such as /0+$/ is quadratic on a long run of zeros that
+ * does not end).
  */
-export function readDecimal(text: string): Decimal | null {
-  const match = JSON_NUMBER.exec(text);
+export function readDecimal(text: string, grammar: RegExp = JSON_NUMBER): Decimal | null {
+  const match = grammar.exec(text);
   if (!match) return null;
-  const [, sign, whole = '', fraction = '', power = '0'] = match;
+  const [, sign, whole = '', fraction = '', power = ''] = match;
   const all = whole + fraction;
   let start = 0;
   while (start < all.length && all.charCodeAt(start) === ZERO) start++;
@@ -40,7 +44,7 @@ export function readDecimal(text: string): Decimal | null {
   return {
     negative: sign === '-',
     digits,
-    exponent: digits === '' ? 0 : Number(power) - fraction.length + (all.length - end),
+    exponent: digits === '' ? 0 : Number(power || 0) - fraction.length + (all.length - end),
   };
 }
 

@@ -1,4 +1,4 @@
-import { type Decimal, InexactNumber, readDecimal } from './decimal.ts';
+import { type Decimal, InexactNumber, PLAIN_DECIMAL, readDecimal } from './decimal.ts';
 
 /**
  * Money is stored as an integer count of ten-thousandths (`*_e4` columns) so that a value
@@ -9,9 +9,6 @@ const MONEY_SCALE_DIGITS = 4;
 const SCALE = 10 ** MONEY_SCALE_DIGITS;
 /** Digits of the whole part: below 100 billion, every stored integer far inside 2^53. */
 const MAX_WHOLE_DIGITS = 11;
-
-/** The text money may be written as in a string: digits, and a point and digits. */
-const PLAIN_DECIMAL = /^-?\d+(?:\.\d+)?$/;
 
 export class MoneyError extends Error {}
 
@@ -25,12 +22,11 @@ export class MoneyError extends Error {}
 export function parseMoney(value: unknown, maxFractionDigits = MONEY_SCALE_DIGITS): number {
   let decimal: Decimal | null;
   if (typeof value === 'string') {
-    const text = value.trim();
+    decimal = readDecimal(value.trim(), PLAIN_DECIMAL);
     // Not the text itself: a salary is one of these, and an error reaches logs and answers.
-    if (!PLAIN_DECIMAL.test(text)) {
+    if (decimal === null) {
       throw new MoneyError('is not a plain decimal number (digits, a point and digits: 1250.50)');
     }
-    decimal = readDecimal(text);
   } else if (typeof value === 'number' && Number.isFinite(value)) {
     decimal = readDecimal(String(value));
   } else if (value instanceof InexactNumber) {

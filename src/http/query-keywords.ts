@@ -24,6 +24,10 @@ function integerParameters(objectSchema: Record<string, unknown>): string[] {
     .map(([name]) => name);
 }
 
+/** Decimal digits within a float's range: past ~1.8e308 they are Infinity to Ajv, which its integer and range checks take. */
+const isPlainInteger = (text: unknown): boolean =>
+  typeof text === 'string' && PLAIN_DIGITS.test(text) && Number.isFinite(Number(text));
+
 function plainIntegersValidator(
   _value: unknown,
   objectSchema: AnySchemaObject,
@@ -37,10 +41,7 @@ function plainIntegersValidator(
       if (value === undefined) continue;
       // A repeated parameter arrives as an array, which `properties` refuses on its own.
       const texts = Array.isArray(value) ? value : [value];
-      // Past ~1.8e308 the digits are Infinity to Ajv, which its integer and range checks take.
-      const plain = (text: unknown) =>
-        typeof text === 'string' && PLAIN_DIGITS.test(text) && Number.isFinite(Number(text));
-      if (texts.every(plain)) continue;
+      if (texts.every(isPlainInteger)) continue;
       issues.push({
         instancePath: `/${name}`,
         keyword: PLAIN_INTEGERS_KEYWORD,
