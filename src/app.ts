@@ -68,13 +68,32 @@ export const GZIP_LEVEL = 3;
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
+ * How many characters in a row a request id may share with the request's own Authorization
+ * header: a key's first 8 random characters are no secret (`keys list` shows them), but its
+ * random part without the checksum is the whole key (the checksum is computed from it), and
+ * most of it leaves little to guess.
+ */
+const SHARED_WITH_CREDENTIALS = 12;
+
+/**
  * An API key (or its part after `cdk_`), or one of the admin tokens, anywhere in `text`: each
  * stretch of a token's length is hashed. A token is at least 32 characters and a request id at
  * most 128, so that is at most 97 hashes (under a millisecond), and one for an id no longer
- * than the token, such as a proxy's 32-character `$request_id`.
+ * than the token, such as a proxy's 32-character `$request_id`. Also any part of the request's
+ * own credentials (`authorization`) of SHARED_WITH_CREDENTIALS characters or more, such as a
+ * key cut short of its checksum, which holds no checksum to be found by.
  */
-function holdsSecret(text: string, adminTokens: readonly AdminToken[]): boolean {
+function holdsSecret(
+  text: string,
+  adminTokens: readonly AdminToken[],
+  authorization: string | undefined,
+): boolean {
   if (text.toLowerCase().includes(KEY_PREFIX) || holdsApiKeySecret(text)) return true;
+  if (authorization) {
+    for (let start = 0; start + SHARED_WITH_CREDENTIALS <= text.length; start++) {
+      if (authorization.includes(text.slice(start, start + SHARED_WITH_CREDENTIALS))) return true;
+    }
+  }
   return adminTokens.some((token) => {
     for (let start = 0; start + token.length <= text.length; start++) {
       const stretch = text.slice(start, start + token.length);
@@ -122,7 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' &&
         SANE_REQUEST_ID.test(given) &&
-        !holdsSecret(given, config.admin?.tokens ?? [])
+        !holdsSecret(given, config.admin?.tokens ?? [], request.headers.authorization)
         ? given
         : randomUUID();
     },
@@ -150,6 +169,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
     else reply.header('keep-alive', keepAlive);
+    // An error answers this request at this moment: no cache keeps it (a 404 is cacheable by
+    // default, RFC 9110 §15.1), off the API's routes too, which say no-store of everything.
+    if (reply.statusCode >= 400 && !reply.hasHeader('cache-control')) {
+      reply.header('cache-control', 'no-store');
+    }
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -166,10 +166,12 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
       );
       const body = JSON.stringify(protocolProblem(status));
       const allow = status === 405 ? `Allow: ${methodNotAllowed().headers.allow}\r\n` : '';
-      // The headers every answer carries: a request id (the request's own was not read) and
-      // nosniff. The connection is closed once the answer has left.
+      // The headers every error answer carries: its date (RFC 9110 §6.6.1), the type with its
+      // charset, no-store, a request id (the request's own was not read) and nosniff. The
+      // connection is closed once the answer has left.
       socket.end(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nDate: ${new Date().toUTCString()}\r\n` +
+          `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\nCache-Control: no-store\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\n${allow}X-Request-Id: ${requestId}\r\n` +
           `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
         () => socket.destroy(),

@@ -49,14 +49,17 @@ export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
 /**
  * A host name or IP address, with an optional port, as URLs carry it: RFC 3986's authority
  * without user info, narrowed to what names a host (no percent escapes or sub-delimiters).
- * The port, when there is one, is checked to be at most 65535 apart (`validAuthority`).
+ * The port, when there is one, is checked to be 1 to 65535 apart (`validAuthority`).
  */
 const AUTHORITY = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
 
 /** Whether the text is an authority (`AUTHORITY`) whose port a URL can have. */
 function validAuthority(text: string): boolean {
   const match = AUTHORITY.exec(text);
-  return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
+  if (match === null) return false;
+  const port = match[1] === undefined ? undefined : Number(match[1]);
+  // Port 0 names no port a client can reach: URLs built on it lead nowhere.
+  return port === undefined || (port > 0 && port <= 65_535);
 }
 
 /** The authority of a request-target in absolute form (`GET http://host:port/path`). */

@@ -171,6 +171,8 @@ describeEachDialect('GET /expenses', (dialect) => {
         'a b',
         'ex.com:99999999',
         'ex.com:65536',
+        'ex.com:0',
+        'ex.com:00',
         'user@ex.com',
       ];
       for (const host of hosts) {

@@ -544,9 +544,16 @@ describe('paths and methods', () => {
     for (const [label, request, code, status, title] of cases) {
       const response = await rawRequest(port, request);
       assert.equal(response?.status, status, `${label}: ${response?.body}`);
-      assert.match(response.headers['content-type'] ?? '', PROBLEM_JSON, label);
+      assert.equal(
+        response.headers['content-type'],
+        'application/problem+json; charset=utf-8',
+        label,
+      );
       assert.match(response.headers['x-request-id'] ?? '', /^[\w-]{8,}$/, label);
       assert.equal(response.headers['x-content-type-options'], 'nosniff', label);
+      // As every other answer: the time it was made (RFC 9110 §6.6.1), kept by no cache.
+      assert.ok(Math.abs(Date.parse(response.headers.date ?? '') - Date.now()) < 60_000, label);
+      assert.equal(response.headers['cache-control'], 'no-store', label);
       const body = JSON.parse(response.body);
       assert.deepEqual(
         body,
@@ -679,13 +686,30 @@ describe('headers', () => {
         );
       });
     }
-    // Near misses are a client's own ids: a key's random part with a wrong checksum, a token's
-    // prefix, a text holding all of a token but one character.
+    // Near misses are a client's own ids: a token's prefix, a text holding all of a token but
+    // one character, a key's random part with a wrong checksum sent with another key, 11
+    // characters of the key sent with it.
     const wrongChecksum = `${secret.slice(0, -1)}${secret.endsWith('0') ? '1' : '0'}`;
     const nearToken = [adminToken.slice(0, -1), `run-${adminToken.slice(1)}`];
-    for (const given of [wrongChecksum, ...nearToken]) {
-      const res = await api.get('/employees', key, { headers: { 'x-request-id': given } });
+    const otherKey = await api.createKey(1);
+    for (const [given, sentWith] of [
+      ...[...nearToken, secret.slice(0, 11), `${secret.slice(20, 31)}-x`].map((id) => [id, key]),
+      [wrongChecksum, otherKey],
+    ] as const) {
+      const res = await api.get('/employees', sentWith, { headers: { 'x-request-id': given } });
       assert.equal(res.headers['x-request-id'], given);
+    }
+    // The request's own key is a secret in any part of 12 characters or more: its random part
+    // without the checksum (from which the checksum is computed), or with a wrong one, or most
+    // of it.
+    const ownParts = [secret.slice(0, 32), wrongChecksum, `req:${secret.slice(0, 30)}`];
+    for (const given of [...ownParts, secret.slice(0, 12), `x${secret.slice(26, 38)}`]) {
+      const logged = api.logLines().length;
+      const res = await api.get('/employees', key, { headers: { 'x-request-id': given } });
+      assert.equal(res.status, 200);
+      assert.notEqual(res.headers['x-request-id'], given);
+      const lines = api.logLines().slice(logged);
+      assert.ok(!lines.some((line) => JSON.stringify(line).includes(given)), given);
     }
   });
 

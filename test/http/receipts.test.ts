@@ -115,6 +115,16 @@ describeEachDialect('receipts', (dialect) => {
     const anonymous = await fetch(location);
     assert.equal(anonymous.status, 200);
     assert.equal(anonymous.headers.get('ratelimit'), null);
+    // Its tag is matched as RFC 9110 §13.1.2 says for If-None-Match: weakly, in a list, or `*`.
+    const etag = followed.headers.get('etag') ?? '';
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const unchanged = await fetch(location, { headers: { 'if-none-match': ifNoneMatch } });
+      assert.equal(unchanged.status, 304, ifNoneMatch);
+      assert.equal((await unchanged.arrayBuffer()).byteLength, 0);
+    }
+    const changed = await fetch(location, { headers: { 'if-none-match': '"other"' } });
+    assert.equal(changed.status, 200);
+    await changed.arrayBuffer();
     // The original keeps its stored type.
     const png = await fetch(`${base}/expenses/3/receipt?variant=original`, { headers: auth });
     assert.equal(png.headers.get('content-type'), 'image/png');

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 
 /** Whether an `If-None-Match` value names `etag` (weak comparison, RFC 9110 §13.1.2). */
-function matches(ifNoneMatch: string, etag: string): boolean {
+export function ifNoneMatchNames(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch.trim() === '*') return true;
   const opaque = etag.replace(/^W\//, '');
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
@@ -35,7 +35,7 @@ export function registerETags(app: FastifyInstance): void {
     const etag = `W/"${hash('sha1', body, 'base64url')}"`;
     reply.header('etag', etag);
     const ifNoneMatch = request.headers['if-none-match'];
-    if (ifNoneMatch && matches(ifNoneMatch, etag)) {
+    if (ifNoneMatch && ifNoneMatchNames(ifNoneMatch, etag)) {
       reply.code(304);
       reply.removeHeader('content-type');
       reply.removeHeader('content-length');

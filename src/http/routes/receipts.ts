@@ -25,6 +25,7 @@ import {
 import { headers, RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
 import { HOST_REFUSED, noBodyResponse, operation, problemResponse } from '../openapi/operation.ts';
 import { canonicalInteger } from '../params.ts';
+import { ifNoneMatchNames } from '../plugins/etag.ts';
 
 /** The signed URL's answer: the image bytes, in any type a served receipt can have. */
 const imageResponse = (description: string) => ({
@@ -195,7 +196,8 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
         .header('cache-control', `private, max-age=${remaining}`)
         .header('etag', etag)
         .header('content-disposition', `inline; filename="receipt-${expenseId}.${file.extension}"`);
-      if (request.headers['if-none-match'] === etag) return reply.status(304).send();
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (ifNoneMatch && ifNoneMatchNames(ifNoneMatch, etag)) return reply.status(304).send();
       return reply
         .type(file.contentType)
         .header('content-length', String(stat.size))
