@@ -9,6 +9,7 @@ import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import type { Db } from './db/database.ts';
 import { ensureSchema } from './db/migrate.ts';
 import { SchemaOutdatedError } from './db/schema-outdated-error.ts';
+import { closeGracefully } from './http/closing.ts';
 import { API_PREFIX } from './http/deps.ts';
 import { closeMetricsListener, listenForMetrics } from './metrics/listener.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
@@ -199,6 +200,9 @@ export async function startServer(
         metrics,
       })
     : null;
+  const closers = [app, adminApp].flatMap((listener) =>
+    listener ? [{ listener, connections: closeGracefully(listener.server, config) }] : [],
+  );
   let metricsServer: Server | null = null;
   // A listener that cannot start names the address and its settings, not just the system's
   // error (a HOST that does not resolve said "getaddrinfo ENOTFOUND", read as the database's).
@@ -239,18 +243,9 @@ export async function startServer(
     adminApp,
     close() {
       closing ??= (async () => {
-        // server.close() only closes the connections idle at that moment; one whose response
-        // was already being written turns idle later and would hold the exit for the whole
-        // keep-alive timeout.
-        const reaper = setInterval(() => {
-          app.server.closeIdleConnections();
-          adminApp?.server.closeIdleConnections();
-        }, 100);
-        try {
-          await Promise.all([app.close(), adminApp?.close()]);
-        } finally {
-          clearInterval(reaper);
-        }
+        await Promise.all(
+          closers.map(({ listener, connections }) => connections.during(listener.close())),
+        );
         if (metricsServer) await closeMetricsListener(metricsServer);
         await closeResources();
       })();

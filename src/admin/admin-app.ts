@@ -120,6 +120,10 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     ...(options.logger
       ? { loggerInstance: options.logger.child({ listener: 'admin' }) }
       : { logger: false }),
+    // While shutting down, a request that still arrives on an open connection is served (with
+    // Connection: close), as on the public listener, rather than answered with Fastify's
+    // plain-JSON 503.
+    return503OnClosing: false,
     logController: new LogController({ disableRequestLogging: true }),
     // The public side's TRUST_PROXY is not this listener's: the platform reaches it without
     // the public proxy, and a client-chosen X-Forwarded-For would dodge the failed-token limit.

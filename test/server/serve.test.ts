@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
 import { SERVICE_ENV, SERVICE_NODE_OPTIONS } from '../../src/heap.ts';
@@ -276,6 +279,65 @@ function processSettings(pid: number) {
 
 /** Node 22.15 and later can replace a process in place; the service runs as started before. */
 const CAN_RESTART = typeof process.execve === 'function';
+
+describe('cdapi serve shutting down with requests that never arrive whole', () => {
+  it('answers them as while it ran, within its timeouts, and exits 0', async (t) => {
+    const dir = useTempDir(t);
+    const adminPort = await freePort();
+    const token = 'shutdown-test-admin-token-0123456789abcdef';
+    const server = await serve({
+      DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`,
+      SIGNING_SECRET: 'shutdown-test-signing-secret-0123456789',
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
+      HTTP_REQUEST_TIMEOUT_MS: '2000',
+      ADMIN_PORT: String(adminPort),
+      ADMIN_TOKEN: token,
+    });
+    t.after(() => server.child.kill('SIGKILL'));
+    /** A connection that sends `text` and no more, and all it receives until it is closed. */
+    const halfSent = async (port: number, text: string) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      await once(socket, 'connect');
+      socket.write(text);
+      let received = '';
+      socket.on('data', (chunk) => {
+        received += chunk;
+      });
+      return { received: once(socket, 'close').then(() => received) };
+    };
+    const port = Number(new URL(server.origin).port);
+    const connections = await Promise.all([
+      halfSent(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n'),
+      halfSent(port, ''),
+      halfSent(adminPort, 'GET /admin/companies HTTP/1.1\r\nHost: x\r\n'),
+      halfSent(
+        adminPort,
+        `POST /admin/import HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/x-ndjson\r\nContent-Length: 100\r\n\r\n{"type":`,
+      ),
+    ]);
+    // The service has taken the connections and read what they sent before it is stopped.
+    await sleep(500);
+    server.child.kill('SIGTERM');
+    // Before, the process waited for such clients for ever: server.close() stops Node's check
+    // of the timeouts.
+    const exited = await Promise.race([server.exit, sleep(20_000).then(() => 'still running')]);
+    assert.equal(exited, 0);
+    const [headersCut, silent, adminHeadersCut, bodyCut] = await Promise.all(
+      connections.map(({ received }) => received),
+    );
+    for (const answer of [headersCut, silent, adminHeadersCut].map(String)) {
+      assert.match(answer, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+      assert.match(answer, /"code":"request_timeout"/);
+    }
+    // A body that stopped arriving gets no answer, as while running: its import rolled back.
+    assert.equal(bodyCut, '');
+    const companies = cdapiJson(['companies', 'list'], {
+      DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`,
+    });
+    assert.deepEqual(companies, []);
+  });
+});
 
 describe('cdapi serve memory settings', () => {
   it('runs with production’s semi-space size and malloc arenas however it is started', async (t) => {
