@@ -133,6 +133,14 @@ export function parseDatabaseUrl(value: string, variable = 'DATABASE_URL'): Data
   throw new ConfigError(variable, 'must start with sqlite: or postgres://');
 }
 
+/** A host name or an IP address to listen on (`HOST`, `cdapi serve --host`). */
+export const isListenHost = (value: string): boolean => /^[\w.:-]{1,253}$/.test(value);
+
+function parseHost(raw: string): string {
+  if (!isListenHost(raw)) throw new ConfigError('HOST', 'must be a host name or an IP address');
+  return raw;
+}
+
 function parseInteger(variable: string, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw)) throw new ConfigError(variable, `must be a whole number, got "${raw}"`);
   const value = Number(raw);
@@ -381,24 +389,16 @@ function adminToken(variable: string, raw: string, label: string): AdminToken {
 
 /**
  * `ADMIN_PORT` turns the admin listener on, and then `ADMIN_TOKEN` is required. Only the
- * tokens' digests are kept; `forgetAdminTokens` removes the tokens from the environment.
+ * tokens' digests are kept; `forgetAdminTokens` removes the tokens from the environment. The
+ * other admin variables are checked whenever they are set, the listener on or off: a bad value
+ * would otherwise stop only the start that turns the listener on.
  */
 function parseAdmin(env: NodeJS.ProcessEnv, taken: Array<[string, number | null]>) {
-  if (!env.ADMIN_PORT) return null;
-  const port = parseInteger('ADMIN_PORT', env.ADMIN_PORT, 0, 65535);
-  for (const [variable, other] of taken) {
-    if (port !== 0 && port === other) {
-      throw new ConfigError('ADMIN_PORT', `must differ from ${variable} (${other})`);
-    }
-  }
-  if (!env.ADMIN_TOKEN) {
-    throw new ConfigError('ADMIN_TOKEN', 'is required when ADMIN_PORT is set');
-  }
   const label = env.ADMIN_TOKEN_LABEL || 'admin';
   if (!/^[\w.@:-]{1,64}$/.test(label)) {
     throw new ConfigError('ADMIN_TOKEN_LABEL', 'must be 1 to 64 letters, digits or . _ @ : -');
   }
-  const tokens = [adminToken('ADMIN_TOKEN', env.ADMIN_TOKEN, label)];
+  const tokens = env.ADMIN_TOKEN ? [adminToken('ADMIN_TOKEN', env.ADMIN_TOKEN, label)] : [];
   if (env.ADMIN_TOKEN_PREVIOUS) {
     // The same token twice is a rotation that replaced nothing: the old token is still the one
     // in ADMIN_TOKEN, and the audit log would never show the previous one in use.
@@ -411,6 +411,16 @@ function parseAdmin(env: NodeJS.ProcessEnv, taken: Array<[string, number | null]
     tokens.push(adminToken('ADMIN_TOKEN_PREVIOUS', env.ADMIN_TOKEN_PREVIOUS, `${label}:previous`));
   }
   const trustProxy = parseBoolean('ADMIN_TRUST_PROXY', env.ADMIN_TRUST_PROXY || 'false');
+  if (!env.ADMIN_PORT) return null;
+  const port = parseInteger('ADMIN_PORT', env.ADMIN_PORT, 0, 65535);
+  for (const [variable, other] of taken) {
+    if (port !== 0 && port === other) {
+      throw new ConfigError('ADMIN_PORT', `must differ from ${variable} (${other})`);
+    }
+  }
+  if (!env.ADMIN_TOKEN) {
+    throw new ConfigError('ADMIN_TOKEN', 'is required when ADMIN_PORT is set');
+  }
   return Object.freeze({ port, tokens: Object.freeze(tokens), trustProxy });
 }
 
@@ -428,6 +438,7 @@ export function loadServerConfig(
   // that would surface at the next start without the flag.
   const environmentPort = parseInteger('PORT', env.PORT || '8080', 0, 65535);
   const port = overrides.port ?? environmentPort;
+  const environmentHost = parseHost(env.HOST || '127.0.0.1');
   const redisUrl = env.REDIS_URL ? parseRedisUrl(env.REDIS_URL) : null;
   const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? 'cdapi:';
   if (!/^[\x21-\x7e]{0,64}$/.test(redisKeyPrefix)) {
@@ -445,7 +456,7 @@ export function loadServerConfig(
     redisUrl,
     redisKeyPrefix,
     responseCacheMb: parseInteger('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB || '16', 0, 4096),
-    host: overrides.host ?? (env.HOST || '127.0.0.1'),
+    host: overrides.host ?? environmentHost,
     port,
     metricsPort,
     admin: parseAdmin(env, [

@@ -1,5 +1,10 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { forgetAdminTokens, loadServerConfig } from '../config.ts';
+import {
+  DEFAULT_DATABASE_URL,
+  forgetAdminTokens,
+  isListenHost,
+  loadServerConfig,
+} from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { DEFAULT_DEMO_EMPLOYEES } from '../demo/context.ts';
 import { restartWithServiceMemorySettings } from '../heap.ts';
@@ -14,7 +19,7 @@ interface ServeOptions {
 }
 
 function hostOption(value: string): string {
-  if (!/^[\w.:-]{1,253}$/.test(value)) {
+  if (!isListenHost(value)) {
     throw new InvalidArgumentError('must be a host name or an IP address.');
   }
   return value;
@@ -46,9 +51,16 @@ export function registerServeCommand(program: Command): void {
         '../server.ts'
       );
       let demoKey: string | null = null;
+      let existingCompany: number | undefined;
       const seedDemo = async (database: DatabaseHandle) => {
-        const existing = await database.db.selectFrom('companies').select('id').limit(1).execute();
-        if (existing.length > 0) return;
+        const existing = await database.db
+          .selectFrom('companies')
+          .select('id')
+          .orderBy('id')
+          .limit(1)
+          .executeTakeFirst();
+        existingCompany = existing?.id;
+        if (existing) return;
         const [{ createDemoCompany }, { FileReceiptStore }] = await Promise.all([
           import('../demo/demo.ts'),
           import('../receipts/fs-store.ts'),
@@ -83,9 +95,9 @@ export function registerServeCommand(program: Command): void {
             'Try:',
             `  curl -H "Authorization: Bearer ${demoKey}" ${local}/me`,
           );
-        } else if (options.demo) {
+        } else if (existingCompany !== undefined) {
           lines.push(
-            'Using the existing data. A new key: npx cdapi keys create --company 1 --name dev',
+            `Using the existing data. A new key: ${keysCreateLine(existingCompany, process.env.DATABASE_URL)}`,
           );
         }
         process.stderr.write(`${lines.join('\n')}\n`);
@@ -105,4 +117,16 @@ export function registerServeCommand(program: Command): void {
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));
     });
+}
+
+/**
+ * The command that makes a key for `company` in the database this service runs on: a
+ * DATABASE_URL of a SQLite file other than the default is written before it, quoted for the
+ * shell; a PostgreSQL one is only named, as it may hold a password, which must not be printed.
+ */
+function keysCreateLine(company: number, databaseUrl: string | undefined): string {
+  const command = `npx cdapi keys create --company ${company} --name dev`;
+  if (!databaseUrl || databaseUrl === DEFAULT_DATABASE_URL) return command;
+  if (!databaseUrl.startsWith('sqlite:')) return `${command} (with the same DATABASE_URL)`;
+  return `DATABASE_URL='${databaseUrl.replaceAll("'", "'\\''")}' ${command}`;
 }

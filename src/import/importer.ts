@@ -76,6 +76,9 @@ export async function importFile(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const info = await stat(file).catch(() => null);
+  if (!info && file === '-') {
+    throw new Error('cannot read -: standard input is not read: save the export to a file first');
+  }
   if (!info) throw new Error(`cannot read ${file}: no such file`);
   if (!info.isFile()) {
     // A file's size is its progress's 100 %, and a failed import can be run again on it.

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { cdapi } from '../helpers/cli.ts';
 import { useTempDir } from '../helpers/databases.ts';
+import { company } from '../helpers/records.ts';
 import { freePort } from '../helpers/serve.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,10 +24,16 @@ const CONFIG_VARIABLES = [
 ];
 
 /**
- * `cdapi serve ARGS` until its start-up line; killed when the test ends. Its temporary files
+ * `cdapi serve ARGS`, and what it wrote on stderr once that matches `until` (by default its
+ * first line, the start-up line); killed when the test ends. Its temporary files
  * (the admin listener's import folder) go to the test's own folder, which outlives no kill.
  */
-async function startServe(t: TestContext, args: string[], env: Record<string, string>) {
+async function startServe(
+  t: TestContext,
+  args: string[],
+  env: Record<string, string>,
+  until = /\n/,
+) {
   const child: ChildProcess = spawn(
     process.execPath,
     [join(ROOT, 'bin/cdapi.js'), 'serve', ...args],
@@ -45,11 +52,11 @@ async function startServe(t: TestContext, args: string[], env: Record<string, st
     err += chunk;
   });
   const exited = once(child, 'exit');
-  while (!err.includes('\n')) {
+  while (!until.test(err)) {
     if (child.exitCode !== null) throw new Error(`serve exited: ${err}`);
     await Promise.race([once(child.stderr as NodeJS.ReadableStream, 'data'), exited]);
   }
-  return err.split('\n')[0] as string;
+  return err;
 }
 
 describe('cdapi usage', () => {
@@ -169,6 +176,33 @@ describe('cdapi usage', () => {
     });
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     assert.deepEqual(await health.json(), { status: 'ok' });
+  });
+
+  it('serve --demo on a database with data names the command that makes a key for its first company in it', async (t) => {
+    const dir = join(useTempDir(t), "it's here");
+    mkdirSync(dir);
+    const env = {
+      DATABASE_URL: `sqlite:${join(dir, 'data.db')}`,
+      SIGNING_SECRET: 'usage-test-signing-secret-0123456789',
+    };
+    const file = join(dir, 'companies.ndjson');
+    writeFileSync(file, `${JSON.stringify(company(9))}\n${JSON.stringify(company(7))}\n`);
+    assert.equal(cdapi(['import', file], env).status, 0);
+    const port = await freePort();
+    const text = await startServe(t, ['--demo', '--port', String(port)], env, /A new key: .*\n/);
+    const command = /A new key: (.*)\n/.exec(text)?.[1] ?? '';
+    assert.equal(
+      command,
+      `DATABASE_URL='sqlite:${dir.replace("'", "'\\''")}/data.db' npx cdapi keys create --company 7 --name dev`,
+    );
+    // Pasted into a shell in the checkout, it makes the key in that database.
+    const made = spawnSync('sh', ['-c', command], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const key = /cdk_\w+/.exec(made.stdout)?.[0];
+    const me = await fetch(`http://127.0.0.1:${port}/api/company/v1/me`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(((await me.json()) as { company: { id: number } }).company.id, 7);
   });
 
   it('serve with ADMIN_PORT starts the admin listener beside the API, and needs ADMIN_TOKEN', async (t) => {

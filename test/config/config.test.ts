@@ -74,13 +74,22 @@ describe('configuration', () => {
     );
   });
 
-  it('checks PORT from the environment even where --port overrides it', () => {
+  it('checks PORT and HOST from the environment even where --port and --host override them', () => {
     const env = { DATABASE_URL: 'sqlite::memory:', RECEIPTS_DIR: 'store' };
     assert.equal(loadServerConfig({ ...env, PORT: '9000' }, { port: 9090 }).port, 9090);
     assert.throws(
       () => loadServerConfig({ ...env, PORT: 'abc' }, { port: 9090 }),
       /^ConfigError: PORT: must be a whole number, got "abc"/,
     );
+    assert.equal(loadServerConfig({ ...env, HOST: '::1' }).host, '::1');
+    for (const host of ['bad host', '127.0.0.1 ', 'a/b']) {
+      for (const overrides of [{}, { host: '127.0.0.1' }]) {
+        assert.throws(
+          () => loadServerConfig({ ...env, HOST: host }, overrides),
+          /^ConfigError: HOST: must be a host name or an IP address$/,
+        );
+      }
+    }
   });
 
   it('needs RECEIPTS_DIR with PostgreSQL only where receipts are read or written', () => {
@@ -395,6 +404,20 @@ describe('configuration', () => {
       /^ADMIN_TOKEN_LABEL: must be 1 to 64/,
     ],
   ];
+  it('checks the admin variables that are set when ADMIN_PORT is not', () => {
+    for (const [env, message] of [
+      [{ ADMIN_TOKEN: 'short' }, /^ADMIN_TOKEN: must be 32 to 512 printable/],
+      [{ ADMIN_TOKEN_PREVIOUS: 'short' }, /^ADMIN_TOKEN_PREVIOUS: must be 32 to 512 printable/],
+      [{ ADMIN_TOKEN_LABEL: 'two words' }, /^ADMIN_TOKEN_LABEL: must be 1 to 64/],
+      [{ ADMIN_TRUST_PROXY: 'maybe' }, /^ADMIN_TRUST_PROXY: must be true or false/],
+    ] as const) {
+      assert.throws(
+        () => loadServerConfig({ ...pg, ...env }),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+      );
+    }
+    assert.equal(loadServerConfig({ ...pg, ADMIN_TOKEN: adminToken }).admin, null);
+  });
   for (const [env, message] of bad) {
     it(`stops with a message naming ${Object.keys(env)[0]}`, () => {
       assert.throws(
