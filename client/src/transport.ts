@@ -60,6 +60,11 @@ export function searchParamsOf(query: Record<string, QueryValue> | undefined): s
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value === undefined || value === null) continue;
+    if (Array.isArray(value) && value.length === 0) {
+      throw new TypeError(
+        `${name}: an empty list matches no record; leave the filter out to list them all`,
+      );
+    }
     params.set(name, Array.isArray(value) ? value.join(',') : String(value));
   }
   const text = params.toString();

@@ -111,6 +111,14 @@ describe('client: lists, records and receipts against the service', () => {
       terminated.push(item.id);
     assert.equal(terminated.length, EMPLOYEES / 10);
     assert.ok(terminated.every((id) => id % 10 === 0));
+    // An empty list would match nothing, and leaving it out would match everything: neither is
+    // sent; the call throws before any request.
+    for (const query of [{ employee_id: [] }, { status: [] as 'approved'[] }]) {
+      await assert.rejects(client.leaves.list(query), {
+        name: 'TypeError',
+        message: `${Object.keys(query)[0]}: an empty list matches no record; leave the filter out to list them all`,
+      });
+    }
   });
 
   it('asks for compressed answers unless told not to', async (t) => {
