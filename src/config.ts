@@ -143,6 +143,11 @@ function parseHost(raw: string): string {
 
 function parseInteger(variable: string, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw)) throw new ConfigError(variable, `must be a whole number, got "${raw}"`);
+  // Written as the number is (`05` might be read as octal by other tools, as `METRICS_PORT=05`
+  // opened port 5), like the CLI's ids and counts.
+  if (/^0\d/.test(raw)) {
+    throw new ConfigError(variable, `must be written without leading zeros, got "${raw}"`);
+  }
   const value = Number(raw);
   if (value < min || value > max)
     throw new ConfigError(variable, `must be between ${min} and ${max}`);
@@ -295,6 +300,17 @@ function besideDatabase(database: DatabaseTarget, name: string): string | null {
   return join(dirname(database.path), file === DEFAULT_DATABASE_FILE ? name : `${stem}-${name}`);
 }
 
+/**
+ * RECEIPTS_DIR as an absolute path. White space at its ends is refused: a folder named ` ` (or
+ * `/srv/receipts `) is a quoting mistake, which would put the store somewhere nobody looks.
+ */
+function parseReceiptsDir(raw: string): string {
+  if (raw.trim() !== raw) {
+    throw new ConfigError('RECEIPTS_DIR', 'must not begin or end with white space');
+  }
+  return resolve(raw);
+}
+
 /** The receipt store of a command that reads or writes receipts; fails naming the variable. */
 export function requireReceiptsDir(config: Config): string {
   if (config.receiptsDir !== null) return config.receiptsDir;
@@ -315,7 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     database,
     receiptsDir: env.RECEIPTS_DIR
-      ? resolve(env.RECEIPTS_DIR)
+      ? parseReceiptsDir(env.RECEIPTS_DIR)
       : besideDatabase(database, 'receipts'),
     logLevel,
     changesRetentionDays: parseInteger(

@@ -92,6 +92,19 @@ describe('configuration', () => {
     }
   });
 
+  it('refuses a RECEIPTS_DIR with white space at its ends', () => {
+    for (const dir of [' ', '/srv/receipts ', '\t/srv/receipts']) {
+      assert.throws(
+        () => loadConfig({ RECEIPTS_DIR: dir }),
+        /^ConfigError: RECEIPTS_DIR: must not begin or end with white space$/,
+      );
+    }
+    assert.equal(
+      loadConfig({ RECEIPTS_DIR: '/srv/my receipts' }).receiptsDir,
+      resolve('/srv/my receipts'),
+    );
+  });
+
   it('needs RECEIPTS_DIR with PostgreSQL only where receipts are read or written', () => {
     const env = { DATABASE_URL: 'postgres://u@localhost/db', SIGNING_SECRET: secret };
     const config = loadConfig(env);
@@ -378,6 +391,8 @@ describe('configuration', () => {
       /^ADMIN_PORT: must differ from METRICS_PORT \(9091\)/,
     ],
     [{ ADMIN_PORT: 'x', ADMIN_TOKEN: adminToken }, /^ADMIN_PORT: must be a whole number/],
+    [{ METRICS_PORT: '05' }, /^METRICS_PORT: must be written without leading zeros, got "05"$/],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '010000' }, /^HTTP_HEADERS_TIMEOUT_MS: must be written without/],
     [{ ADMIN_TOKEN: 'short', ADMIN_PORT: '9091' }, /^ADMIN_TOKEN: must be 32 to 512 printable/],
     [
       { ADMIN_TOKEN: 'x'.repeat(513), ADMIN_PORT: '9091' },
