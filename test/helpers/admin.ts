@@ -11,6 +11,7 @@ import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { loggerOptions } from '../../src/server.ts';
 import { type ApiResponse, type TestApi, useApi } from './api.ts';
 import { type ContractChecker, createContractChecker } from './contract.ts';
+import { closeApp } from './listen.ts';
 import { leaksIn } from './log-leaks.ts';
 
 export const ADMIN_TOKEN = 'admin-test-token-0123456789abcdefghijkl';
@@ -66,7 +67,7 @@ export async function useAdmin(
   const nonconforming: string[] = [];
   let contract: ContractChecker | null = null;
   t.after(async () => {
-    await admin.close();
+    await closeApp(admin);
     const failures: string[] = [];
     const leaked = leaksIn(lines.join(''), secrets);
     if (leaked.secrets.length > 0 || leaked.canaries.length > 0) {

@@ -18,6 +18,7 @@ import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { loggerOptions } from '../../src/server.ts';
 import { type ContractChecker, createContractChecker } from './contract.ts';
 import { type TestDatabase, useDatabase, useTempDir } from './databases.ts';
+import { closeApp } from './listen.ts';
 import { leaksIn, NO_LEAKS } from './log-leaks.ts';
 import { canaries, writeNdjson } from './records.ts';
 
@@ -167,7 +168,7 @@ export async function useApi(
   const nonconforming: string[] = [];
   let contract: Promise<ContractChecker> | null = null;
   t.after(async () => {
-    await app.close();
+    await closeApp(app);
     await limiter.close();
     const failures: string[] = [];
     for (const body of bodies)

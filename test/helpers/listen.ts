@@ -1,17 +1,23 @@
+import type { FastifyInstance } from 'fastify';
 import type { TestApi } from './api.ts';
 
 /**
- * Makes the app listen on an ephemeral loopback port; returns its API base URL. While it
- * closes, idle connections are closed every 100 ms as `cdapi serve` does (src/server.ts): a
- * keep-alive connection that served a receipt file turns idle only after close() began, and
- * would otherwise hold the test for the whole keep-alive timeout.
+ * Closes an app that may be listening, closing idle connections every 50 ms meanwhile as
+ * `cdapi serve` does (src/http/closing.ts): server.close() closes the connections idle at that
+ * moment, and one whose answer was still leaving (a receipt file the client has read whole)
+ * turns idle a moment later, then held the close for the client's keep-alive (35 s).
  */
+export async function closeApp(app: FastifyInstance): Promise<void> {
+  const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(reaper);
+  }
+}
+
+/** Makes the app listen on an ephemeral loopback port; returns its API base URL. */
 export async function listenApi(api: TestApi): Promise<string> {
-  let reaper: NodeJS.Timeout | undefined;
-  api.app.addHook('preClose', async () => {
-    reaper = setInterval(() => api.app.server.closeIdleConnections(), 100);
-  });
-  api.app.addHook('onClose', async () => clearInterval(reaper));
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = api.app.server.address() as { port: number };
   return `http://127.0.0.1:${port}/api/company/v1`;
