@@ -94,7 +94,9 @@ export const cursorExpired = (lost: LostCursor = 'forgotten') =>
  * A Host (a trusted proxy's X-Forwarded-Host or -Proto, an absolute-form target's host) from
  * which no URL can be built.
  */
-export const unusableHost = (part: 'host' | 'target' | 'missing' | 'several' | 'scheme') =>
+export const unusableHost = (
+  part: 'host' | 'target' | 'missing' | 'several' | 'scheme' | 'version',
+) =>
   new ApiError(
     'bad_request',
     {
@@ -104,6 +106,7 @@ export const unusableHost = (part: 'host' | 'target' | 'missing' | 'several' | '
       missing: 'An HTTP/1.1 request must carry a Host header.',
       several: 'A request must carry one Host header, not several.',
       scheme: 'X-Forwarded-Proto is neither http nor https.',
+      version: 'The request line must end in HTTP/1.0 or HTTP/1.1.',
     }[part],
   );
 

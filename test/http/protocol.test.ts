@@ -476,6 +476,15 @@ describe('paths and methods', () => {
         400,
         'Bad request',
       ],
+      // Node's parser takes a request line without a version (HTTP/0.9) and HTTP/2.0, which
+      // this HTTP/1 listener does not speak.
+      ...['', ' HTTP/2.0', ' HTTP/0.9'].map((version): [string, string, string, number, string] => [
+        `a request line with${version || 'out a version'}`,
+        `GET /healthz${version}\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+        'bad_request',
+        400,
+        'Bad request',
+      ]),
       [
         'two Host header lines',
         `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n`,
