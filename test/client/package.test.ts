@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import { main } from '../../client/src/pull/main.ts';
 import { useApi } from '../helpers/api.ts';
 import { useTempDir } from '../helpers/databases.ts';
 import { listenApi } from '../helpers/listen.ts';
-import { smallCompany } from '../helpers/records.ts';
+import { expense, smallCompany, writeJpeg } from '../helpers/records.ts';
 import { freePort } from '../helpers/serve.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -62,6 +62,53 @@ describe('the client package', () => {
     );
     assert.equal(child.stderr, '');
     assert.deepEqual(JSON.parse(child.stdout), { company: 1, error: true, code: 'not_found' });
+  });
+
+  it('runs the README’s quick start as written, and it passes strict TypeScript', async (t) => {
+    const readme = readFileSync(join(ROOT, 'client/README.md'), 'utf8');
+    const quickStart = /## Quick start\n[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    assert.match(
+      quickStart,
+      /createClient\(\{ baseUrl: 'https:\/\/api\.example\.com\/api\/company\/v1'/,
+    );
+    const api = await useApi(t, 'sqlite');
+    await writeJpeg(api.dir, 'slip.jpg');
+    await api.load([
+      ...smallCompany(1, 0),
+      expense(1, 2, 1, 1, { receipt: { original: 'slip.jpg' } }),
+    ]);
+    const base = await listenApi(api);
+    const script = quickStart.replace('https://api.example.com/api/company/v1', base);
+    // Saved in the checkout, as the README says (the package resolves from there).
+    const dir = join(ROOT, 'node_modules/.cache', `quickstart-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'quickstart.mjs'), script);
+    const run = await promisify(execFile)(process.execPath, [join(dir, 'quickstart.mjs')], {
+      env: { PATH: process.env.PATH, CDAPI_KEY: await api.createKey(1) },
+    });
+    assert.equal(run.stderr, '');
+    const lines = run.stdout.trimEnd().split('\n');
+    assert.match(lines.find((line) => line.startsWith('image/jpeg')) ?? '', /^image\/jpeg \d+$/);
+    assert.match(lines.at(-1) ?? '', /^404 not_found [\w-]+$/);
+    writeFileSync(join(dir, 'quickstart.ts'), script);
+    const strict = spawnSync(
+      join(ROOT, 'node_modules/.bin/tsc'),
+      [
+        '--strict',
+        '--noEmit',
+        '--skipLibCheck',
+        '--module',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--types',
+        'node',
+        join(dir, 'quickstart.ts'),
+      ],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    assert.equal(strict.status, 0, strict.stdout);
   });
 
   it('installs cdapi-pull as a command that takes the key only from CDAPI_KEY', () => {
