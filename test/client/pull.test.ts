@@ -17,7 +17,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { text as streamText } from 'node:stream/consumers';
 import { describe, it, type TestContext } from 'node:test';
 import { onThisMachine } from '../../client/src/pull/main.ts';
-import { terminalProgress } from '../../client/src/pull/progress.ts';
+import { lineProgress, terminalProgress } from '../../client/src/pull/progress.ts';
 import { DEFAULT_DEMO_EMPLOYEES } from '../../src/demo/context.ts';
 import { createDemoCompany } from '../../src/demo/demo.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
@@ -746,5 +746,29 @@ describe('cdapi-pull progress', () => {
     progress.finish();
     const last = shown.split('\r\x1b[K').at(-1) ?? '';
     assert.match(last, /^\[#+\] 100% 12\/12 records · [\d,]+\/s · ETA 0:00\n$/);
+  });
+
+  it('names one item in the singular', () => {
+    let shown = '';
+    const progress = lineProgress({
+      write: (text: string) => {
+        shown += text;
+        return true;
+      },
+    });
+    for (const [label, count] of [
+      ['receipts', 1],
+      ['records', 1],
+      ['receipts', 2],
+    ] as const) {
+      progress.start(label, count);
+      progress.advance(count);
+      progress.finish();
+    }
+    const finished = shown.split('\n').filter((line) => / in [\d.]+ s$/.test(line));
+    assert.deepEqual(
+      finished.map((line) => line.replace(/ in [\d.]+ s$/, '')),
+      ['cdapi-pull: 1 receipt', 'cdapi-pull: 1 record', 'cdapi-pull: 2 receipts'],
+    );
   });
 });

@@ -21,6 +21,10 @@ const LINE_EVERY_MS = 2000;
 
 const grouped = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/** `1 receipt`, `2 receipts`: a count and its label (a plural), singular for one. */
+const counted = (n: number, label: string) =>
+  `${grouped(n)} ${n === 1 ? label.replace(/s$/, '') : label}`;
+
 function clock(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   const h = Math.floor(s / 3600);
@@ -115,7 +119,7 @@ export function lineProgress(stream: Stream): Progress {
       if (performance.now() - writtenAt >= LINE_EVERY_MS) line(phase.figures());
     },
     finish() {
-      line(`${grouped(phase.done)} ${phase.label} in ${phase.seconds().toFixed(1)} s`);
+      line(`${counted(phase.done, phase.label)} in ${phase.seconds().toFixed(1)} s`);
     },
     note(text) {
       line(text);
