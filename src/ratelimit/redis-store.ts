@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, type Result } from 'ioredis';
+import { ConfigError } from '../config.ts';
 import {
   assertLimits,
   decide,
@@ -157,7 +158,15 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** Connects, waiting at most `timeoutMs`; the service starts degraded rather than not at all. */
   async connect(timeoutMs: number): Promise<void> {
     const connecting = this.redis.connect().then(
-      () => this.markReachable(),
+      async () => {
+        try {
+          await this.checkDatabase();
+          this.markReachable();
+        } catch (error) {
+          if (error instanceof ConfigError) throw error;
+          this.markUnreachable(error);
+        }
+      },
       (error: unknown) => this.markUnreachable(error),
     );
     let timer: NodeJS.Timeout | undefined;
@@ -167,8 +176,32 @@ export class RedisRateLimitStore implements RateLimitStore {
         resolve();
       }, timeoutMs);
     });
-    await Promise.race([connecting, timeout]);
-    clearTimeout(timer);
+    try {
+      await Promise.race([connecting, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The database REDIS_URL names exists. When it does not, ioredis's SELECT fails at connect and
+   * the connection stays on database 0, shared with whatever else uses it: a configuration
+   * error, which stops the start (the client is closed).
+   */
+  private async checkDatabase(): Promise<void> {
+    const database = this.redis.options.db ?? 0;
+    if (database === 0) return;
+    try {
+      await this.redis.select(database);
+    } catch (error) {
+      const message = (error as Error).message;
+      if (!/DB index is out of range/i.test(message)) throw error;
+      this.redis.disconnect();
+      throw new ConfigError(
+        'REDIS_URL',
+        `names database ${database}, which this Redis does not have (${message})`,
+      );
+    }
   }
 
   async consume(keyId: string, limits: RateLimits, nowMs?: number): Promise<RateLimitDecision> {

@@ -50,6 +50,20 @@ if (redis.skip) {
       assert.deepEqual(log.lines, []);
     });
 
+    it('stops the start when REDIS_URL names a database this Redis does not have', async (t) => {
+      const log = recordingLog();
+      const missing = new URL(url);
+      missing.pathname = '/9999';
+      const store = new RedisRateLimitStore({ url: missing.href, keyPrefix: 'x:', log });
+      t.after(() => store.close());
+      // ioredis's SELECT failed, and it went on with database 0, shared with anything else.
+      await assert.rejects(store.connect(5000), {
+        name: 'ConfigError',
+        message:
+          /^REDIS_URL: names database 9999, which this Redis does not have \(.*DB index is out of range/,
+      });
+    });
+
     it('keeps its keys under the prefix, each expiring an hour after its last use', async (t) => {
       const keyPrefix = useRedisPrefix(t, url);
       const store = new RedisRateLimitStore({ url, keyPrefix, log: recordingLog() });
