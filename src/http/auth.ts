@@ -166,13 +166,22 @@ export function createAuthenticator(options: {
 /**
  * The request's Authorization header when it carries exactly one: Node keeps the first of
  * several, and which credential was meant is unknown (a proxy may have added its own), so
- * several count as none. (Names are at the even places of rawHeaders.)
+ * several count as none.
  */
 export function soleAuthorization(request: FastifyRequest): string | undefined {
-  const { rawHeaders } = request.raw;
+  return headerLines(request.raw.rawHeaders, 'authorization') === 1
+    ? request.headers.authorization
+    : undefined;
+}
+
+/**
+ * How many header lines named `name` (lower case) came (`rawHeaders` is name, value, name,
+ * value…). Not Node's `headersDistinct`: the requests of `app.inject` do not have it.
+ */
+export function headerLines(rawHeaders: string[], name: string): number {
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === 'authorization') count += 1;
+    if (rawHeaders[i]?.toLowerCase() === name) count += 1;
   }
-  return count === 1 ? request.headers.authorization : undefined;
+  return count;
 }

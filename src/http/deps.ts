@@ -7,7 +7,7 @@ import type { ListCaches, ListSource } from '../db/list-source.ts';
 import type { SqliteReaders } from '../db/sqlite-readers.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import type { Admission } from './admission.ts';
-import type { Authenticator } from './auth.ts';
+import { type Authenticator, headerLines } from './auth.ts';
 import { type ApiError, unusableHost } from './errors.ts';
 import type { ResponseCache } from './response-cache.ts';
 
@@ -99,22 +99,10 @@ export function hostProblem(request: FastifyRequest): ApiError | null {
   }
   // Node keeps the first of several Host lines; RFC 9112 §3.2 asks a 400 for them (a proxy in
   // front may have read another one than the service would).
-  if (hostLines(request.raw.rawHeaders) > 1) return unusableHost('several');
+  if (headerLines(request.raw.rawHeaders, 'host') > 1) return unusableHost('several');
   if (!validAuthority(host)) return unusableHost(target === null ? 'host' : 'target');
   if (request.protocol !== 'http' && request.protocol !== 'https') return unusableHost('scheme');
   return null;
-}
-
-/**
- * How many Host header lines came (`rawHeaders` is name, value, name, value…). Not Node's
- * `headersDistinct`: the requests of `app.inject` do not have it.
- */
-function hostLines(rawHeaders: string[]): number {
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === 'host') count += 1;
-  }
-  return count;
 }
 
 /** The absolute base of this API as the client reached it (or as PUBLIC_BASE_URL says). */

@@ -6,12 +6,12 @@ import { buildAdminApp } from '../../src/admin/admin-app.ts';
 import { ADMIN_DOCUMENT_PATH } from '../../src/admin/openapi.ts';
 import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
+import { closeGracefully } from '../../src/http/closing.ts';
 import { DISPLAY_PREFIX_LENGTH } from '../../src/keys/api-key.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { loggerOptions } from '../../src/server.ts';
 import { type ApiResponse, type TestApi, useApi } from './api.ts';
 import { type ContractChecker, createContractChecker } from './contract.ts';
-import { closeApp } from './listen.ts';
 import { leaksIn } from './log-leaks.ts';
 
 export const ADMIN_TOKEN = 'admin-test-token-0123456789abcdefghijkl';
@@ -63,11 +63,12 @@ export async function useAdmin(
     tokens: [tokenOf('platform', ADMIN_TOKEN), tokenOf('platform:previous', PREVIOUS_ADMIN_TOKEN)],
     logger,
   });
+  const connections = closeGracefully(admin.server, api.config);
   const secrets = new Set([ADMIN_TOKEN, PREVIOUS_ADMIN_TOKEN]);
   const nonconforming: string[] = [];
   let contract: ContractChecker | null = null;
   t.after(async () => {
-    await closeApp(admin);
+    await connections.during(admin.close());
     const failures: string[] = [];
     const leaked = leaksIn(lines.join(''), secrets);
     if (leaked.secrets.length > 0 || leaked.canaries.length > 0) {

@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.ts';
 import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { insertApiKey } from '../../src/db/keys.queries.ts';
+import { closeGracefully } from '../../src/http/closing.ts';
 import { API_PREFIX } from '../../src/http/deps.ts';
 import { type ImportOptions, importFile } from '../../src/import/importer.ts';
 import type { ImportSummary } from '../../src/import/session.ts';
@@ -18,7 +19,6 @@ import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { loggerOptions } from '../../src/server.ts';
 import { type ContractChecker, createContractChecker } from './contract.ts';
 import { type TestDatabase, useDatabase, useTempDir } from './databases.ts';
-import { closeApp } from './listen.ts';
 import { leaksIn, NO_LEAKS } from './log-leaks.ts';
 import { canaries, writeNdjson } from './records.ts';
 
@@ -158,6 +158,10 @@ export async function useApi(
     receipts,
     logger: log.logger,
   });
+  // Closed as `cdapi serve` closes it (src/http/closing.ts): a connection whose answer was
+  // still leaving when close() began (a receipt file the client has read whole) turns idle a
+  // moment later, and held the close for the client's keep-alive (35 s).
+  const connections = closeGracefully(app.server, config);
   const bodies: string[] = [];
   const secrets = new Set<string>([config.signingSecret]);
   // Redirects to signed URLs, over app.inject or real HTTP alike.
@@ -168,7 +172,7 @@ export async function useApi(
   const nonconforming: string[] = [];
   let contract: Promise<ContractChecker> | null = null;
   t.after(async () => {
-    await closeApp(app);
+    await connections.during(app.close());
     await limiter.close();
     const failures: string[] = [];
     for (const body of bodies)

@@ -1,20 +1,4 @@
-import type { FastifyInstance } from 'fastify';
 import type { TestApi } from './api.ts';
-
-/**
- * Closes an app that may be listening, closing idle connections every 50 ms meanwhile as
- * `cdapi serve` does (src/http/closing.ts): server.close() closes the connections idle at that
- * moment, and one whose answer was still leaving (a receipt file the client has read whole)
- * turns idle a moment later, then held the close for the client's keep-alive (35 s).
- */
-export async function closeApp(app: FastifyInstance): Promise<void> {
-  const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
-  try {
-    await app.close();
-  } finally {
-    clearInterval(reaper);
-  }
-}
 
 /** Makes the app listen on an ephemeral loopback port; returns its API base URL. */
 export async function listenApi(api: TestApi): Promise<string> {
