@@ -35,6 +35,7 @@ import { knownPaths, refuseOtherMethods, routeEveryMethod } from './http/plugins
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { buildSerializer } from './http/serializers.ts';
+import { pooledValidators } from './http/validators.ts';
 import { holdsApiKeySecret, KEY_PREFIX } from './keys/api-key.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
@@ -145,7 +146,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         ? given
         : randomUUID();
     },
-    schemaController: { compilersFactory: { buildSerializer: buildSerializer() } },
+    schemaController: {
+      compilersFactory: { buildSerializer: buildSerializer(), buildValidator: pooledValidators },
+    },
     ajv: {
       // Query strings are short (URL length is capped), so reporting every bad parameter at
       // once is cheap.

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler';
+import type { ValidatorFactory } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Options as AjvOptions } from 'ajv';
@@ -24,6 +24,7 @@ import { registerErrorsPage } from '../http/openapi/errors-page.ts';
 import { knownPaths, refuseOtherMethods, routeEveryMethod } from '../http/plugins/read-only.ts';
 import { registerQueryKeywords } from '../http/query-keywords.ts';
 import { buildSerializer } from '../http/serializers.ts';
+import { pooledValidators } from '../http/validators.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { ADMIN_MODELS } from '../schemas/admin.ts';
@@ -67,10 +68,9 @@ export interface AdminAppOptions {
  * name "123" and `"scopes": "leaves.read"` a list; each is a 422 naming the field instead.
  */
 function exactBodies(): ValidatorFactory {
-  const fromPool = AjvCompiler();
   return (externalSchemas, options) => {
-    const coercing = fromPool(externalSchemas, options);
-    const exact = fromPool(externalSchemas, {
+    const coercing = pooledValidators(externalSchemas, options);
+    const exact = pooledValidators(externalSchemas, {
       ...options,
       mode: undefined,
       customOptions: { ...(options?.customOptions as AjvOptions), coerceTypes: false },

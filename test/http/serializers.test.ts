@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { registerQueryKeywords } from '../../src/http/query-keywords.ts';
 import { buildSerializer, serializedModels } from '../../src/http/serializers.ts';
+import { pooledValidators } from '../../src/http/validators.ts';
 import { dataOf, listOf } from '../../src/schemas/common.ts';
 import { ExpenseDetailSchema } from '../../src/schemas/expenses.ts';
 import { LeaveSchema } from '../../src/schemas/leaves.ts';
@@ -120,5 +122,58 @@ describe('response serializers', () => {
     // Undeclared fields are still dropped, in an inlined model as anywhere.
     const extra = { ...leave, salary: 1, substitute_employee: { ...employee, salary: 1 } };
     assert.equal(leaves({ ...page, data: [extra] }).includes('salary'), false);
+  });
+
+  it('are compiled once per process for the same schema and models, and never shared past them', () => {
+    const route = (schema: unknown) => ({ method: 'GET', url: '/', httpStatus: '200', schema });
+    const narrow = { type: 'object', properties: { id: { type: 'integer' } } };
+    const wide = {
+      type: 'object',
+      properties: { id: { type: 'integer' }, name: { type: 'string' } },
+    };
+    const record = { id: 1, name: 'Ayşe', salary: 1 };
+    // Apps built one after another (each test's, the admin listener's) get the same function.
+    const first = buildSerializer()(models, {})(route(listOf(LeaveSchema)));
+    assert.equal(buildSerializer()(models, {})(route(listOf(LeaveSchema))), first);
+    // Another schema, even at the same route, has its own.
+    const compile = buildSerializer()(models, {});
+    assert.equal(compile(route(narrow))(record), '{"id":1}');
+    assert.equal(compile(route(wide))(record), '{"id":1,"name":"Ayşe"}');
+    // The same route schema pointing at models that differ: each app's models decide.
+    const pointing = { $ref: 'Thing' };
+    const withModel = (model: object) =>
+      buildSerializer()({ Thing: { $id: 'Thing', ...model } }, {})(route(pointing));
+    assert.equal(withModel(narrow)(record), '{"id":1}');
+    assert.equal(withModel(wide)(record), '{"id":1,"name":"Ayşe"}');
+  });
+});
+
+describe('request validators', () => {
+  it('are compiled once per process for the same schema, models and options, and never shared past them', () => {
+    const options = { customOptions: { allErrors: true }, plugins: [registerQueryKeywords] };
+    const route = (schema: object) => ({
+      method: 'GET',
+      url: '/',
+      httpPart: 'querystring',
+      schema,
+    });
+    const limit = (maximum: number) => ({
+      type: 'object',
+      properties: { limit: { type: 'integer', maximum } },
+    });
+    const first = pooledValidators({}, options)(route(limit(10)));
+    assert.equal(pooledValidators({}, options)(route(limit(10))), first);
+    assert.equal(first({ limit: 11 }), false);
+    const wider = pooledValidators({}, options)(route(limit(100)));
+    assert.notEqual(wider, first);
+    assert.equal(wider({ limit: 11 }), true);
+    // Other Ajv options (the admin listener's exact bodies): another instance, its own result.
+    const exact = pooledValidators(
+      {},
+      { ...options, customOptions: { coerceTypes: false } },
+    )(route(limit(10)));
+    assert.notEqual(exact, first);
+    assert.equal(first({ limit: '5' }), true, 'coerced');
+    assert.equal(exact({ limit: '5' }), false, 'not coerced');
   });
 });
