@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { Migrator } from 'kysely';
 import { companyDataVersion } from '../../src/db/companies.queries.ts';
-import type { Dialect } from '../../src/db/connect.ts';
+import type { DatabaseHandle, Dialect } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
 import {
   columnSamples,
@@ -22,7 +24,12 @@ import { samplesOf } from '../../src/db/pagination.ts';
 import { mulberry32, pick } from '../../src/demo/random.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
-import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import {
+  describeEachDialect,
+  filledTemplate,
+  useDatabase,
+  useTempDir,
+} from '../helpers/databases.ts';
 import { freshListSource } from '../helpers/list-source.ts';
 import {
   category,
@@ -182,12 +189,30 @@ function expectedMonths(rows: SampledRow[], column: string, dated: string, statu
   return { first, months: count, counts };
 }
 
-/** A database with `records()` imported, and the folder and receipt store it was imported with. */
+/** `records()` imported (no receipts among them), once per dialect and test process. */
+const imported = {
+  sqlite: filledTemplate('sqlite', importRecords),
+  postgres: filledTemplate('postgres', importRecords),
+};
+
+async function importRecords(handle: DatabaseHandle): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cdapi-samples-'));
+  try {
+    await importFile(
+      handle,
+      new FileReceiptStore(join(dir, 'store')),
+      writeNdjson(dir, records().out),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A copy of a database with `records()` imported, a folder and a receipt store for more. */
 async function withRecords(t: TestContext, dialect: Dialect) {
-  const { handle } = await useDatabase(t, dialect);
+  const { handle } = await useDatabase(t, dialect, { template: imported[dialect] });
   const dir = useTempDir(t);
   const store = new FileReceiptStore(join(dir, 'store'));
-  await importFile(handle, store, writeNdjson(dir, records().out));
   return { handle, dir, store };
 }
 

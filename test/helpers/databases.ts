@@ -81,94 +81,109 @@ function databaseUrl(name: string): string {
 }
 
 /**
- * Migrating a PostgreSQL database takes about a second; copying a migrated template takes a
- * fraction of that. Each test process migrates one template and clones it for every test.
+ * Migrating a database takes about a second on PostgreSQL and ~75 ms of CPU on SQLite; copying
+ * a migrated one takes a fraction of that. Each test process migrates one template per dialect
+ * and copies it for every test: `create database … template` on PostgreSQL, a file copy on
+ * SQLite (the template is closed first, so its write-ahead log is in the file).
  */
-let template: Promise<string> | null = null;
-let templateName: string | null = null;
+const templates = new Map<Dialect, Promise<string>>();
+/** Dropped after the file's tests: templates, which outlive any one test. */
+const fileCleanups: Array<() => Promise<unknown>> = [];
 // Registered while no test runs, so it belongs to the file's root: it runs after every test.
 after(async () => {
-  if (templateName) await adminQuery(`drop database if exists ${templateName} with (force)`);
+  for (const cleanup of fileCleanups.splice(0).reverse()) await cleanup();
 });
 
-function migratedTemplate(): Promise<string> {
-  template ??= (async () => {
-    const name = `cdapi_tpl_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await adminQuery(`create database ${name}`);
-    templateName = name;
-    const handle = openDatabase({ dialect: 'postgres', url: databaseUrl(name) });
-    try {
-      await migrateToLatest(handle.db);
-    } finally {
-      await handle.close();
-    }
-    return name;
-  })();
-  return template;
+function migratedTemplate(dialect: Dialect): Promise<string> {
+  let made = templates.get(dialect);
+  if (!made) {
+    made = makeTemplate(dialect, null, (handle) => migrateToLatest(handle.db));
+    templates.set(dialect, made);
+  }
+  return made;
 }
 
 /**
- * The same for SQLite: migrating a file takes ~75 ms of CPU, copying a migrated one a few. The
- * template is closed before it is copied, so its write-ahead log is in the file.
+ * A database made once per test process by `fill` on a migrated copy, for tests that start
+ * from the same data (`useDatabase(t, dialect, { template })`): what it returns is a template
+ * for `useDatabase`, made on its first call.
  */
-let sqliteTemplate: Promise<string> | null = null;
-let sqliteTemplateDir: string | null = null;
-after(() => {
-  if (sqliteTemplateDir) rmSync(sqliteTemplateDir, { recursive: true, force: true });
-});
-
-function migratedSqliteFile(): Promise<string> {
-  sqliteTemplate ??= (async () => {
-    sqliteTemplateDir = mkdtempSync(join(tmpdir(), 'cdapi-template-'));
-    const path = join(sqliteTemplateDir, 'template.db');
-    const handle = openDatabase({ dialect: 'sqlite', path });
-    try {
-      await migrateToLatest(handle.db);
-    } finally {
-      await handle.close();
-    }
-    if (existsSync(`${path}-wal`)) throw new Error('the SQLite template kept its write-ahead log');
-    return path;
-  })();
-  return sqliteTemplate;
+export function filledTemplate(
+  dialect: Dialect,
+  fill: (handle: DatabaseHandle) => Promise<unknown>,
+): () => Promise<string> {
+  let made: Promise<string> | null = null;
+  return () => {
+    made ??= migratedTemplate(dialect).then((from) => makeTemplate(dialect, from, fill));
+    return made;
+  };
 }
 
-async function createPostgresDatabase(
-  migrated: boolean,
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `cdapi_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+/** A template database (its SQLite path or PostgreSQL name): `from`'s copy, or empty, filled. */
+async function makeTemplate(
+  dialect: Dialect,
+  from: string | null,
+  fill: (handle: DatabaseHandle) => Promise<unknown>,
+): Promise<string> {
+  const created = await createDatabase(dialect, from, 'cdapi_tpl');
+  fileCleanups.push(created.drop);
+  const handle = openDatabase(created.target);
+  try {
+    await fill(handle);
+  } finally {
+    await handle.close();
+  }
+  if (created.target.dialect === 'sqlite' && existsSync(`${created.target.path}-wal`)) {
+    throw new Error('a SQLite template kept its write-ahead log');
+  }
+  return created.source;
+}
+
+/** A new database, a copy of the template `from` when given. */
+async function createDatabase(
+  dialect: Dialect,
+  from: string | null,
+  prefix: string,
+): Promise<{ target: DatabaseTarget; url: string; source: string; drop: () => Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), `${prefix.replaceAll('_', '-')}-`));
+    const path = join(dir, 'test.db');
+    if (from !== null) copyFileSync(from, path);
+    return {
+      target: { dialect: 'sqlite', path },
+      url: `sqlite:${path}`,
+      source: path,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
   await adminQuery(
-    migrated
-      ? `create database ${name} template ${await migratedTemplate()}`
-      : `create database ${name}`,
+    from === null ? `create database ${name}` : `create database ${name} template ${from}`,
   );
+  const url = databaseUrl(name);
   return {
-    url: databaseUrl(name),
+    target: { dialect: 'postgres', url },
+    url,
+    source: name,
     drop: () => adminQuery(`drop database if exists ${name} with (force)`),
   };
 }
 
-/** A fresh, migrated database of the dialect, dropped when the test ends. */
+/**
+ * A fresh, migrated database of the dialect (or, with `template`, a copy of a `filledTemplate`),
+ * dropped when the test ends.
+ */
 export async function useDatabase(
   t: Cleanup,
   dialect: Dialect,
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; template?: () => Promise<string> } = {},
 ): Promise<TestDatabase> {
-  let url: string;
-  let target: DatabaseTarget;
-  let drop: () => Promise<void>;
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'cdapi-test-'));
-    target = { dialect: 'sqlite', path: join(dir, 'test.db') };
-    if (options.migrate !== false) copyFileSync(await migratedSqliteFile(), target.path);
-    url = `sqlite:${target.path}`;
-    drop = async () => rmSync(dir, { recursive: true, force: true });
-  } else {
-    const created = await createPostgresDatabase(options.migrate !== false);
-    url = created.url;
-    target = { dialect: 'postgres', url };
-    drop = created.drop;
-  }
+  const from = options.template
+    ? await options.template()
+    : options.migrate === false
+      ? null
+      : await migratedTemplate(dialect);
+  const { target, url, drop } = await createDatabase(dialect, from, 'cdapi_test');
   const handle = openDatabase(target);
   t.after(async () => {
     await handle.close();
