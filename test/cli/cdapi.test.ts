@@ -360,106 +360,121 @@ describeEachDialect('cdapi CLI', (dialect) => {
       }
     });
 
-  it('fails with a one-line reason and a non-zero code', async (t) => {
-    const { env, dir } = await setup(t);
-    const cases: Array<[string[], RegExp]> = [
+  it('fails with a one-line reason and a non-zero code when a record is not found', async (t) => {
+    const { env } = await setup(t);
+    for (const [args, stderr] of [
       [['keys', 'create', '--company', '9', '--name', 'x'], /^cdapi: company 9 not found\n$/],
-      [
-        ['keys', 'create', '--company', 'abc', '--name', 'x'],
-        /^cdapi: option '--company <id>' argument 'abc' is invalid\. --company must be a positive integer of at most 9007199254740991 \(2\^53 − 1\), in plain digits\.\n$/,
-      ],
-      [
-        ['companies', 'activate', '9007199254740992'],
-        /^cdapi: command-argument value '9007199254740992' is invalid for argument 'id'\. company id must be a positive integer of at most 9007199254740991 \(2\^53 − 1\), in plain digits\.\n$/,
-      ],
-      [
-        ['keys', 'create', '--company', '1', '--name', 'x', '--scopes', 'salaries.read'],
-        /unknown scope "salaries\.read"/,
-      ],
-      [
-        ['keys', 'create', '--company', '1'],
-        /^cdapi: required option '--name <label>' not specified\n$/,
-      ],
-      ...['a\nb', 'tab\there', '\u001b[31mred', ' ', 'x'.repeat(101)].map(
-        (name): [string[], RegExp] => [
-          ['keys', 'create', '--company', '1', '--name', name],
-          /^cdapi: option '--name <label>' argument '.*' is invalid\. must be 1 to 100 characters, not blank, without control characters \(line breaks, tabs\) or lone surrogates \(\\ud800\)\.\n$/s,
-        ],
-      ),
       [['keys', 'revoke', '99'], /^cdapi: key 99 not found\n$/],
       [['companies', 'deactivate', '99'], /^cdapi: company 99 not found\n$/],
-      [['import'], /^cdapi: missing required argument 'file'\n$/],
-      [['frobnicate'], /^cdapi: unknown command 'frobnicate'\n$/],
-      [['imprt', 'x.ndjson'], /^cdapi: unknown command 'imprt' \(Did you mean import\?\)\n$/],
-      [['serve', '--port', '80000'], /^cdapi: option '--port <port>' argument '80000' is invalid/],
-      [['serve', '--verbose'], /^cdapi: unknown option '--verbose'\n$/],
-      [
-        ['import', 'x.ndjson', '--progress-every', 'often'],
-        /^cdapi: option '--progress-every <seconds>' argument 'often' is invalid/,
-      ],
-    ];
-    for (const [args, stderr] of cases) {
-      const result = cdapi(args, env);
-      assert.notEqual(result.status, 0, args.join(' '));
+    ] as const) {
+      const result = cdapi([...args], env);
+      assert.equal(result.status, 1, args.join(' '));
       assert.match(result.stderr, stderr, args.join(' '));
     }
-    const badConfig = cdapi(['companies', 'list'], { DATABASE_URL: 'mysql://localhost/x' });
-    assert.equal(badConfig.status, 1);
-    assert.equal(
-      badConfig.stderr,
-      'cdapi: configuration: DATABASE_URL: must start with sqlite: or postgres://\n',
-    );
-    // A PostgreSQL that takes the connection and never answers: told, not waited for.
-    const silent = createServer(() => {}).listen(0, '127.0.0.1');
-    await once(silent, 'listening');
-    t.after(() => silent.close());
-    const { port } = silent.address() as AddressInfo;
-    const frozen = cdapi(['keys', 'list', '--company', '1'], {
-      DATABASE_URL: `postgres://u@127.0.0.1:${port}/db`,
-      DATABASE_STATEMENT_TIMEOUT_MS: '500',
-    });
-    assert.equal(frozen.status, 1);
-    assert.match(
-      frozen.stderr,
-      /^cdapi: cannot connect to the database: it did not answer within DATABASE_STATEMENT_TIMEOUT_MS \(.+\)\n$/,
-    );
-    // One that completes the handshake and then never answers a query: a quick command is
-    // told too (its statements are bounded; an import's or a migration's are not).
-    const mute = createServer((socket) => {
-      socket.once('data', () => {
-        // AuthenticationOk, then ReadyForQuery (idle); whatever comes next is never answered.
-        socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
-      });
-    }).listen(0, '127.0.0.1');
-    await once(mute, 'listening');
-    t.after(() => mute.close());
-    for (const args of [
-      ['keys', 'list', '--company', '1'],
-      ['keys', 'revoke', '1'],
-      ['companies', 'deactivate', '1'],
-    ]) {
-      const muted = await cdapiAsync(args, {
-        DATABASE_URL: `postgres://u@127.0.0.1:${(mute.address() as AddressInfo).port}/db`,
+  });
+
+  // Arguments and configuration are refused before any database is read: checked once.
+  if (dialect === 'sqlite')
+    it('fails with a one-line reason and a non-zero code', async (t) => {
+      const { env, dir } = await setup(t);
+      const cases: Array<[string[], RegExp]> = [
+        [
+          ['keys', 'create', '--company', 'abc', '--name', 'x'],
+          /^cdapi: option '--company <id>' argument 'abc' is invalid\. --company must be a positive integer of at most 9007199254740991 \(2\^53 − 1\), in plain digits\.\n$/,
+        ],
+        [
+          ['companies', 'activate', '9007199254740992'],
+          /^cdapi: command-argument value '9007199254740992' is invalid for argument 'id'\. company id must be a positive integer of at most 9007199254740991 \(2\^53 − 1\), in plain digits\.\n$/,
+        ],
+        [
+          ['keys', 'create', '--company', '1', '--name', 'x', '--scopes', 'salaries.read'],
+          /unknown scope "salaries\.read"/,
+        ],
+        [
+          ['keys', 'create', '--company', '1'],
+          /^cdapi: required option '--name <label>' not specified\n$/,
+        ],
+        ...['a\nb', 'tab\there', '\u001b[31mred', ' ', 'x'.repeat(101)].map(
+          (name): [string[], RegExp] => [
+            ['keys', 'create', '--company', '1', '--name', name],
+            /^cdapi: option '--name <label>' argument '.*' is invalid\. must be 1 to 100 characters, not blank, without control characters \(line breaks, tabs\) or lone surrogates \(\\ud800\)\.\n$/s,
+          ],
+        ),
+        [['import'], /^cdapi: missing required argument 'file'\n$/],
+        [['frobnicate'], /^cdapi: unknown command 'frobnicate'\n$/],
+        [['imprt', 'x.ndjson'], /^cdapi: unknown command 'imprt' \(Did you mean import\?\)\n$/],
+        [
+          ['serve', '--port', '80000'],
+          /^cdapi: option '--port <port>' argument '80000' is invalid/,
+        ],
+        [['serve', '--verbose'], /^cdapi: unknown option '--verbose'\n$/],
+        [
+          ['import', 'x.ndjson', '--progress-every', 'often'],
+          /^cdapi: option '--progress-every <seconds>' argument 'often' is invalid/,
+        ],
+      ];
+      for (const [args, stderr] of cases) {
+        const result = cdapi(args, env);
+        assert.notEqual(result.status, 0, args.join(' '));
+        assert.match(result.stderr, stderr, args.join(' '));
+      }
+      const badConfig = cdapi(['companies', 'list'], { DATABASE_URL: 'mysql://localhost/x' });
+      assert.equal(badConfig.status, 1);
+      assert.equal(
+        badConfig.stderr,
+        'cdapi: configuration: DATABASE_URL: must start with sqlite: or postgres://\n',
+      );
+      // A PostgreSQL that takes the connection and never answers: told, not waited for.
+      const silent = createServer(() => {}).listen(0, '127.0.0.1');
+      await once(silent, 'listening');
+      t.after(() => silent.close());
+      const { port } = silent.address() as AddressInfo;
+      const frozen = cdapi(['keys', 'list', '--company', '1'], {
+        DATABASE_URL: `postgres://u@127.0.0.1:${port}/db`,
         DATABASE_STATEMENT_TIMEOUT_MS: '500',
       });
-      assert.equal(muted.status, 1, args.join(' '));
-      assert.match(muted.stderr, /^cdapi: .*DATABASE_STATEMENT_TIMEOUT_MS.*\n$/, args.join(' '));
-    }
-    // A path that cannot hold the database: the message names the variable and the path.
-    const notes = join(dir, 'notes.txt');
-    writeFileSync(notes, 'not a database\n');
-    for (const [path, reason] of [
-      [dir, 'unable to open database file'],
-      [notes, 'file is not a database'],
-    ]) {
-      const unusable = cdapi(['companies', 'list'], { DATABASE_URL: `sqlite:${path}` });
-      assert.equal(unusable.status, 1);
-      assert.equal(
-        unusable.stderr,
-        `cdapi: configuration: DATABASE_URL: cannot use ${path} as the SQLite database: ${reason}\n`,
+      assert.equal(frozen.status, 1);
+      assert.match(
+        frozen.stderr,
+        /^cdapi: cannot connect to the database: it did not answer within DATABASE_STATEMENT_TIMEOUT_MS \(.+\)\n$/,
       );
-    }
-  });
+      // One that completes the handshake and then never answers a query: a quick command is
+      // told too (its statements are bounded; an import's or a migration's are not).
+      const mute = createServer((socket) => {
+        socket.once('data', () => {
+          // AuthenticationOk, then ReadyForQuery (idle); whatever comes next is never answered.
+          socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
+        });
+      }).listen(0, '127.0.0.1');
+      await once(mute, 'listening');
+      t.after(() => mute.close());
+      for (const args of [
+        ['keys', 'list', '--company', '1'],
+        ['keys', 'revoke', '1'],
+        ['companies', 'deactivate', '1'],
+      ]) {
+        const muted = await cdapiAsync(args, {
+          DATABASE_URL: `postgres://u@127.0.0.1:${(mute.address() as AddressInfo).port}/db`,
+          DATABASE_STATEMENT_TIMEOUT_MS: '500',
+        });
+        assert.equal(muted.status, 1, args.join(' '));
+        assert.match(muted.stderr, /^cdapi: .*DATABASE_STATEMENT_TIMEOUT_MS.*\n$/, args.join(' '));
+      }
+      // A path that cannot hold the database: the message names the variable and the path.
+      const notes = join(dir, 'notes.txt');
+      writeFileSync(notes, 'not a database\n');
+      for (const [path, reason] of [
+        [dir, 'unable to open database file'],
+        [notes, 'file is not a database'],
+      ]) {
+        const unusable = cdapi(['companies', 'list'], { DATABASE_URL: `sqlite:${path}` });
+        assert.equal(unusable.status, 1);
+        assert.equal(
+          unusable.stderr,
+          `cdapi: configuration: DATABASE_URL: cannot use ${path} as the SQLite database: ${reason}\n`,
+        );
+      }
+    });
 
   // The SQLite file of its own, whichever database the other tests use: checked once.
   if (dialect === 'sqlite') {
