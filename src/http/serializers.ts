@@ -1,4 +1,5 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { compiledOnce } from './compiled-once.ts';
 
 type Schema = Record<string, unknown>;
 /** The shared models by `$id`, as Fastify hands them to the serializer factory. */
@@ -55,38 +56,11 @@ export function buildSerializer(): ReturnType<typeof SerializerSelector> {
   return (externalSchemas, options) => {
     const models: Models = { ...(externalSchemas as Models | undefined) };
     const compile = factory(serializedModels(models), options);
-    const sameModels = serializersOf(JSON.stringify([models, options ?? null]));
-    return (route) => {
-      const schema = nullableForSerializer(route.schema, models);
-      const key = JSON.stringify(schema);
-      let serializer = sameModels.get(key);
-      if (!serializer) {
-        serializer = compile({ ...route, schema });
-        sameModels.set(key, serializer);
-      }
-      return serializer;
-    };
+    // ~250 ms of fast-json-stringify for an app's routes, once per process.
+    const compileOnce = compiledOnce(JSON.stringify([models, options ?? null]), compile);
+    return (route) =>
+      compileOnce({ ...route, schema: nullableForSerializer(route.schema, models) });
   };
-}
-
-type Serializer = ReturnType<ReturnType<ReturnType<typeof SerializerSelector>>>;
-
-/**
- * The serializers compiled in this process, by the models and options they were compiled with
- * and then by the route's schema as text: fast-json-stringify writes and compiles a function
- * for each, ~250 ms for an app's routes, and an app built again (the admin listener's beside
- * the API's, each test's app) asks for the same ones. A serializer is a function of its schema
- * alone, so apps share it.
- */
-const compiledSerializers = new Map<string, Map<string, Serializer>>();
-
-function serializersOf(modelsKey: string): Map<string, Serializer> {
-  let serializers = compiledSerializers.get(modelsKey);
-  if (!serializers) {
-    serializers = new Map();
-    compiledSerializers.set(modelsKey, serializers);
-  }
-  return serializers;
 }
 
 /** The shared models as they are serialized. */
