@@ -5,7 +5,7 @@ import type { Database, Db } from '../db/database.ts';
 import { mergeSearchTables, truncateWriteAheadLog } from '../db/erasure.ts';
 import { receiptFilesInUse } from '../db/receipts.queries.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
-import { answerOf, startModuleThread } from '../threads.ts';
+import { runOnThread } from '../threads.ts';
 
 /** What a purge removed: the company, and how many of each of its things. */
 export interface PurgeSummary {
@@ -179,7 +179,6 @@ export interface PurgeThreadData extends SqliteFile {
   companyId: number;
 }
 
-function purgeRowsOnThread(workerData: PurgeThreadData): Promise<PurgedRows | null> {
-  const worker = startModuleThread(import.meta.url, 'purge-thread', { workerData });
-  return answerOf<PurgedRows | null>(worker, "the purge's thread");
+function purgeRowsOnThread(data: PurgeThreadData): Promise<PurgedRows | null> {
+  return runOnThread<PurgedRows | null>(import.meta.url, 'purge-thread', data).result;
 }

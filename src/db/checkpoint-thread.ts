@@ -1,10 +1,6 @@
-import { workerData } from 'node:worker_threads';
-import { answerOnce } from '../threads.ts';
+import { serveJobs } from '../threads.ts';
 import { type SqliteFile, withSqliteFileAgain } from './connect.ts';
 import { truncateWriteAheadLog } from './erasure.ts';
 
-/**
- * The thread of `truncateWriteAheadLogOnThread`: its own connection to the file, one
- * checkpoint, one answer, then it stops.
- */
-await answerOnce(() => withSqliteFileAgain(workerData as SqliteFile, truncateWriteAheadLog));
+/** The threads of `truncateWriteAheadLogOnThread`: each job its own connection to the file, one checkpoint. */
+serveJobs((file: SqliteFile) => withSqliteFileAgain(file, truncateWriteAheadLog));

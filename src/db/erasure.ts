@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { answerOf, startModuleThread } from '../threads.ts';
+import { runOnThread } from '../threads.ts';
 import { type DatabaseHandle, sqliteFileOf } from './connect.ts';
 import type { Db } from './database.ts';
 
@@ -68,6 +68,5 @@ export function truncateWriteAheadLog(handle: DatabaseHandle): boolean {
 export function truncateWriteAheadLogOnThread(handle: DatabaseHandle): Promise<boolean> {
   const file = sqliteFileOf(handle);
   if (!file) return Promise.resolve(truncateWriteAheadLog(handle));
-  const worker = startModuleThread(import.meta.url, 'checkpoint-thread', { workerData: file });
-  return answerOf<boolean>(worker, "the checkpoint's thread");
+  return runOnThread<boolean>(import.meta.url, 'checkpoint-thread', file).result;
 }

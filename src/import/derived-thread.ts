@@ -1,19 +1,8 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import { openSqliteFileAgain, type SqliteFile } from '../db/connect.ts';
-import { type PostedError, postedError } from '../threads.ts';
-import { type DerivedThreadMessage, refreshDerived } from './derived.ts';
+import { type SqliteFile, withSqliteFileAgain } from '../db/connect.ts';
+import { serveJobs } from '../threads.ts';
+import { refreshDerived } from './derived.ts';
 
-/** The thread of `refreshDerivedOnThread`: its own connection to the file, one run, then it stops. */
-const port = parentPort;
-if (!port) throw new Error('derived-thread.ts runs as a worker thread');
-const send = (message: DerivedThreadMessage) => port.postMessage(message);
-const handle = openSqliteFileAgain(workerData as SqliteFile);
-let error: PostedError | undefined;
-try {
-  await refreshDerived(handle, send);
-} catch (failure) {
-  error = postedError(failure);
-} finally {
-  await handle.close();
-}
-send({ done: true, ...(error === undefined ? {} : { error }) });
+/** The threads of `refreshDerivedOnThread`: each job its own connection to the file, each step posted as it starts. */
+serveJobs((file: SqliteFile, port) =>
+  withSqliteFileAgain(file, (handle) => refreshDerived(handle, (step) => port.postMessage(step))),
+);

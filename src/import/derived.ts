@@ -2,7 +2,7 @@ import { type DatabaseHandle, sqliteFileOf } from '../db/connect.ts';
 import { refreshListSamples } from '../db/list-samples.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import { IMPORTED_TABLES } from '../resources/index.ts';
-import { errorFromThread, type PostedError, startModuleThread } from '../threads.ts';
+import { runOnThread } from '../threads.ts';
 import type { OnCommitStep } from './transaction.ts';
 
 /**
@@ -41,11 +41,6 @@ export async function afterCommit(step: string, run: () => Promise<void>): Promi
   }
 }
 
-/** What the thread of `refreshDerivedOnThread` posts: each step as it starts, then its end. */
-export type DerivedThreadMessage =
-  | Parameters<OnCommitStep>[0]
-  | { done: true; error?: PostedError };
-
 /**
  * `refreshDerived` on a thread of its own (`derived-thread.ts`), with a connection of its own
  * to the SQLite file: better-sqlite3 runs each statement to its end on the calling thread, and
@@ -59,14 +54,5 @@ export function refreshDerivedOnThread(
 ): Promise<void> {
   const file = sqliteFileOf(handle);
   if (!file) return refreshDerived(handle, onStep);
-  const worker = startModuleThread(import.meta.url, 'derived-thread', { workerData: file });
-  return new Promise((resolve, reject) => {
-    worker.on('message', (message: DerivedThreadMessage) => {
-      if (!('done' in message)) onStep?.(message);
-      else if (message.error === undefined) resolve();
-      else reject(errorFromThread(message.error));
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the import's thread stopped (${code})`)));
-  });
+  return runOnThread<void>(import.meta.url, 'derived-thread', file, { onMessage: onStep }).result;
 }

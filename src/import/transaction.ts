@@ -9,7 +9,7 @@ import { refreshExpenseTexts } from '../db/expense-texts.ts';
 import { refreshLeaveCounts } from '../db/leave-counts.ts';
 import { markListSamples } from '../db/list-samples.ts';
 import { recordTypeNamed, type TenantRecordType } from '../resources/index.ts';
-import { errorFromThread, type PostedError, startModuleThread } from '../threads.ts';
+import { errorFromThread, type PostedError, runOnThread } from '../threads.ts';
 import { ChangeLog, type ChangeLogOptions } from './change-log.ts';
 import {
   holdsNoListedRows,
@@ -197,8 +197,8 @@ async function takeSqliteWriteLock(trx: Db): Promise<void> {
 export type WriterRequest =
   | { op: 'write'; batch: Batch }
   | { op: 'delete'; batch: DeleteBatch }
-  // Answered twice: committed, then done with the file.
   | { op: 'commit' }
+  // Answered by the job's end, as the file is closed after a commit or a failure.
   | { op: 'rollback' };
 
 /** The answer to the transaction's start (the first reply) or to one request. */
@@ -224,8 +224,9 @@ const WRITER_HEAP_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeM
  * A transaction on a second connection to the same SQLite file, run by a worker thread: the
  * rows of one batch are written there while this thread reads and checks the next. SQLite's
  * own work is more than half of a large import; on one thread it waited for the parsing and
- * the parsing for it. Only for files (the thread cannot see an in-memory database), and worth
- * its start-up (~0.1 s) only for large imports.
+ * the parsing for it. Only for files (the thread cannot see an in-memory database). A thread
+ * costs ~0.25 s of CPU to start (`runOnThread` keeps it a few seconds for the next import), so
+ * `importFile` uses one only for large files; the admin API always does.
  */
 export async function beginImportOnThread(
   handle: DatabaseHandle,
@@ -233,11 +234,6 @@ export async function beginImportOnThread(
 ): Promise<ImportTransaction> {
   const file = sqliteFileOf(handle);
   if (!file) throw new Error('the writer thread opens SQLite files, not PostgreSQL or memory');
-  const workerData: WriterThreadData = { ...file, changes: options };
-  const worker = startModuleThread(import.meta.url, 'writer-thread', {
-    workerData,
-    resourceLimits: WRITER_HEAP_LIMITS,
-  });
   const waiting: Array<{ resolve: (value: unknown) => void; reject: (error: Error) => void }> = [];
   let ended = false;
   const failAll = (error: Error) => {
@@ -245,75 +241,61 @@ export async function beginImportOnThread(
     for (const { reject } of waiting.splice(0)) reject(error);
   };
   let onCommitStep: OnCommitStep | undefined;
-  worker.on('message', (message: WriterMessage) => {
-    if ('step' in message) {
-      onCommitStep?.(message.step);
-      return;
-    }
-    const reply = message;
-    const next = waiting.shift();
-    if (!next) return;
-    if (reply.ok) next.resolve(reply.value);
-    else {
-      // The writer thread rolls back and stops after any failed request.
-      ended = true;
-      next.reject(errorFromThread(reply));
-    }
+  const data: WriterThreadData = { ...file, changes: options };
+  const job = runOnThread<void>(import.meta.url, 'writer-thread', data, {
+    resourceLimits: WRITER_HEAP_LIMITS,
+    onMessage: (message: WriterMessage) => {
+      if ('step' in message) {
+        onCommitStep?.(message.step);
+        return;
+      }
+      const next = waiting.shift();
+      if (!next) return;
+      if (message.ok) next.resolve(message.value);
+      else {
+        // The writer thread rolls back and ends the job after any failed request.
+        ended = true;
+        next.reject(errorFromThread(message));
+      }
+    },
   });
-  worker.on('error', failAll);
-  worker.on('exit', (code) => failAll(new Error(`the import's writer thread stopped (${code})`)));
+  // The job ends once the transaction has and the thread's connection is closed: a request
+  // still waiting then (sent after the one that failed) gets no answer.
+  const closed = job.result.then(
+    () => failAll(new Error("the import's transaction has ended")),
+    (error: Error) => {
+      failAll(error);
+      throw error;
+    },
+  );
+  closed.catch(() => {});
   const reply = () =>
     new Promise<unknown>((resolve, reject) => {
       waiting.push({ resolve, reject });
     });
   const request = (message: WriterRequest) => {
     if (ended) return Promise.reject(new Error("the import's transaction has ended"));
-    worker.postMessage(message);
+    job.post(message);
     return reply();
   };
-  const finish = async (message: WriterRequest) => {
-    try {
-      await request(message);
-    } finally {
-      ended = true;
-      await worker.terminate();
-    }
-  };
-  try {
-    await reply();
-  } catch (error) {
-    await worker.terminate();
-    throw error;
-  }
+  // The transaction's start; on failure the job has ended (the reason is the job's error).
+  await reply();
   return {
     reader: handle.db,
     write: (batch) => request({ op: 'write', batch }) as Promise<WriteOutcome>,
     delete: (batch) => request({ op: 'delete', batch }) as Promise<WriteOutcome>,
     async commit(onStep) {
       onCommitStep = onStep;
-      const committed = request({ op: 'commit' });
-      const copied = reply();
-      const stop = () => {
-        ended = true;
-        return worker.terminate();
-      };
-      try {
-        await committed;
-      } catch (error) {
-        // The thread stops after a failure: its exit settles `copied`.
-        copied.catch(() => {});
-        await stop();
-        throw error;
-      }
-      const written = (async () => {
-        try {
-          await copied;
-        } finally {
-          await stop();
-        }
-      })();
-      return { written };
+      await request({ op: 'commit' });
+      return { written: closed };
     },
-    rollback: () => (ended ? worker.terminate().then(() => {}) : finish({ op: 'rollback' })),
+    async rollback() {
+      // Answered by the job's end, after the requests before it.
+      if (!ended) {
+        ended = true;
+        job.post({ op: 'rollback' } satisfies WriterRequest);
+      }
+      await closed.catch(() => {});
+    },
   };
 }
