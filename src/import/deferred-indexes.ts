@@ -115,12 +115,15 @@ export async function rebuildIndexes(
   }
   try {
     for (const { table, create, searchTables } of setAside) {
+      // A table the import left empty (an import of employees alone sets the leaves and
+      // expenses aside too) gets its indexes back at once: nothing to say about it.
+      const say = (await isEmpty(trx, table)) ? () => {} : onStep;
       // The search tables first: their rebuild leaves free pages for the indexes to fill.
       for (const fts of searchTables) {
-        onStep({ name: 'search', table });
+        say({ name: 'search', table });
         await rebuildSearchTable(trx, fts);
       }
-      onStep({ name: 'indexes', table });
+      say({ name: 'indexes', table });
       for (const statement of create) await sql.raw(statement).execute(trx);
     }
   } finally {

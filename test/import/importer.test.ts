@@ -692,11 +692,12 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
     const search = (table: string): CommitStep[] =>
       dialect === 'sqlite' ? [{ name: 'search', table }] : [];
 
-    await importRecords([...smallCompany(1, 0), employee(1, 2), expense(1, 2, 2, 1)]);
+    // A table the import leaves empty (the leaves here) has its indexes back unannounced.
+    const noLeaves = smallCompany(1, 0).filter((record) => record.type !== 'leave');
+    await importRecords([...noLeaves, employee(1, 2), expense(1, 2, 2, 1)]);
     assert.deepEqual(said(), [
       ...search('employees'),
       { name: 'indexes', table: 'employees' },
-      { name: 'indexes', table: 'leaves' },
       ...search('expenses'),
       { name: 'indexes', table: 'expenses' },
       ...commit,
