@@ -21,6 +21,7 @@ import * as m0016 from './migrations/0016_import_stats_empty.ts';
 import * as m0017 from './migrations/0017_purged_companies.ts';
 import * as m0018 from './migrations/0018_fold_final_sigma.ts';
 import * as m0019 from './migrations/0019_covering_employee_indexes.ts';
+import * as m0020 from './migrations/0020_group_window_indexes.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
 import { isConnectionRefused } from './unavailable.ts';
 
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0017_purged_companies': m0017,
   '0018_fold_final_sigma': m0018,
   '0019_covering_employee_indexes': m0019,
+  '0020_group_window_indexes': m0020,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
