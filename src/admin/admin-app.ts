@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { ValidatorFactory } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -158,6 +159,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   routeEveryMethod(app, { bodies: 'known' });
   const paths = knownPaths(app);
   routeEveryRequest(app);
+  drainUnreadBodies(app);
   const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -234,4 +236,26 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   });
   refuseOtherMethods(app, paths, { prefix: '', refusal: adminMethodNotAllowed });
   return app;
+}
+
+/**
+ * A request answered before its body has all come (an import's bad line early in a large body)
+ * has the rest of its body read and dropped, as the client sends it anyway: the connection then
+ * serves the next request. Left unread, it held the connection, and the next request on it
+ * waited for HTTP_REQUEST_TIMEOUT_MS and got a 408. A body that can no longer be read (its
+ * decoding failed) closes the connection after the answer instead. A body that never ends is
+ * still cut off by HTTP_REQUEST_TIMEOUT_MS.
+ */
+function drainUnreadBodies(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    const { raw, body } = request;
+    if (raw.complete) return;
+    if (raw.destroyed || (body instanceof Readable && body.destroyed)) {
+      reply.header('connection', 'close');
+      return;
+    }
+    // A decoded body (Content-Encoding) is a stream the raw one flows into.
+    if (body instanceof Readable) body.resume();
+    raw.resume();
+  });
 }

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { ADMIN_TOKEN, PREVIOUS_ADMIN_TOKEN, type TestAdmin, useAdmin } from '../helpers/admin.ts';
 import { describeEachDialect, useTempDir } from '../helpers/databases.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   COMPANY_INACTIVE,
   NO_SUCH_RESOURCE,
@@ -628,6 +629,39 @@ describeEachDialect('admin API import', (dialect) => {
         `after a body ${ending}`,
       );
     }
+  });
+
+  it('answers a bad line before its body has all come, and the connection then serves the next request', async (t) => {
+    const { admin, call } = await useAdmin(t, dialect);
+    await admin.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = admin.server.address() as AddressInfo;
+    // The bad line comes first; the rest of the body (far more than the listener reads ahead)
+    // is sent only once the 422 has come.
+    const bad = ndjson([company(3), { ...employee(3, 30), email: 12 }]);
+    const rest = ndjson(Array.from({ length: 2000 }, (_, i) => employee(3, 100 + i)));
+    const next = ndjson([company(4)]);
+    const socket = connect(port, '127.0.0.1');
+    t.after(() => socket.destroy());
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+    });
+    const head = (length: number) =>
+      `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+      `Content-Type: application/x-ndjson\r\nContent-Length: ${length}\r\n\r\n`;
+    socket.write(head(bad.length + rest.length) + bad.toString());
+    const answers = () => [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+    await eventually(async () => answers().length > 0, 'an answer to the bad line');
+    assert.deepEqual(answers(), ['422']);
+    socket.write(Buffer.concat([rest, Buffer.from(head(next.length)), next]));
+    // The listener read the rest of the body and dropped it: the next request is answered.
+    await eventually(async () => answers().length === 2, 'an answer to the next request');
+    assert.deepEqual(answers(), ['422', '200']);
+    const companies = await call('GET', '/admin/companies');
+    assert.deepEqual(
+      companies.json.data.map((c: { id: number }) => c.id),
+      [4],
+    );
   });
 
   it('closes within the request timeout while an import body stalls, rolling it back', async (t) => {

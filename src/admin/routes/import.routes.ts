@@ -63,7 +63,9 @@ export const importRoutes: AdminRoutes<
           importRecords(
             deps.database,
             deps.receipts,
-            parseNdjson(body as AsyncIterable<Buffer>),
+            // Not destroyed when the import stops at a bad line: the listener reads the rest
+            // and drops it (`drainUnreadBodies`), so the connection serves the next request.
+            parseNdjson(body.iterator({ destroyOnReturn: false })),
             deps.importDir,
             // SQLite: the transaction, and the samples and the log's emptying after it, on
             // threads of their own, so neither a wait for the write lock or for readers nor a
