@@ -60,9 +60,9 @@ interface JobStart {
 /**
  * The body of a thread module run by `runOnThread`: runs `run` for each job the thread is given,
  * one at a time, and ends the job with `run`'s value or error. `port` is the job's own channel
- * (`post` and `onMessage` of its `ThreadJob`): nothing of an earlier job arrives there. `run`
- * must leave nothing open behind it (a connection, a listener on `port`): the thread is given
- * other jobs after it.
+ * (`post` and `onMessage` of its `ThreadJob`): nothing of an earlier job arrives there, and it
+ * is closed when the job ends. `run` must leave nothing else open behind it (a connection): the
+ * thread is given other jobs after it.
  */
 export function serveJobs<Data, Value>(
   run: (data: Data, port: MessagePort) => Promise<Value> | Value,
@@ -103,7 +103,7 @@ export interface ThreadJobOptions {
  * How long a thread that finished a job waits for the next before it ends. Starting one costs
  * ~250 ms of CPU on Node 24 and ~450 ms on Node 22 (it loads Kysely and the modules the job
  * needs); an admin import used three (writer, samples, checkpoint) and a test of imports
- * dozens. An idle thread keeps its heap (a few tens of MB), so it does not wait long.
+ * dozens. An idle thread keeps its heap (~10 MB of RSS), so it does not wait long.
  */
 export const THREAD_IDLE_MS = 5000;
 
@@ -118,7 +118,8 @@ interface PooledThread {
 /** Idle threads, by module and heap limits: the thread last idle is taken first. */
 const idleThreads = new Map<string, PooledThread[]>();
 
-function idleThread(besideUrl: string, name: string, resourceLimits?: ResourceLimits) {
+/** A thread for a job: the one of that module and heap limits idle last, or a new one. */
+function threadForJob(besideUrl: string, name: string, resourceLimits?: ResourceLimits) {
   const key = JSON.stringify([new URL(name, besideUrl).href, resourceLimits ?? null]);
   let pool = idleThreads.get(key);
   if (!pool) {
@@ -175,7 +176,7 @@ export function runOnThread<Value>(
   data: unknown,
   { onMessage, resourceLimits }: ThreadJobOptions = {},
 ): ThreadJob<Value> {
-  const thread = idleThread(besideUrl, name, resourceLimits);
+  const thread = threadForJob(besideUrl, name, resourceLimits);
   const { port1: port, port2: threadPort } = new MessageChannel();
   const result = new Promise<Value>((resolve, reject) => {
     thread.failJob = (error) => {

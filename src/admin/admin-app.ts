@@ -243,17 +243,13 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
  * has the rest of its body read and dropped, as the client sends it anyway: the connection then
  * serves the next request. Left unread, it held the connection, and the next request on it
  * waited for HTTP_REQUEST_TIMEOUT_MS and got a 408. A body that can no longer be read (its
- * decoding failed) closes the connection after the answer instead. A body that never ends is
- * still cut off by HTTP_REQUEST_TIMEOUT_MS.
+ * decoding failed) has been destroyed, and its connection closes after the answer. A body that
+ * never ends is still cut off by HTTP_REQUEST_TIMEOUT_MS.
  */
 function drainUnreadBodies(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', async (request) => {
     const { raw, body } = request;
-    if (raw.complete) return;
-    if (raw.destroyed || (body instanceof Readable && body.destroyed)) {
-      reply.header('connection', 'close');
-      return;
-    }
+    if (raw.complete || raw.destroyed) return;
     // A decoded body (Content-Encoding) is a stream the raw one flows into.
     if (body instanceof Readable) body.resume();
     raw.resume();

@@ -664,6 +664,29 @@ describeEachDialect('admin API import', (dialect) => {
     );
   });
 
+  it('closes the connection after answering a body that stopped decoding before it had all come', async (t) => {
+    const { admin } = await useAdmin(t, dialect);
+    await admin.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = admin.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    t.after(() => socket.destroy());
+    socket.on('error', () => {});
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+    });
+    const closed = once(socket, 'close');
+    // Said to be gzip, and not: the rest of its 100,000 bytes could not be read past the error.
+    socket.write(
+      `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+        `Content-Type: application/x-ndjson\r\nContent-Encoding: gzip\r\nContent-Length: 100000\r\n\r\n` +
+        'not gzip data at all',
+    );
+    await closed;
+    assert.match(received, /^HTTP\/1\.1 400 /, received);
+    assert.match(received, /\r\nconnection: close\r\n/i, received);
+  });
+
   it('closes within the request timeout while an import body stalls, rolling it back', async (t) => {
     const { admin, api } = await useAdmin(t, dialect);
     await admin.listen({ port: 0, host: '127.0.0.1' });
