@@ -15,6 +15,7 @@ import {
   problem,
   UNAUTHENTICATED,
 } from '../helpers/problems.ts';
+import { statusesIn } from '../helpers/raw-http.ts';
 import { category, company, employee, expense, ndjson } from '../helpers/records.ts';
 import { assertRedoclyClean } from '../helpers/redocly.ts';
 
@@ -557,6 +558,11 @@ describeEachDialect('admin API keys', (dialect) => {
   });
 });
 
+/** The request line and headers of a raw `POST /admin/import` whose body says it is `length` bytes. */
+const importHead = (length: number, extraHeaders = '') =>
+  `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+  `Content-Type: application/x-ndjson\r\n${extraHeaders}Content-Length: ${length}\r\n\r\n`;
+
 describeEachDialect('admin API import', (dialect) => {
   it('imports an NDJSON body in one transaction, as cdapi import does', async (t) => {
     const { api, call, logLines } = await useAdmin(t, dialect);
@@ -604,10 +610,7 @@ describeEachDialect('admin API import', (dialect) => {
       const socket = connect(port, '127.0.0.1');
       socket.on('error', () => {});
       const closed = once(socket, 'close');
-      socket.write(
-        `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
-          `Content-Type: application/x-ndjson\r\nContent-Length: 100000\r\n\r\n${begun.toString()}`,
-      );
+      socket.write(importHead(100_000) + begun.toString());
       if (ending === 'closed') {
         await sleep(300);
         socket.end();
@@ -646,14 +649,11 @@ describeEachDialect('admin API import', (dialect) => {
     socket.on('data', (chunk: Buffer) => {
       received += chunk.toString('latin1');
     });
-    const head = (length: number) =>
-      `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
-      `Content-Type: application/x-ndjson\r\nContent-Length: ${length}\r\n\r\n`;
-    socket.write(head(bad.length + rest.length) + bad.toString());
-    const answers = () => [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+    socket.write(importHead(bad.length + rest.length) + bad.toString());
+    const answers = () => statusesIn(received);
     await eventually(async () => answers().length > 0, 'an answer to the bad line');
     assert.deepEqual(answers(), ['422']);
-    socket.write(Buffer.concat([rest, Buffer.from(head(next.length)), next]));
+    socket.write(Buffer.concat([rest, Buffer.from(importHead(next.length)), next]));
     // The listener read the rest of the body and dropped it: the next request is answered.
     await eventually(async () => answers().length === 2, 'an answer to the next request');
     assert.deepEqual(answers(), ['422', '200']);
@@ -677,11 +677,7 @@ describeEachDialect('admin API import', (dialect) => {
     });
     const closed = once(socket, 'close');
     // Said to be gzip, and not: the rest of its 100,000 bytes could not be read past the error.
-    socket.write(
-      `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
-        `Content-Type: application/x-ndjson\r\nContent-Encoding: gzip\r\nContent-Length: 100000\r\n\r\n` +
-        'not gzip data at all',
-    );
+    socket.write(`${importHead(100_000, 'Content-Encoding: gzip\r\n')}not gzip data at all`);
     await closed;
     assert.match(received, /^HTTP\/1\.1 400 /, received);
     assert.match(received, /\r\nconnection: close\r\n/i, received);
@@ -693,10 +689,7 @@ describeEachDialect('admin API import', (dialect) => {
     const { port } = admin.server.address() as AddressInfo;
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => {});
-    socket.write(
-      `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
-        `Content-Type: application/x-ndjson\r\nContent-Length: 100000\r\n\r\n${ndjson([company(3)]).toString()}`,
-    );
+    socket.write(importHead(100_000) + ndjson([company(3)]).toString());
     await sleep(300);
     admin.server.requestTimeout = 1000;
     const started = Date.now();

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { postgresPlan } from '../helpers/plans.ts';
 import { company, employee, writeNdjson } from '../helpers/records.ts';
 
 const STATUSES = ['active', 'inactive', 'terminated'] as const;
@@ -34,7 +35,7 @@ describeEachDialect('roster pages', (dialect) => {
     if (handle.dialect === 'postgres') await sql`vacuum analyze employees`.execute(handle.db);
 
     for (const [column, index] of ORDERS) {
-      const { sql: text, parameters } = handle.db
+      const query = handle.db
         .selectFrom('employees')
         .select('id')
         .where('company_id', '=', 1)
@@ -44,27 +45,20 @@ describeEachDialect('roster pages', (dialect) => {
         .limit(25)
         .offset(100)
         .compile();
-      let details: string;
       if (handle.dialect === 'sqlite') {
-        const plan = handle.sqlite.prepare(`explain query plan ${text}`).all(...parameters);
-        details = (plan as { detail: string }[]).map((row) => row.detail).join('\n');
+        const plan = handle.sqlite
+          .prepare(`explain query plan ${query.sql}`)
+          .all(...query.parameters);
+        const details = (plan as { detail: string }[]).map((row) => row.detail).join('\n');
         assert.match(details, new RegExp(`USING COVERING INDEX ${index}\\b`), details);
       } else {
-        // On so few rows the planner would scan the table; what matters here is that the
-        // walk in the sort order, once it is chosen, reads no row to test the status.
-        details = await handle.db.connection().execute(async (db) => {
-          await sql`set enable_seqscan = off`.execute(db);
-          await sql`set enable_bitmapscan = off`.execute(db);
-          await sql`set enable_sort = off`.execute(db);
-          try {
-            const { rows } = await db.executeQuery<{ 'QUERY PLAN': string }>(
-              CompiledQuery.raw(`explain ${text}`, [...parameters]),
-            );
-            return rows.map((row) => row['QUERY PLAN']).join('\n');
-          } finally {
-            await sql`reset all`.execute(db);
-          }
-        });
+        // What matters here is that the walk in the sort order, once it is chosen, reads no
+        // row to test the status.
+        const details = await postgresPlan(handle.db, query, [
+          'enable_seqscan',
+          'enable_bitmapscan',
+          'enable_sort',
+        ]);
         assert.match(details, new RegExp(`Index Only Scan using ${index}\\b`), details);
       }
     }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
-import type { DatabaseHandle } from '../../src/db/connect.ts';
+import { sql } from 'kysely';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { postgresPlan } from '../helpers/plans.ts';
 import {
   category,
   company,
@@ -22,23 +22,6 @@ const DAYS = 4 * 365;
 
 /** A date `day` days after 2021-01-01. */
 const date = (day: number) => new Date(Date.UTC(2021, 0, 1 + day)).toISOString().slice(0, 10);
-
-async function plan(handle: DatabaseHandle, query: CompiledQuery): Promise<string> {
-  // On so few rows the planner could scan the table; what matters here is which index it
-  // reads a window through once it walks one.
-  return handle.db.connection().execute(async (db) => {
-    await sql`set enable_seqscan = off`.execute(db);
-    await sql`set enable_bitmapscan = off`.execute(db);
-    try {
-      const { rows } = await db.executeQuery<{ 'QUERY PLAN': string }>(
-        CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
-      );
-      return rows.map((row) => row['QUERY PLAN']).join('\n');
-    } finally {
-      await sql`reset all`.execute(db);
-    }
-  });
-}
 
 describeEachDialect('date windows of some leave types or categories', (dialect) => {
   it('are read through the type or category first on PostgreSQL, and the date index on SQLite', async (t) => {
@@ -91,7 +74,10 @@ describeEachDialect('date windows of some leave types or categories', (dialect) 
       return;
     }
     await sql`vacuum analyze leaves, expenses`.execute(handle.db);
-    const [leavesPlan, expensesPlan] = [await plan(handle, leaves), await plan(handle, expenses)];
+    // Which index a window is read through once the planner walks one.
+    const off = ['enable_seqscan', 'enable_bitmapscan'];
+    const leavesPlan = await postgresPlan(handle.db, leaves, off);
+    const expensesPlan = await postgresPlan(handle.db, expenses, off);
     assert.match(
       leavesPlan,
       /Index Only Scan using leaves_leave_type_start_date_list\b/,
