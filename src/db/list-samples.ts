@@ -69,6 +69,8 @@ export const SAMPLED_LISTS = {
 
 export type SampledListName = keyof typeof SAMPLED_LISTS;
 
+export const SAMPLED_LIST_NAMES = Object.keys(SAMPLED_LISTS) as SampledListName[];
+
 /** The index that reads the list in the order of `column`. */
 export const orderIndex = (list: SampledListName, column: string): string =>
   (SAMPLED_LISTS[list].columns as Record<string, string>)[column] as string;
@@ -435,7 +437,8 @@ export async function markListSamples(
 }
 
 /**
- * After an import's commit: makes the samples of every set behind its company's data version
+ * After an import's commit: makes the samples of every set of the lists `names` (every sampled
+ * list unless told) behind its company's data version
  * (those the import marked, and any that an import whose process ended between its commit and
  * its samples left behind), and of every set made before migration 0013 (no month counts), for
  * the version the company has now; those last are replaced as a whole while the old ones are
@@ -445,9 +448,13 @@ export async function markListSamples(
  * version: an import that changed it since marked it again and samples it itself. No write lock
  * is held while a list is read (the large bench company's two lists: ~9 s on SQLite).
  */
-export async function refreshListSamples(handle: DatabaseHandle): Promise<void> {
+export async function refreshListSamples(
+  handle: DatabaseHandle,
+  names: readonly SampledListName[] = SAMPLED_LIST_NAMES,
+): Promise<void> {
   const { db } = handle;
-  for (const [name, list] of Object.entries(SAMPLED_LISTS) as [SampledListName, SampledList][]) {
+  for (const name of names) {
+    const list: SampledList = SAMPLED_LISTS[name];
     const rows = sql<number>`(select count(*) from (
         select 1 from ${sql.table(list.table)} t where t.company_id = list_sample_sets.company_id
         limit ${sql.lit(SAMPLED_MIN_ROWS)}) counted)`;

@@ -1,8 +1,11 @@
-import { type SqliteFile, withSqliteFileAgain } from '../db/connect.ts';
+import { withSqliteFileAgain } from '../db/connect.ts';
+import { refreshListSamples } from '../db/list-samples.ts';
 import { serveJobs } from '../threads.ts';
-import { refreshDerived } from './derived.ts';
+import { type DerivedJob, refreshStatistics } from './derived.ts';
 
-/** The threads of `refreshDerivedOnThread`: each job its own connection to the file, each step posted as it starts. */
-serveJobs((file: SqliteFile, port) =>
-  withSqliteFileAgain(file, (handle) => refreshDerived(handle, (step) => port.postMessage(step))),
+/** The threads of `refreshDerived`: each job one step, on a connection of its own to the file. */
+serveJobs((job: DerivedJob) =>
+  withSqliteFileAgain(job.file, (handle) =>
+    'samplesOf' in job ? refreshListSamples(handle, [job.samplesOf]) : refreshStatistics(handle),
+  ),
 );

@@ -1,5 +1,9 @@
-import { type DatabaseHandle, sqliteFileOf } from '../db/connect.ts';
-import { refreshListSamples } from '../db/list-samples.ts';
+import { type DatabaseHandle, type SqliteFile, sqliteFileOf } from '../db/connect.ts';
+import {
+  refreshListSamples,
+  SAMPLED_LIST_NAMES,
+  type SampledListName,
+} from '../db/list-samples.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import { IMPORTED_TABLES } from '../resources/index.ts';
 import { runOnThread } from '../threads.ts';
@@ -14,18 +18,68 @@ import type { OnCommitStep } from './transaction.ts';
 const SUMMARY_TABLES = ['expense_texts', 'leave_counts'];
 
 /**
- * What an import derives from the committed data: the list samples of the lists it changed,
- * then the query planner's statistics. A step that fails (a write lock another import holds
- * past the busy timeout) leaves the records committed, and says so: the next import, of any
- * company, does it again.
+ * Where `refreshDerived` works on a SQLite file (elsewhere it works on this thread, see
+ * there): `none` on this thread alone; `beside` on this thread and on a thread of its own
+ * (`derived-thread.ts`) at once, each sampling a list; `all` on threads of their own only,
+ * as the admin API does inside the service, whose event loop every request needs
+ * (better-sqlite3 runs each statement to its end on the calling thread).
  */
-export async function refreshDerived(handle: DatabaseHandle, onStep?: OnCommitStep): Promise<void> {
+export type DerivedThreads = 'none' | 'beside' | 'all';
+
+/** One step of `refreshDerived` done by a thread of `derived-thread.ts`. */
+export type DerivedJob =
+  | { file: SqliteFile; samplesOf: SampledListName }
+  | { file: SqliteFile; statistics: true };
+
+/**
+ * What an import derives from the committed data: the list samples of the lists it changed,
+ * then the query planner's statistics. The leaves and the expenses are sampled at once: on
+ * PostgreSQL each on a connection of its own; on a SQLite file with `threads` other than
+ * `none`, each on a connection of its own to the file and a thread of its own (the large bench
+ * company's two lists took 13–16 s in turn, one core idle, and 8–9 s at once). An in-memory
+ * SQLite database has one connection: the lists are sampled in turn. A step that fails (a
+ * write lock another import holds past the busy timeout) leaves the records committed, and
+ * says so: the next import, of any company, does it again.
+ */
+export async function refreshDerived(
+  handle: DatabaseHandle,
+  threads: DerivedThreads,
+  onStep?: OnCommitStep,
+): Promise<void> {
+  const file = handle.dialect === 'sqlite' && threads !== 'none' ? sqliteFileOf(handle) : null;
+  const onThread = (job: DerivedJob) =>
+    runOnThread<void>(import.meta.url, 'derived-thread', job).result;
   onStep?.({ name: 'samples' });
-  await afterCommit('making the list samples', () => refreshListSamples(handle));
+  await afterCommit('making the list samples', async () => {
+    if (file) {
+      const here = threads === 'beside' ? SAMPLED_LIST_NAMES[0] : undefined;
+      // The threads' jobs are posted before this thread starts its own list, which holds it.
+      const onThreads = SAMPLED_LIST_NAMES.filter((name) => name !== here).map((samplesOf) =>
+        onThread({ file, samplesOf }),
+      );
+      await allSettled([...onThreads, ...(here ? [refreshListSamples(handle, [here])] : [])]);
+    } else if (handle.dialect === 'postgres') {
+      await allSettled(SAMPLED_LIST_NAMES.map((name) => refreshListSamples(handle, [name])));
+    } else {
+      await refreshListSamples(handle);
+    }
+  });
   onStep?.({ name: 'statistics' });
   await afterCommit("refreshing the query planner's statistics", () =>
-    refreshPlannerStatistics(handle, [...IMPORTED_TABLES, ...SUMMARY_TABLES]),
+    file && threads === 'all' ? onThread({ file, statistics: true }) : refreshStatistics(handle),
   );
+}
+
+/** The query planner's statistics of the tables an import writes. */
+export function refreshStatistics(handle: DatabaseHandle): Promise<void> {
+  return refreshPlannerStatistics(handle, [...IMPORTED_TABLES, ...SUMMARY_TABLES]);
+}
+
+/** Waits for every one of `steps`, then fails with the first failure, if any. */
+async function allSettled(steps: Promise<void>[]): Promise<void> {
+  const settled = await Promise.allSettled(steps);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** A step after the commit: its failure says the records are committed. */
@@ -39,20 +93,4 @@ export async function afterCommit(step: string, run: () => Promise<void>): Promi
       { cause: error },
     );
   }
-}
-
-/**
- * `refreshDerived` on a thread of its own (`derived-thread.ts`), with a connection of its own
- * to the SQLite file: better-sqlite3 runs each statement to its end on the calling thread, and
- * the admin API imports from inside the service, whose event loop every request needs (the
- * large bench company's samples take 5–13 s). PostgreSQL and an in-memory database: on this
- * thread, as `refreshDerived`.
- */
-export function refreshDerivedOnThread(
-  handle: DatabaseHandle,
-  onStep?: OnCommitStep,
-): Promise<void> {
-  const file = sqliteFileOf(handle);
-  if (!file) return refreshDerived(handle, onStep);
-  return runOnThread<void>(import.meta.url, 'derived-thread', file, { onMessage: onStep }).result;
 }

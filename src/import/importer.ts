@@ -4,7 +4,7 @@ import { type DatabaseHandle, sqliteFileOf } from '../db/connect.ts';
 import { truncateWriteAheadLog, truncateWriteAheadLogOnThread } from '../db/erasure.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { RECORD_TYPES } from '../resources/index.ts';
-import { afterCommit, refreshDerived, refreshDerivedOnThread } from './derived.ts';
+import { afterCommit, type DerivedThreads, refreshDerived } from './derived.ts';
 import { readNdjson, type SourceRecord } from './ndjson.ts';
 import { deletedRecords, ImportSession, type ImportSummary } from './session.ts';
 import {
@@ -36,11 +36,11 @@ export interface ImportOptions {
   writerThread?: boolean;
   /**
    * Does the work after the commit on threads of their own (SQLite files only), as the admin
-   * API does inside the service: the list samples and planner statistics
-   * (`refreshDerivedOnThread`) and, after deletions, the emptying of the write-ahead log
+   * API does inside the service: the list samples and planner statistics (`refreshDerived`)
+   * and, after deletions, the emptying of the write-ahead log
    * (`truncateWriteAheadLogOnThread`). `cdapi import`, whose process serves nothing, does it on
-   * its main thread: the samples on a thread of their own raised the bench file's peak RSS from
-   * 377 to 413 MB.
+   * its main thread, but for a file written by a writer thread samples one of the two long
+   * lists on a thread beside it (`derivedThreads`).
    */
   afterCommitOnThreads?: boolean;
   /** `importFile`: called as the file is read, once a chunk (64 KiB) of it is checked. */
@@ -90,17 +90,28 @@ export async function importFile(
     throw new Error(`cannot read ${file}: ${kind}, not a file: save the export to a file first`);
   }
   const writerThread = options.writerThread ?? info.size >= WRITER_THREAD_MIN_BYTES;
-  const { onProgress, onStep, changesRetentionDays, signal } = options;
+  const { onProgress, onStep, changesRetentionDays, signal, afterCommitOnThreads } = options;
   const source = readNdjson(
     file,
     onProgress && ((read) => onProgress({ ...read, totalBytes: info.size })),
   );
   return importRecords(handle, store, source, dirname(resolve(file)), {
     writerThread,
+    afterCommitOnThreads,
     onStep,
     changesRetentionDays,
     signal,
   });
+}
+
+/**
+ * Where the work after an import's commit runs (see `refreshDerived`): on threads only when the
+ * service imports; beside this thread for a large import, whose two long lists take seconds
+ * each to sample; on this thread for a small one, which a thread's start (~0.25 s) would slow.
+ */
+function derivedThreads(options: ImportOptions): DerivedThreads {
+  if (options.afterCommitOnThreads) return 'all';
+  return options.writerThread ? 'beside' : 'none';
 }
 
 /**
@@ -186,8 +197,7 @@ export async function importRecords(
     written = true;
   });
   writing.catch(() => {});
-  if (options.afterCommitOnThreads) await refreshDerivedOnThread(handle, options.onStep);
-  else await refreshDerived(handle, options.onStep);
+  await refreshDerived(handle, derivedThreads(options), options.onStep);
   if (!written) options.onStep?.({ name: 'checkpoint' });
   await afterCommit('copying the write-ahead log into the database file', () => writing);
   await session.receipts.removeReplaced(handle.db);

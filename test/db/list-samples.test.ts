@@ -22,7 +22,7 @@ import {
 import { migrateDatabase, migrationProvider } from '../../src/db/migrate.ts';
 import { samplesOf } from '../../src/db/pagination.ts';
 import { mulberry32, pick } from '../../src/demo/random.ts';
-import { importFile } from '../../src/import/importer.ts';
+import { type ImportOptions, importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import {
   describeEachDialect,
@@ -216,92 +216,112 @@ async function withRecords(t: TestContext, dialect: Dialect) {
   return { handle, dir, store };
 }
 
-describeEachDialect('list samples', (dialect) => {
-  it('are every thousandth row of each sort order (its value and id), with the rows of each status and group up to it', async (t) => {
-    const { handle } = await useDatabase(t, dialect);
-    const dir = useTempDir(t);
-    const { out, lists } = records();
-    await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, out));
+/**
+ * Imports `records()` with `options` (where the samples are made: see `refreshDerived`) and
+ * checks every stored sample and month count against the rows.
+ */
+async function checkSamplesOfImport(t: TestContext, dialect: Dialect, options: ImportOptions) {
+  const { handle } = await useDatabase(t, dialect);
+  const dir = useTempDir(t);
+  const { out, lists } = records();
+  await importFile(
+    handle,
+    new FileReceiptStore(join(dir, 'store')),
+    writeNdjson(dir, out),
+    options,
+  );
 
-    for (const [name, list] of Object.entries(SAMPLED_LISTS) as [
-      SampledListName,
-      (typeof SAMPLED_LISTS)[SampledListName],
-    ][]) {
-      const set = await handle.db
-        .selectFrom('list_sample_sets')
-        .select(['groups', 'totals'])
+  for (const [name, list] of Object.entries(SAMPLED_LISTS) as [
+    SampledListName,
+    (typeof SAMPLED_LISTS)[SampledListName],
+  ][]) {
+    const set = await handle.db
+      .selectFrom('list_sample_sets')
+      .select(['groups', 'totals'])
+      .where('company_id', '=', 1)
+      .where('list', '=', name)
+      .executeTakeFirstOrThrow();
+    const groups = JSON.parse(set.groups) as Array<[string, number]>;
+    const rows = lists[name];
+    assert.equal(
+      groups.length,
+      new Set(rows.map((row) => `${row.status} ${row.group}`)).size,
+      `${name}: every status and group`,
+    );
+    assert.equal(
+      (JSON.parse(set.totals) as number[]).reduce((sum, n) => sum + n, 0),
+      rows.length,
+    );
+    for (const column of Object.keys(list.columns)) {
+      const stored = await handle.db
+        .selectFrom('list_samples')
+        .select(['seq', 'sort_value', 'id', 'counts'])
         .where('company_id', '=', 1)
         .where('list', '=', name)
-        .executeTakeFirstOrThrow();
-      const groups = JSON.parse(set.groups) as Array<[string, number]>;
-      const rows = lists[name];
-      assert.equal(
-        groups.length,
-        new Set(rows.map((row) => `${row.status} ${row.group}`)).size,
-        `${name}: every status and group`,
+        .where('sort_column', '=', column)
+        .orderBy('seq')
+        .execute();
+      const expected = expectedSamples(rows, column, groups);
+      assert.equal(expected.length, Math.floor(COUNT / SAMPLE_INTERVAL));
+      assert.deepEqual(
+        stored.map((sample) => ({
+          value: JSON.parse(sample.sort_value) as string | number,
+          id: Number(sample.id),
+          counts: JSON.parse(sample.counts) as number[],
+        })),
+        expected,
+        `${name} by ${column}`,
       );
-      assert.equal(
-        (JSON.parse(set.totals) as number[]).reduce((sum, n) => sum + n, 0),
-        rows.length,
+      assert.deepEqual(
+        stored.map((sample) => Number(sample.seq)),
+        expected.map((_, i) => i),
       );
-      for (const column of Object.keys(list.columns)) {
-        const stored = await handle.db
-          .selectFrom('list_samples')
-          .select(['seq', 'sort_value', 'id', 'counts'])
-          .where('company_id', '=', 1)
-          .where('list', '=', name)
-          .where('sort_column', '=', column)
-          .orderBy('seq')
-          .execute();
-        const expected = expectedSamples(rows, column, groups);
-        assert.equal(expected.length, Math.floor(COUNT / SAMPLE_INTERVAL));
+      const statuses = [...new Set(groups.map(([status]) => status))];
+      const months = await handle.db
+        .selectFrom('list_sample_months')
+        .select(['date_column', 'first_month', 'months', 'statuses', 'counts'])
+        .where('company_id', '=', 1)
+        .where('list', '=', name)
+        .where('sort_column', '=', column)
+        .orderBy('date_column')
+        .execute();
+      const dated = list.dated.filter((date) => date !== column);
+      assert.deepEqual(
+        months.map((row) => row.date_column),
+        [...dated].sort(),
+        `${name} by ${column}: its dated columns but its own`,
+      );
+      for (const row of months) {
+        const bytes = new Uint8Array(row.counts);
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
         assert.deepEqual(
-          stored.map((sample) => ({
-            value: JSON.parse(sample.sort_value) as string | number,
-            id: Number(sample.id),
-            counts: JSON.parse(sample.counts) as number[],
-          })),
-          expected,
-          `${name} by ${column}`,
+          {
+            first: Number(row.first_month),
+            months: Number(row.months),
+            counts: Array.from({ length: bytes.byteLength / 4 }, (_, i) =>
+              view.getInt32(i * 4, true),
+            ),
+          },
+          expectedMonths(rows, column, row.date_column, statuses),
+          `${name} by ${column}, months of ${row.date_column}`,
         );
-        assert.deepEqual(
-          stored.map((sample) => Number(sample.seq)),
-          expected.map((_, i) => i),
-        );
-        const statuses = [...new Set(groups.map(([status]) => status))];
-        const months = await handle.db
-          .selectFrom('list_sample_months')
-          .select(['date_column', 'first_month', 'months', 'statuses', 'counts'])
-          .where('company_id', '=', 1)
-          .where('list', '=', name)
-          .where('sort_column', '=', column)
-          .orderBy('date_column')
-          .execute();
-        const dated = list.dated.filter((date) => date !== column);
-        assert.deepEqual(
-          months.map((row) => row.date_column),
-          [...dated].sort(),
-          `${name} by ${column}: its dated columns but its own`,
-        );
-        for (const row of months) {
-          const bytes = new Uint8Array(row.counts);
-          const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-          assert.deepEqual(
-            {
-              first: Number(row.first_month),
-              months: Number(row.months),
-              counts: Array.from({ length: bytes.byteLength / 4 }, (_, i) =>
-                view.getInt32(i * 4, true),
-              ),
-            },
-            expectedMonths(rows, column, row.date_column, statuses),
-            `${name} by ${column}, months of ${row.date_column}`,
-          );
-          assert.deepEqual(JSON.parse(row.statuses), statuses);
-        }
+        assert.deepEqual(JSON.parse(row.statuses), statuses);
       }
     }
-  });
+  }
+}
+
+describeEachDialect('list samples', (dialect) => {
+  it('are every thousandth row of each sort order (its value and id), with the rows of each status and group up to it', (t) =>
+    checkSamplesOfImport(t, dialect, {}));
+
+  if (dialect === 'sqlite') {
+    it('are the same made beside the main thread, as a large `cdapi import` makes them (a list on a thread of its own)', (t) =>
+      checkSamplesOfImport(t, dialect, { writerThread: true }));
+
+    it('are the same made on threads only, as the admin API makes them (each list on a thread of its own)', (t) =>
+      checkSamplesOfImport(t, dialect, { writerThread: true, afterCommitOnThreads: true }));
+  }
 
   it('are read lazily, never from another version: a set loaded before an import that made them again reads none of the new ones', async (t) => {
     const { handle, dir, store } = await withRecords(t, dialect);
