@@ -114,19 +114,42 @@ function undecodableParameters(url: string): string[] {
   return names;
 }
 
+/** The query parameters that take a list of ids (`IdListParam`). */
+const ID_LIST_PARAMETERS = ['employee_id', 'leave_type_id', 'category_id'];
+
+/**
+ * Whether a list of ids as the schema takes them (up to 16 digits each) holds one above 2^53 − 1,
+ * the largest id a record can have, which JavaScript would round to another id.
+ */
+const holdsIdPastSafe = (value: string): boolean => {
+  const ids = value.split(',');
+  return (
+    ids.every((id) => /^0*[1-9][0-9]{0,15}$/.test(id)) &&
+    ids.some((id) => !Number.isSafeInteger(Number(id)))
+  );
+};
+
 /**
  * Errors no single parameter's schema can see: a value whose percent-encoded bytes are not
- * UTF-8 (see `undecodableParameters`), `from` after `to` (a range no record can be in) and an
+ * UTF-8 (see `undecodableParameters`), an id above 2^53 − 1 in a list of ids (see
+ * `holdsIdPastSafe`), `from` after `to` (a range no record can be in) and an
  * `updated_since` that is RFC 3339 but outside the years 0001–9999 in UTC (the stored range).
  * All are 422s rather than a silent empty or unfiltered page, or a search for other text. Also
  * called by the error handler, so they are named alongside other bad parameters.
  */
 export function queryValueErrors(request: { query: unknown; url: string }): ParameterError[] {
-  const { from, to, updated_since } = (request.query ?? {}) as Record<string, unknown>;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const { from, to, updated_since } = query;
   const errors: ParameterError[] = undecodableParameters(request.url).map((parameter) => ({
     parameter,
     message: 'must be UTF-8 text: its percent-encoded bytes are not UTF-8',
   }));
+  for (const parameter of ID_LIST_PARAMETERS) {
+    const value = query[parameter];
+    if (typeof value === 'string' && holdsIdPastSafe(value)) {
+      errors.push({ parameter, message: `must hold ids of at most ${Number.MAX_SAFE_INTEGER}` });
+    }
+  }
   if (
     typeof from === 'string' &&
     typeof to === 'string' &&

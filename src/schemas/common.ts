@@ -102,7 +102,10 @@ export const IdListParam = (what: string) =>
   Type.String({
     pattern: `^${QUERY_ID}(,${QUERY_ID}){0,${MAX_IDS_PER_FILTER - 1}}$`,
     description: `Only records of this ${what}; a comma-separated list of up to ${MAX_IDS_PER_FILTER} ids for several, in plain decimal digits without spaces.${example('12,15')}`,
-    ...commaList({ type: 'integer', minimum: 1 }, MAX_IDS_PER_FILTER),
+    ...commaList(
+      { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+      MAX_IDS_PER_FILTER,
+    ),
     ...says(
       `must be a positive integer id or a comma-separated list of up to ${MAX_IDS_PER_FILTER}, in plain decimal digits without spaces`,
     ),

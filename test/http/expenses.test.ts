@@ -704,6 +704,16 @@ describeEachDialect('GET /expenses', (dialect) => {
         ['employee_id=1,x', 'employee_id', ID_LIST_MESSAGE],
         ['employee_id=12,%2010', 'employee_id', ID_LIST_MESSAGE],
         ['category_id=0x1', 'category_id', ID_LIST_MESSAGE],
+        [
+          'category_id=1,9007199254740993',
+          'category_id',
+          'must hold ids of at most 9007199254740991',
+        ],
+        [
+          'employee_id=9007199254740992',
+          'employee_id',
+          'must hold ids of at most 9007199254740991',
+        ],
         ['from=2026-02-30', 'from', DATE_MESSAGE],
         ['from=2026-13-01', 'from', DATE_MESSAGE],
         ['from=2026-3-1', 'from', DATE_MESSAGE],

@@ -31,6 +31,7 @@ const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 const MESSAGES = {
   status: 'must be a comma-separated list of: pending, approved, rejected, cancelled',
   id: 'must be a positive integer id or a comma-separated list of up to 100, in plain decimal digits without spaces',
+  idPastSafe: 'must hold ids of at most 9007199254740991',
   date: 'must be a real calendar date YYYY-MM-DD',
   sort: 'must be one of id, start_date, end_date, created_at, updated_at, each optionally prefixed with -',
   page: 'must be an integer from 1 to 9007199254740991 in plain decimal digits',
@@ -236,7 +237,7 @@ describeEachDialect('GET /leaves', (dialect) => {
         // Leading zeros are digits, as in per_page=05.
         ['employee_id=02,0003', [2, 3]],
         ['employee_id=99', []],
-        ['employee_id=9999999999999999', []],
+        ['employee_id=9007199254740991', []],
         // Another company's employee is no filter into its data.
         ['employee_id=101', []],
         ['leave_type_id=3', [3, 4]],
@@ -676,6 +677,9 @@ describeEachDialect('GET /leaves', (dialect) => {
       ['leave_type_id=1e0', 'leave_type_id', MESSAGES.id],
       ['employee_id=', 'employee_id', MESSAGES.id],
       [`employee_id=${HUNDRED_AND_ONE}`, 'employee_id', MESSAGES.id],
+      ['employee_id=9007199254740992', 'employee_id', MESSAGES.idPastSafe],
+      ['employee_id=3,09007199254740993', 'employee_id', MESSAGES.idPastSafe],
+      ['leave_type_id=9999999999999999', 'leave_type_id', MESSAGES.idPastSafe],
       ['leave_type_id=0', 'leave_type_id', MESSAGES.id],
       ['leave_type_id=-1', 'leave_type_id', MESSAGES.id],
       ['leave_type_id=abc', 'leave_type_id', MESSAGES.id],

@@ -440,7 +440,7 @@ describe('parameters', () => {
     const idList = (where: string) => ({
       where,
       ...form,
-      items: { type: 'integer', minimum: 1 },
+      items: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
       maxItems: 100,
     });
     assert.deepEqual(lists, [
