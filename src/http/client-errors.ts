@@ -203,8 +203,15 @@ const CONNECT_TIMEOUT_MS = 30_000;
  *   process down, nor one that stops reading hold it.
  * - Node answers an `Expect` other than 100-continue with a bare 417. HTTP lets a server
  *   ignore an expectation it does not meet: the request is answered as it would be without.
+ * - A client that half-closes its side of the connection once its request is sent (a TCP FIN)
+ *   still wants the answer (RFC 9112 §9.6), but Node aborts such a request by default: one
+ *   answered at once came through, a list read from the database was never answered nor
+ *   logged. `httpAllowHalfOpen` (read by Node's HTTP server since its first versions, though
+ *   not in its documentation; `test/http/protocol.test.ts` pins it) has the request answered,
+ *   then the connection closed.
  */
 export function routeEveryRequest(app: FastifyInstance): void {
+  (app.server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
   app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
     socket.on('error', () => socket.destroy());
     socket.setTimeout(app.server.requestTimeout || CONNECT_TIMEOUT_MS, () => socket.destroy());

@@ -7,6 +7,12 @@ export interface RawResponse {
   body: string;
 }
 
+/** How `rawRequest` sends: `halfClose` ends the client's side once the request is sent (a TCP FIN). */
+interface RawOptions {
+  timeoutMs?: number;
+  halfClose?: boolean;
+}
+
 /**
  * Sends bytes exactly as given (no client-side encoding or validation, unlike fetch or
  * http.request) on a new connection and reads one response until the server closes it.
@@ -15,7 +21,7 @@ export interface RawResponse {
 export async function rawRequest(
   port: number,
   request: string | Buffer,
-  options: { timeoutMs?: number } = {},
+  options: RawOptions = {},
 ): Promise<RawResponse | null> {
   return parseResponse(await rawExchange(port, request, options));
 }
@@ -35,7 +41,7 @@ export async function rawRequestText(port: number, request: string | Buffer): Pr
 function rawExchange(
   port: number,
   request: string | Buffer,
-  options: { timeoutMs?: number } = {},
+  options: RawOptions = {},
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
@@ -50,7 +56,8 @@ function rawExchange(
       else reject(error);
     });
     socket.on('close', () => resolve(Buffer.concat(chunks)));
-    socket.write(request);
+    if (options.halfClose) socket.end(request);
+    else socket.write(request);
   });
 }
 

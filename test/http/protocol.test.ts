@@ -408,6 +408,23 @@ describe('paths and methods', () => {
     assert.equal(after?.status, 200);
   });
 
+  it('answers a client that half-closes its connection once its request is sent, then closes it', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = api.app.server.address() as AddressInfo;
+    const auth: [string, string] = ['Authorization', `Bearer ${key}`];
+    // A list read from the database (no kept answer), with and without Connection: close; a
+    // half-closed connection delimits no request and still wants its answer (RFC 9112 §9.6).
+    for (const request of [
+      rawGet(`${API_PREFIX}/employees?per_page=100`, [auth]),
+      `GET ${API_PREFIX}/employees?sort=-id HTTP/1.1\r\nHost: localhost\r\n${auth.join(': ')}\r\n\r\n`,
+    ]) {
+      const response = await rawRequest(port, request, { halfClose: true, timeoutMs: 5000 });
+      assert.equal(response?.status, 200, request);
+      assert.equal(JSON.parse(response.body).data.length, 3, request);
+    }
+  });
+
   it('answers 404 to any method on an unknown path, whatever body comes with it', async (t) => {
     const { api } = await setUp(t, 'sqlite');
     const requests: Array<
