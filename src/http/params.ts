@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyRequest } from 'fastify';
 import type { PageRequest, SortOrder } from '../db/list-source.ts';
-import { DEFAULT_PER_PAGE, UPDATED_SINCE_FORMAT } from '../schemas/common.ts';
+import { DEFAULT_PER_PAGE, QUERY_ID, UPDATED_SINCE_FORMAT } from '../schemas/common.ts';
 import type { ParameterError } from '../schemas/problems.ts';
 import {
   formatTimestamp,
@@ -117,6 +117,8 @@ function undecodableParameters(url: string): string[] {
 /** The query parameters that take a list of ids (`IdListParam`). */
 const ID_LIST_PARAMETERS = ['employee_id', 'leave_type_id', 'category_id'];
 
+const ONE_QUERY_ID = new RegExp(`^${QUERY_ID}$`);
+
 /**
  * Whether a list of ids as the schema takes them (up to 16 digits each) holds one above 2^53 − 1,
  * the largest id a record can have, which JavaScript would round to another id.
@@ -124,8 +126,7 @@ const ID_LIST_PARAMETERS = ['employee_id', 'leave_type_id', 'category_id'];
 const holdsIdPastSafe = (value: string): boolean => {
   const ids = value.split(',');
   return (
-    ids.every((id) => /^0*[1-9][0-9]{0,15}$/.test(id)) &&
-    ids.some((id) => !Number.isSafeInteger(Number(id)))
+    ids.every((id) => ONE_QUERY_ID.test(id)) && ids.some((id) => !Number.isSafeInteger(Number(id)))
   );
 };
 

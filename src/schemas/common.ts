@@ -95,7 +95,7 @@ export const PerPageParam = Type.Integer({
 
 const ID = '[1-9][0-9]{0,15}';
 /** An id in a query: plain digits, where leading zeros are digits too (`05` is 5, as `per_page=05`). */
-const QUERY_ID = `0*${ID}`;
+export const QUERY_ID = `0*${ID}`;
 
 /** One id or a comma-separated list of up to 100 (an extension: one call instead of many). */
 export const IdListParam = (what: string) =>
