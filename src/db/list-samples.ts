@@ -414,7 +414,7 @@ export async function markListSamples(
       .insertInto('list_sample_sets')
       .values(
         chunk.flatMap((companyId) =>
-          Object.keys(SAMPLED_LISTS).map((list) => ({
+          SAMPLED_LIST_NAMES.map((list) => ({
             company_id: companyId,
             list,
             data_version: BEING_MADE,

@@ -6,6 +6,7 @@ import {
 } from '../db/list-samples.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import { IMPORTED_TABLES } from '../resources/index.ts';
+import { settleAll } from '../settled.ts';
 import { runOnThread } from '../threads.ts';
 import type { OnCommitStep } from './transaction.ts';
 
@@ -57,9 +58,9 @@ export async function refreshDerived(
       const onThreads = SAMPLED_LIST_NAMES.filter((name) => name !== here).map((samplesOf) =>
         onThread({ file, samplesOf }),
       );
-      await allSettled([...onThreads, ...(here ? [refreshListSamples(handle, [here])] : [])]);
+      await settleAll([...onThreads, ...(here ? [refreshListSamples(handle, [here])] : [])]);
     } else if (handle.dialect === 'postgres') {
-      await allSettled(SAMPLED_LIST_NAMES.map((name) => refreshListSamples(handle, [name])));
+      await settleAll(SAMPLED_LIST_NAMES.map((name) => refreshListSamples(handle, [name])));
     } else {
       await refreshListSamples(handle);
     }
@@ -73,13 +74,6 @@ export async function refreshDerived(
 /** The query planner's statistics of the tables an import writes. */
 export function refreshStatistics(handle: DatabaseHandle): Promise<void> {
   return refreshPlannerStatistics(handle, [...IMPORTED_TABLES, ...SUMMARY_TABLES]);
-}
-
-/** Waits for every one of `steps`, then fails with the first failure, if any. */
-async function allSettled(steps: Promise<void>[]): Promise<void> {
-  const settled = await Promise.allSettled(steps);
-  const failed = settled.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
 }
 
 /** A step after the commit: its failure says the records are committed. */

@@ -4,6 +4,7 @@ import { type DatabaseHandle, sqliteFileOf } from '../db/connect.ts';
 import { truncateWriteAheadLog, truncateWriteAheadLogOnThread } from '../db/erasure.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { RECORD_TYPES } from '../resources/index.ts';
+import { settleAll } from '../settled.ts';
 import { afterCommit, type DerivedThreads, refreshDerived } from './derived.ts';
 import { readNdjson, type SourceRecord } from './ndjson.ts';
 import { deletedRecords, ImportSession, type ImportSummary } from './session.ts';
@@ -154,11 +155,7 @@ export async function importRecords(
       inFlight.push(writing);
     };
     /** Waits for every batch sent; throws the failure of the first that failed. */
-    const settle = async () => {
-      for (const outcome of await Promise.allSettled(inFlight.splice(0))) {
-        if (outcome.status === 'rejected') throw outcome.reason;
-      }
-    };
+    const settle = () => settleAll(inFlight.splice(0));
     try {
       for await (const records of source) {
         options.signal?.throwIfAborted();
