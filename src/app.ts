@@ -33,6 +33,7 @@ import { registerETags } from './http/plugins/etag.ts';
 import { registerHeadLikeGet } from './http/plugins/head-like-get.ts';
 import { knownPaths, refuseOtherMethods, routeEveryMethod } from './http/plugins/read-only.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
+import { logEachRequest } from './http/request-log.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { buildSerializer } from './http/serializers.ts';
 import { pooledValidators } from './http/validators.ts';
@@ -188,27 +189,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const codings = request.headers['accept-encoding'];
     if (codings !== undefined) request.headers['accept-encoding'] = forCompression(codings);
   });
-  // One line a request. The route pattern, never the URL: a signed receipt URL or a search
-  // term must not end up in the logs. The company and the key id (never the key) say who
-  // sent it, once the key is known.
+  // One line a request; the company and the key id (never the key) say who sent it, once the
+  // key is known (left out while undefined: no key, or one that was refused).
   const { metrics } = options;
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? '(unmatched)';
-    const auth = request.auth as AuthContext | undefined;
-    request.log.info(
-      {
-        method: request.method,
-        route,
-        status: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime * 10) / 10,
-        // Left out of the line while undefined (no key, or one that was refused).
-        companyId: auth?.company.id,
-        keyId: auth?.keyId,
-      },
-      'request',
-    );
-    metrics?.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-  });
+  logEachRequest(
+    app,
+    (request) => {
+      const auth = request.auth as AuthContext | undefined;
+      return { companyId: auth?.company.id, keyId: auth?.keyId };
+    },
+    metrics?.observeRequest.bind(metrics),
+  );
   if (metrics) app.addHook('onError', async (_request, _reply, error) => metrics.countError(error));
 
   registerErrorHandlers(app);

@@ -24,6 +24,7 @@ import { announcedKeepAlive } from '../http/keep-alive.ts';
 import { registerErrorsPage } from '../http/openapi/errors-page.ts';
 import { knownPaths, refuseOtherMethods, routeEveryMethod } from '../http/plugins/read-only.ts';
 import { registerQueryKeywords } from '../http/query-keywords.ts';
+import { logEachRequest } from '../http/request-log.ts';
 import { buildSerializer } from '../http/serializers.ts';
 import { pooledValidators } from '../http/validators.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
@@ -167,22 +168,13 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     reply.header('cache-control', 'no-store');
     reply.header('keep-alive', keepAlive);
   });
-  // One line a request, as on the public listener: the route pattern, never the URL.
+  // One line a request, as on the public listener, naming the admin who sent it.
   const { metrics } = options;
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? '(unmatched)';
-    request.log.info(
-      {
-        method: request.method,
-        route,
-        status: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime * 10) / 10,
-        actor: request.adminActor || undefined,
-      },
-      'request',
-    );
-    metrics?.observeAdminRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-  });
+  logEachRequest(
+    app,
+    (request) => ({ actor: request.adminActor || undefined }),
+    metrics?.observeAdminRequest.bind(metrics),
+  );
   if (metrics) app.addHook('onError', async (_request, _reply, error) => metrics.countError(error));
   // A JSON body is UTF-8 (RFC 8259). Fastify's own parser reads other bytes with U+FFFD in
   // their place, so a Latin-1 `Müller` became a key named `M�ller`; it is refused instead, and

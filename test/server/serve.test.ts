@@ -26,6 +26,31 @@ async function servedCompany(
   return { database, server, headers };
 }
 
+/** A client that holds a lock the list queries need, so requests provably wait inside the server. */
+async function lockedTable(databaseUrl: string, table: string) {
+  const locker = new pg.Client({ connectionString: databaseUrl });
+  locker.on('error', () => {}); // the database is dropped with force at teardown
+  await locker.connect();
+  await locker.query('begin');
+  await locker.query(`lock table ${table} in access exclusive mode`);
+  // Inside the locker's transaction, pg_stat_activity is a snapshot taken at its first read:
+  // cleared before each poll, or a poll before the requests arrive is all it sees.
+  const waiting = async () => {
+    await locker.query('select pg_stat_clear_snapshot()');
+    const { rows } = await locker.query(
+      "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
+    );
+    return Number(rows[0].count);
+  };
+  return {
+    reached: () => eventually(async () => (await waiting()) >= 1, 'a request reached the database'),
+    async release() {
+      await locker.query('commit');
+      await locker.end();
+    },
+  };
+}
+
 describeEachDialect('cdapi serve', (dialect) => {
   it('logs one JSON line a request, never the key or the query string, and exits 0 on SIGTERM', async (t) => {
     const { server, headers } = await servedCompany(t, dialect);
@@ -153,28 +178,58 @@ describeEachDialect('cdapi serve', (dialect) => {
   });
 
   if (dialect === 'postgres') {
+    it('logs a request whose client resets its connection before the answer, without an error line', async (t) => {
+      const { database, server, headers } = await servedCompany(t, dialect);
+      const lock = await lockedTable(database.url, 'leaves');
+      const socket = connect(Number(new URL(server.origin).port), '127.0.0.1');
+      socket.on('error', () => {});
+      await once(socket, 'connect');
+      socket.write(
+        `GET ${new URL(server.base).pathname}/leaves HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+          `Authorization: ${headers.authorization}\r\nX-Request-Id: given-up-1\r\n\r\n`,
+      );
+      await lock.reached();
+      socket.resetAndDestroy();
+      await eventually(
+        async () => server.logLines().some((line) => line.reqId === 'given-up-1'),
+        'the abort is logged',
+      );
+      await lock.release();
+      // The query ends and its answer has nowhere to go: nothing more is logged of it.
+      assert.equal((await fetch(`${server.base}/leaves`, { headers })).status, 200);
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exit, 0);
+      const lines = server.logLines();
+      const given = lines.filter((line) => line.reqId === 'given-up-1');
+      assert.equal(given.length, 1, JSON.stringify(given));
+      const [line] = given;
+      assert.deepEqual(
+        { msg: line?.msg, method: line?.method, route: line?.route, status: line?.status },
+        {
+          msg: 'request aborted by the client',
+          method: 'GET',
+          route: '/api/company/v1/leaves',
+          status: undefined,
+        },
+      );
+      assert.equal(typeof line?.durationMs, 'number');
+      assert.equal(typeof line?.companyId, 'number');
+      assert.deepEqual(
+        lines.filter((line) => line.level >= 50),
+        [],
+        'no error line',
+      );
+    });
+
     it('finishes the requests in flight when SIGTERM arrives, refusing new connections, then exits 0', async (t) => {
       const { database, server, headers } = await servedCompany(t, dialect);
       // Hold a lock the list query needs, so the requests are provably inside the server.
-      const locker = new pg.Client({ connectionString: database.url });
-      locker.on('error', () => {}); // the database is dropped with force at teardown
-      await locker.connect();
-      await locker.query('begin');
-      await locker.query('lock table leaves in access exclusive mode');
+      const lock = await lockedTable(database.url, 'leaves');
       const inFlight = Array.from({ length: 5 }, () =>
         fetch(`${server.base}/leaves`, { headers }).then((r) => r.status),
       );
       // In flight: at least one query waits on the lock; the others wait behind it in the pool.
-      // Inside the locker's transaction, pg_stat_activity is a snapshot taken at its first
-      // read: cleared before each poll, or a poll before the requests arrive is all it sees.
-      const blocked = async () => {
-        await locker.query('select pg_stat_clear_snapshot()');
-        const waiting = await locker.query(
-          "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
-        );
-        return Number(waiting.rows[0].count);
-      };
-      await eventually(async () => (await blocked()) >= 1, 'the requests reached the database');
+      await lock.reached();
       await new Promise((resolve) => setTimeout(resolve, 300));
 
       server.child.kill('SIGTERM');
@@ -185,8 +240,7 @@ describeEachDialect('cdapi serve', (dialect) => {
         (error: Error & { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED',
         'a new connection is refused while the requests in flight finish',
       );
-      await locker.query('commit');
-      await locker.end();
+      await lock.release();
       assert.deepEqual(await Promise.all(inFlight), [200, 200, 200, 200, 200]);
       assert.equal(await server.exit, 0);
     });

@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `performance.now()` when the request arrived (for the line of one its client gave up). */
+    arrivedAt: number;
+  }
+}
+
+/** One finished request, for metrics: its method, route pattern, status and seconds taken. */
+export type ObserveRequest = (
+  method: string,
+  route: string,
+  status: number,
+  seconds: number,
+) => void;
+
+const roundedMs = (ms: number) => Math.round(ms * 10) / 10;
+
+/**
+ * One log line a request: method, the route pattern (never the URL: a signed receipt URL or a
+ * search term must not end up in the logs), status and duration, plus `who` sent it (never a
+ * key or token). A request whose client reset its connection before the answer was written is
+ * never answered, so it has no status: it gets a line of its own, `request aborted by the
+ * client`, with the time it had run (a client that closes its side normally gets its answer
+ * written and the usual line; see `routeEveryRequest`).
+ */
+export function logEachRequest(
+  app: FastifyInstance,
+  who: (request: FastifyRequest) => object,
+  observe?: ObserveRequest,
+): void {
+  app.decorateRequest('arrivedAt', 0);
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.arrivedAt = performance.now();
+    done();
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? '(unmatched)';
+    request.log.info(
+      {
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        durationMs: roundedMs(reply.elapsedTime),
+        ...who(request),
+      },
+      'request',
+    );
+    observe?.(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+  app.addHook('onRequestAbort', async (request) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? '(unmatched)',
+        durationMs: roundedMs(performance.now() - request.arrivedAt),
+        ...who(request),
+      },
+      'request aborted by the client',
+    );
+  });
+}
