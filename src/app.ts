@@ -26,7 +26,7 @@ import {
 import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { databaseUnreachable, databaseWithoutSchema } from './http/errors.ts';
-import { announcedKeepAlive } from './http/keep-alive.ts';
+import { keepAliveAnnouncer } from './http/keep-alive.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
 import { registerETags } from './http/plugins/etag.ts';
@@ -163,7 +163,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   routeEveryMethod(app, { bodies: 'none' });
   routeEveryRequest(app);
 
-  const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);
+  const announceKeepAlive = keepAliveAnnouncer(config.keepAliveTimeoutMs);
   // Shutting down: a response to a request that was already in flight closes its connection
   // (Fastify marks the ones that arrive later), so no kept-alive connection holds the exit.
   let closing = false;
@@ -172,7 +172,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
-    else reply.header('keep-alive', keepAlive);
+    else announceKeepAlive(reply.raw);
     // An error answers this request at this moment: no cache keeps it (a 404 is cacheable by
     // default, RFC 9110 §15.1), off the API's routes too, which say no-store of everything.
     if (reply.statusCode >= 400 && !reply.hasHeader('cache-control')) {

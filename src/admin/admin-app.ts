@@ -20,7 +20,7 @@ import {
 } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
-import { announcedKeepAlive } from '../http/keep-alive.ts';
+import { keepAliveAnnouncer } from '../http/keep-alive.ts';
 import { registerErrorsPage } from '../http/openapi/errors-page.ts';
 import { knownPaths, refuseOtherMethods, routeEveryMethod } from '../http/plugins/read-only.ts';
 import { registerQueryKeywords } from '../http/query-keywords.ts';
@@ -161,12 +161,12 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   const paths = knownPaths(app);
   routeEveryRequest(app);
   drainUnreadBodies(app);
-  const keepAlive = announcedKeepAlive(config.keepAliveTimeoutMs);
+  const announceKeepAlive = keepAliveAnnouncer(config.keepAliveTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
-    reply.header('keep-alive', keepAlive);
+    announceKeepAlive(reply.raw);
   });
   // One line a request, as on the public listener, naming the admin who sent it.
   const { metrics } = options;

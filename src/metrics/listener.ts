@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { ServerConfig } from '../config.ts';
-import { announcedKeepAlive } from '../http/keep-alive.ts';
+import { keepAliveAnnouncer } from '../http/keep-alive.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
 
 /**
@@ -25,9 +25,9 @@ export async function listenForMetrics(
   };
   // Half the timeout, as the other listeners announce (src/http/keep-alive.ts); Node's own
   // header would announce all of it.
-  const keepAlive = announcedKeepAlive(timeouts.keepAliveTimeoutMs);
+  const announceKeepAlive = keepAliveAnnouncer(timeouts.keepAliveTimeoutMs);
   const server = createServer(options, (request, response) => {
-    response.setHeader('keep-alive', keepAlive);
+    announceKeepAlive(response);
     const text = (status: number, body: string, headers: Record<string, string> = {}) =>
       response
         .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers })

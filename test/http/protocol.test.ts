@@ -425,6 +425,23 @@ describe('paths and methods', () => {
     }
   });
 
+  it('announces no keep-alive on an answer after which the connection closes', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = api.app.server.address() as AddressInfo;
+    const auth = `Authorization: Bearer ${key}`;
+    for (const request of [
+      `GET ${API_PREFIX}/me HTTP/1.0\r\n${auth}\r\n\r\n`,
+      `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n${auth}\r\n\r\n`,
+      `GET ${API_PREFIX}/nope HTTP/1.0\r\n\r\n`,
+    ]) {
+      const response = await rawRequest(port, request, { timeoutMs: 5000 });
+      assert.ok(response, request);
+      assert.equal(response.headers.connection, 'close', request);
+      assert.equal(response.headers['keep-alive'], undefined, request);
+    }
+  });
+
   it('answers 404 to any method on an unknown path, whatever body comes with it', async (t) => {
     const { api } = await setUp(t, 'sqlite');
     const requests: Array<
