@@ -209,6 +209,16 @@ describe('cdapi-pull', () => {
       [1],
     );
 
+    // A first run now meets deletions of records it never held: it counts none of them, in its
+    // progress as in its summary.
+    const fresh = await runPull(['--base-url', base, '--out', `${out}-fresh`, '--json'], key);
+    const freshSummary = JSON.parse(fresh.stdout);
+    assert.equal(freshSummary.deletes, 0);
+    assert.match(
+      fresh.stderr,
+      new RegExp(`cdapi-pull: ${freshSummary.upserts} records in \\d+\\.\\d s\\n`),
+    );
+
     const third = await runPull(['--base-url', base, '--out', out, '--json'], key);
     assert.deepEqual(
       { ...JSON.parse(third.stdout), seconds: 0 },

@@ -59,7 +59,7 @@ class Phase {
   figures(): string {
     const rate = `${grouped(this.rate())}/s`;
     if (this.total === null) return `${grouped(this.done)} ${this.label} · ${rate}`;
-    // The total is an estimate (the lists' totals, without the deletions the feed also brings):
+    // The total is an estimate (the lists' totals, without the deletions a later run applies):
     // past it, the count so far is the better one.
     const total = Math.max(this.total, this.done);
     const eta = this.rate() > 0 ? clock((total - this.done) / this.rate()) : '?';

@@ -242,7 +242,8 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       cursor = page.meta.next_cursor ?? cursor;
       upserts += applied.upserts;
       deletes += applied.deletes;
-      options.progress.advance(page.data.length);
+      // The records the file gained, changed or lost, as the estimate and the summary count them.
+      options.progress.advance(applied.upserts + applied.deletes);
       if (!more) break;
     }
     options.progress.finish();
