@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import { findKeyForAuth, type KeyForAuth, recordKeyUse } from '../db/keys.queries.ts';
 import { hashApiKey, isWellFormedApiKey } from '../keys/api-key.ts';
 import type { Scope } from '../keys/scopes.ts';
-import { rateLimitHeaders } from '../ratelimit/headers.ts';
+import { rateLimitHeaders, windowHeaders } from '../ratelimit/headers.ts';
 import type { RateLimitStore } from '../ratelimit/limiter.ts';
 import { nowTimestamp } from '../time.ts';
 import { companyInactive, insufficientScope, rateLimited, unauthenticated } from './errors.ts';
@@ -143,13 +143,16 @@ export function createAuthenticator(options: {
         company: { id: key.company.id, name: key.company.name, timezone: key.company.timezone },
         usedAt: nowTimestamp(),
       };
+      const limits = { perMinute: key.perMinute, perHour: key.perHour };
       if (!key.company.active) {
+        // Refused before the rate limit, so not counted; the key's windows are still told, as on
+        // every answer to a known key.
+        reply.headers(
+          windowHeaders((await options.limiter.peek(String(key.keyId), limits)).windows),
+        );
         throw companyInactive();
       }
-      const decision = await options.limiter.consume(String(key.keyId), {
-        perMinute: key.perMinute,
-        perHour: key.perHour,
-      });
+      const decision = await options.limiter.consume(String(key.keyId), limits);
       reply.headers(rateLimitHeaders(decision));
       if (!decision.allowed) {
         throw rateLimited(decision.retryAfterSeconds ?? 1);

@@ -34,6 +34,11 @@ export interface RateLimitDecision {
 export interface RateLimitStore {
   /** Counts the request for the key if both windows have room; atomic per key. */
   consume(keyId: string, limits: RateLimits, nowMs?: number): Promise<RateLimitDecision>;
+  /**
+   * The key's windows as they are, counting nothing: what `consume` would report now, before
+   * its request (`allowed` says whether it would be accepted).
+   */
+  peek(keyId: string, limits: RateLimits, nowMs?: number): Promise<RateLimitDecision>;
   /** What `/readyz` reports about the store's own dependencies (none for the in-process one). */
   checks(): Record<string, 'ok' | 'unreachable'>;
   close(): Promise<void>;

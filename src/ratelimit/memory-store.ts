@@ -86,8 +86,21 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.timer.unref();
   }
 
-  // No await anywhere in here: the read-check-record sequence must be one synchronous step.
   async consume(keyId: string, limits: RateLimits, nowMs = Date.now()): Promise<RateLimitDecision> {
+    return this.step(keyId, limits, nowMs, true);
+  }
+
+  async peek(keyId: string, limits: RateLimits, nowMs = Date.now()): Promise<RateLimitDecision> {
+    return this.step(keyId, limits, nowMs, false);
+  }
+
+  // Synchronous: the read-check-record sequence must be one step, with no await in it.
+  private step(
+    keyId: string,
+    limits: RateLimits,
+    nowMs: number,
+    record: boolean,
+  ): RateLimitDecision {
     assertLimits(limits);
     if (!Number.isFinite(nowMs)) throw new RangeError(`nowMs must be finite, got ${nowMs}`);
 
@@ -107,7 +120,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     let minuteCount = hourCount - minuteStart;
 
     const allowed = minuteCount < limits.perMinute && hourCount < limits.perHour;
-    if (allowed) {
+    if (allowed && record) {
       if (!log) {
         log = new TimestampRing();
         this.logs.set(keyId, log);

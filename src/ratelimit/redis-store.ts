@@ -19,8 +19,8 @@ import { MemoryRateLimitStore } from './memory-store.ts';
  * Numbers cross into Redis as Lua numbers (Redis formats them exactly) and come back as the
  * score strings Redis formats, never through Lua's `tostring`, which keeps only 14 digits.
  *
- * KEYS[1] the key's sorted set; ARGV: perMinute, perHour, now ('' = server time), member.
- * Returns { allowed, now, hourCount, minuteCount, minuteOldest, hourOldest, minuteFreeing,
+ * KEYS[1] the key's sorted set; ARGV: perMinute, perHour, now ('' = server time), member ('' =
+ * record nothing: a peek, which reports what a request would meet). Returns { allowed, now, hourCount, minuteCount, minuteOldest, hourOldest, minuteFreeing,
  * hourFreeing }; the last four are score strings or nil.
  */
 const CONSUME_SCRIPT = `
@@ -43,6 +43,8 @@ local function scoreAt(index)
 end
 if minute < perMinute and hour < perHour then
   allowed = 1
+end
+if allowed == 1 and ARGV[4] ~= '' then
   local at = now
   if hour > 0 then
     -- A clock that stepped back records at the newest time seen, as the in-process store does.
@@ -53,7 +55,7 @@ if minute < perMinute and hour < perHour then
   redis.call('PEXPIRE', key, 3600000)
   hour = hour + 1
   minute = minute + 1
-else
+elseif allowed == 0 then
   if minute >= perMinute then minuteFreeing = scoreAt(hour - perMinute) end
   if hour >= perHour then hourFreeing = scoreAt(hour - perHour) end
 end
@@ -204,20 +206,33 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
   }
 
-  async consume(keyId: string, limits: RateLimits, nowMs?: number): Promise<RateLimitDecision> {
+  consume(keyId: string, limits: RateLimits, nowMs?: number): Promise<RateLimitDecision> {
+    return this.step(keyId, limits, nowMs, true);
+  }
+
+  peek(keyId: string, limits: RateLimits, nowMs?: number): Promise<RateLimitDecision> {
+    return this.step(keyId, limits, nowMs, false);
+  }
+
+  private async step(
+    keyId: string,
+    limits: RateLimits,
+    nowMs: number | undefined,
+    record: boolean,
+  ): Promise<RateLimitDecision> {
     assertLimits(limits);
     if (nowMs !== undefined && !Number.isFinite(nowMs)) {
       throw new RangeError(`nowMs must be finite, got ${nowMs}`);
     }
     if (this.redis.status === 'ready' && Date.now() >= this.skipRedisUntil) {
       try {
-        this.sequence += 1;
+        if (record) this.sequence += 1;
         const reply = await this.redis.cdapiRateLimit(
           `${this.keyPrefix}ratelimit:${keyId}`,
           limits.perMinute,
           limits.perHour,
           nowMs === undefined ? '' : String(nowMs),
-          `${this.instanceId}:${this.sequence}`,
+          record ? `${this.instanceId}:${this.sequence}` : '',
         );
         this.markReachable();
         return this.decision(reply, limits, nowMs);
@@ -228,7 +243,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     } else {
       this.markUnreachable(new Error(`Redis connection is ${this.redis.status}`));
     }
-    return this.fallback.consume(keyId, limits, nowMs);
+    return record
+      ? this.fallback.consume(keyId, limits, nowMs)
+      : this.fallback.peek(keyId, limits, nowMs);
   }
 
   private decision(reply: ConsumeReply, limits: RateLimits, nowMs?: number): RateLimitDecision {

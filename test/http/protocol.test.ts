@@ -228,6 +228,15 @@ describeEachDialect('precedence of errors', (dialect) => {
     const res = await api.get('/me', key);
     assertProblem(res, COMPANY_INACTIVE);
     assert.equal(res.headers['retry-after'], undefined);
+    // The key's windows are told, as on every answer to a known key, and the refusal is not
+    // counted: the window holds the one accepted request.
+    for (let i = 0; i < 2; i += 1) {
+      const again = await api.get('/me', key);
+      assertProblem(again, COMPANY_INACTIVE);
+      assert.equal(again.headers['ratelimit-policy'], '"minute";q=1;w=60, "hour";q=1000000;w=3600');
+      assert.match(String(again.headers.ratelimit), /^"minute";r=0;t=\d+, "hour";r=999999;t=\d+$/);
+      assert.equal(again.headers['x-ratelimit-remaining'], '0');
+    }
   });
 
   it('429 before 403 insufficient_scope: a key over its limit without the scope', async (t) => {

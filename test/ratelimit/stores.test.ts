@@ -91,6 +91,40 @@ for (const kind of STORES) {
         assert.equal(last?.windows[1].remaining, 94);
       }));
 
+    it('peeks at the windows without counting anything', (t) =>
+      make(t).then(async (store) => {
+        const limits = { perMinute: 3, perHour: 100 };
+        const empty = await store.peek('k', limits, at(0));
+        assert.equal(empty.allowed, true);
+        assert.deepEqual(
+          empty.windows.map((w) => [w.remaining, w.resetSeconds]),
+          [
+            [3, 0],
+            [100, 0],
+          ],
+        );
+        assert.ok(await accepted(store, 'k', limits, 0));
+        assert.ok(await accepted(store, 'k', limits, 10));
+        for (let i = 0; i < 5; i += 1) {
+          const peeked = await store.peek('k', limits, at(20));
+          assert.equal(peeked.allowed, true);
+          assert.deepEqual(
+            peeked.windows.map((w) => [w.remaining, w.resetSeconds]),
+            [
+              [1, 40],
+              [98, 3580],
+            ],
+          );
+        }
+        // The peeks took no slot: the third request is accepted, the fourth refused.
+        assert.ok(await accepted(store, 'k', limits, 20));
+        const full = await store.peek('k', limits, at(25));
+        assert.equal(full.allowed, false);
+        assert.equal(full.retryAfterSeconds, 35);
+        assert.equal(full.windows[0].remaining, 0);
+        assert.equal(await accepted(store, 'k', limits, 25), false);
+      }));
+
     it('uses rolling windows, not fixed ones', (t) =>
       make(t).then(async (store) => {
         const limits = { perMinute: 2, perHour: 3000 };

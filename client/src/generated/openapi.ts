@@ -801,10 +801,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`). */
+            /** @description The key’s company is inactive (`company_inactive`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -932,10 +937,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`). */
+            /** @description The key’s company is inactive (`company_inactive`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1067,10 +1077,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`). */
+            /** @description The key’s company is inactive (`company_inactive`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1211,7 +1226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `leaves.read` (`insufficient_scope`, which carries the rate-limit headers and `WWW-Authenticate`). */
+            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `leaves.read` (`insufficient_scope`, which carries `WWW-Authenticate`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1352,7 +1367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `leaves.read` (`insufficient_scope`, which carries the rate-limit headers and `WWW-Authenticate`). */
+            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `leaves.read` (`insufficient_scope`, which carries `WWW-Authenticate`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1502,7 +1517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `expenses.read` (`insufficient_scope`, which carries the rate-limit headers and `WWW-Authenticate`). */
+            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `expenses.read` (`insufficient_scope`, which carries `WWW-Authenticate`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1643,7 +1658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `expenses.read` (`insufficient_scope`, which carries the rate-limit headers and `WWW-Authenticate`). */
+            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `expenses.read` (`insufficient_scope`, which carries `WWW-Authenticate`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1777,7 +1792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `expenses.read` (`insufficient_scope`, which carries the rate-limit headers and `WWW-Authenticate`). */
+            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `expenses.read` (`insufficient_scope`, which carries `WWW-Authenticate`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2023,7 +2038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `leaves.read` (`insufficient_scope`, which carries the rate-limit headers and `WWW-Authenticate`). */
+            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `leaves.read` (`insufficient_scope`, which carries `WWW-Authenticate`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2146,7 +2161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `expenses.read` (`insufficient_scope`, which carries the rate-limit headers and `WWW-Authenticate`). */
+            /** @description The key’s company is inactive (`company_inactive`), or the key lacks the scope `expenses.read` (`insufficient_scope`, which carries `WWW-Authenticate`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2282,7 +2297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key’s company is inactive (`company_inactive`), or `resources` names a resource the key may not read (`insufficient_scope`, which carries the rate-limit headers and `WWW-Authenticate`). */
+            /** @description The key’s company is inactive (`company_inactive`), or `resources` names a resource the key may not read (`insufficient_scope`, which carries `WWW-Authenticate`); with the key’s rate-limit headers (a `company_inactive` is not counted). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -183,8 +183,8 @@ export function operation<
     ),
     403: problemResponse(
       scope === null
-        ? `The key’s company is inactive (\`company_inactive\`)${spec.scopedParameters ? `, or ${spec.scopedParameters} (\`insufficient_scope\`, which carries the rate-limit headers and \`WWW-Authenticate\`)` : ''}.`
-        : `The key’s company is inactive (\`company_inactive\`), or the key lacks the scope \`${scope}\` (\`insufficient_scope\`, which carries the rate-limit headers and \`WWW-Authenticate\`).`,
+        ? `The key’s company is inactive (\`company_inactive\`)${spec.scopedParameters ? `, or ${spec.scopedParameters} (\`insufficient_scope\`, which carries \`WWW-Authenticate\`)` : ''}; with the key’s rate-limit headers (a \`company_inactive\` is not counted).`
+        : `The key’s company is inactive (\`company_inactive\`), or the key lacks the scope \`${scope}\` (\`insufficient_scope\`, which carries \`WWW-Authenticate\`); with the key’s rate-limit headers (a \`company_inactive\` is not counted).`,
       [
         companyInactive().toProblem(),
         ...(scope !== null
@@ -194,7 +194,7 @@ export function operation<
             : []),
       ],
       scope === null && !spec.scopedParameters
-        ? []
+        ? accepted
         : ['WwwAuthenticateInsufficientScope', ...accepted],
     ),
   };
