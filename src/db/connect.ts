@@ -7,6 +7,7 @@ import { ConfigError, type DatabaseTarget } from '../config.ts';
 import { makeDirectorySync } from '../directories.ts';
 import { formatTimestamp } from '../time.ts';
 import type { Database, Db } from './database.ts';
+import { closedWithin, dropConnection } from './pg-close.ts';
 import { planningOncePool } from './plan-once.ts';
 
 export type Dialect = DatabaseTarget['dialect'];
@@ -219,7 +220,13 @@ export function openDatabase(
   // listener of the pool's: without its own, PostgreSQL's "terminating connection" message
   // would be an unhandled 'error' event. Its queries fail (503) and the pool drops it on release.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  // Every open connection, to drop them when the server does not see them off at close.
+  const clients = new Set<pg.Client>();
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    clients.add(client);
+  });
+  pool.on('remove', (client) => clients.delete(client));
   // A connection released while still waiting for an answer (its query gave up after
   // query_timeout) would hold every later query behind that one: it is closed (pg-pool drops a
   // client that is ending) and the next query opens a fresh one.
@@ -229,7 +236,16 @@ export function openDatabase(
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: planningOncePool(pool) }),
   });
-  return { db, dialect: 'postgres', pool, write: (write) => write(db), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    pool,
+    write: (write) => write(db),
+    close: () =>
+      closedWithin(db.destroy(), () => {
+        for (const client of clients) dropConnection(client);
+      }),
+  };
 }
 
 /** A SQLite file as a thread opens it again: its path, and how long to wait for another writer. */

@@ -3,6 +3,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { companyDataVersion } from './companies.queries.ts';
 import type { Db } from './database.ts';
+import { closedWithin, dropConnection } from './pg-close.ts';
 
 /**
  * Companies' data versions, as every list request needs its company's (cache keys of totals,
@@ -236,7 +237,7 @@ export function listenedDataVersions(db: Db, pool: pg.Pool, log: Log): DataVersi
       versions.forgetAll();
       const client = listener;
       listener = null;
-      await client?.end().catch(() => {});
+      if (client) await closedWithin(client.end(), () => dropConnection(client));
     },
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -47,6 +47,35 @@ async function lockedTable(databaseUrl: string, table: string) {
     async release() {
       await locker.query('commit');
       await locker.end();
+    },
+  };
+}
+
+/**
+ * A TCP relay to PostgreSQL that can freeze: every connection through it then stops carrying
+ * bytes either way, and nothing is closed (a hung host or proxy, as the server sees it).
+ */
+async function freezableRelay(t: TestContext, databaseUrl: string) {
+  const target = new URL(databaseUrl);
+  const pairs: Array<[Socket, Socket]> = [];
+  const relay = createServer((inbound) => {
+    const outbound = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [inbound, outbound]) socket.on('error', () => {});
+    inbound.pipe(outbound).pipe(inbound);
+    pairs.push([inbound, outbound]);
+  });
+  relay.listen(0, '127.0.0.1');
+  await once(relay, 'listening');
+  t.after(() => {
+    for (const pair of pairs) for (const socket of pair) socket.destroy();
+    relay.close();
+  });
+  const relayed = new URL(databaseUrl);
+  relayed.port = String((relay.address() as AddressInfo).port);
+  return {
+    url: relayed.toString(),
+    freeze() {
+      for (const pair of pairs) for (const socket of pair) socket.unpipe().pause();
     },
   };
 }
@@ -219,6 +248,32 @@ describeEachDialect('cdapi serve', (dialect) => {
         [],
         'no error line',
       );
+    });
+
+    it('exits 0 on SIGTERM when PostgreSQL stops answering, its connections dropped', async (t) => {
+      const database = await useDatabase(t, dialect);
+      const dir = useTempDir(t);
+      const env = {
+        DATABASE_URL: database.url,
+        RECEIPTS_DIR: join(dir, 'receipts'),
+        SIGNING_SECRET: 'serve-test-signing-secret-0123456789',
+      };
+      cdapiJson(['import', writeNdjson(dir, smallCompany(1, 0))], env);
+      const { key } = cdapiJson<{ key: string }>(
+        ['keys', 'create', '--company', '1', '--name', 't'],
+        env,
+      );
+      const relay = await freezableRelay(t, database.url);
+      const server = await serve({ ...env, DATABASE_URL: relay.url });
+      t.after(() => server.child.kill('SIGKILL'));
+      const headers = { authorization: `Bearer ${key}` };
+      // The pool and the connection that hears data versions are open.
+      assert.equal((await fetch(`${server.base}/leaves`, { headers })).status, 200);
+      relay.freeze();
+      server.child.kill('SIGTERM');
+      // Each close waits PG_CLOSE_WAIT_MS (3 s) for the goodbye; it waited forever before.
+      const exited = await Promise.race([server.exit, sleep(20_000).then(() => 'still running')]);
+      assert.equal(exited, 0, server.stderr());
     });
 
     it('finishes the requests in flight when SIGTERM arrives, refusing new connections, then exits 0', async (t) => {
