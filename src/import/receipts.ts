@@ -65,7 +65,7 @@ export class ReceiptIngest {
       processed = await processReceipt(bytes);
     } catch (error) {
       if (error instanceof UnreadableImageError) {
-        throw new ImportError(line, field, `${path} cannot be read as an image (${error.message})`);
+        throw new ImportError(line, field, `${path} ${error.message}`);
       }
       throw error;
     }

@@ -3,6 +3,14 @@ import sharp from 'sharp';
 /** The processed variant's long edge is at most this many pixels. */
 export const PROCESSED_MAX_EDGE = 2000;
 
+/**
+ * The most pixels an original may have (sharp's own default, 16,383 × 16,383, stated here): a
+ * small file can claim a huge image (a decompression bomb), which would take gigabytes to
+ * decode. A 200-megapixel phone photo is within it.
+ */
+export const MAX_RECEIPT_PIXELS = 0x3fff * 0x3fff;
+
+/** Why an image cannot become a receipt, worded to follow its file's name. */
 export class UnreadableImageError extends Error {}
 
 /**
@@ -12,7 +20,7 @@ export class UnreadableImageError extends Error {}
  */
 export async function processReceipt(original: Uint8Array): Promise<Buffer> {
   try {
-    return await sharp(original, { failOn: 'error' })
+    return await sharp(original, { failOn: 'error', limitInputPixels: MAX_RECEIPT_PIXELS })
       .rotate()
       .resize({
         width: PROCESSED_MAX_EDGE,
@@ -24,6 +32,11 @@ export async function processReceipt(original: Uint8Array): Promise<Buffer> {
       .jpeg({ quality: 85, mozjpeg: true })
       .toBuffer();
   } catch (error) {
-    throw new UnreadableImageError((error as Error).message);
+    const { message } = error as Error;
+    throw new UnreadableImageError(
+      /exceeds pixel limit/i.test(message)
+        ? `has more than ${MAX_RECEIPT_PIXELS.toLocaleString('en-US')} pixels (16,383 × 16,383), the most a receipt may have`
+        : `cannot be read as an image (${message})`,
+    );
   }
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { setCompanyActive } from '../../src/db/companies.queries.ts';
 import type { Dialect } from '../../src/db/connect.ts';
@@ -318,6 +319,35 @@ describeEachDialect('receipts', (dialect) => {
         expense(1, 2, 1, 1, { receipt: { original: 'broken.jpg' } }),
       ]),
       /^ImportError: line 7: receipt\.original: broken\.jpg cannot be read as an image/,
+    );
+    assert.deepEqual(listFiles(api.config.receiptsDir), []);
+  });
+
+  it('rejects an image of more pixels than a receipt may have, before decoding it', async (t) => {
+    const api: TestApi = await useApi(t, dialect);
+    // A PNG whose header claims 20,000 × 20,000 pixels (a decompression bomb's), and a few bytes.
+    const chunk = (type: string, data: Buffer) => {
+      const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(data.length);
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(typed));
+      return Buffer.concat([length, typed, crc]);
+    };
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(20_000, 0);
+    header.writeUInt32BE(20_000, 4);
+    header.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB
+    const bomb = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk('IHDR', header),
+      chunk('IDAT', deflateSync(Buffer.alloc(64))),
+      chunk('IEND', Buffer.alloc(0)),
+    ]);
+    writeFileSync(join(api.dir, 'bomb.png'), bomb);
+    await assert.rejects(
+      api.load([...smallCompany(1, 0), expense(1, 2, 1, 1, { receipt: { original: 'bomb.png' } })]),
+      /^ImportError: line 7: receipt\.original: bomb\.png has more than 268,402,689 pixels \(16,383 × 16,383\), the most a receipt may have$/,
     );
     assert.deepEqual(listFiles(api.config.receiptsDir), []);
   });
