@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { busy } from './errors.ts';
+import { busy, ClientGoneError } from './errors.ts';
 
 /**
  * Bounds the data requests an instance works on at once. Past `maxConcurrent`, requests wait
@@ -58,7 +58,7 @@ export class Admission {
       // A client that hangs up while waiting gives its place away.
       const gaveUp = () => {
         leaveQueue();
-        reject(new Error('the client closed the connection while waiting'));
+        reject(new ClientGoneError('the client closed the connection while waiting'));
       };
       reply.raw.once('close', gaveUp);
       this.waiting.add(admitted);

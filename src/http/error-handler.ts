@@ -5,6 +5,7 @@ import { type ParameterError, PROBLEM_CONTENT_TYPE } from '../schemas/problems.t
 import { protocolProblem } from './client-errors.ts';
 import {
   ApiError,
+  ClientGoneError,
   databaseUnavailable,
   internalError,
   noSuchResource,
@@ -49,6 +50,10 @@ function parameterErrors(request: FastifyRequest, error: FastifyError): Paramete
 /** Every error becomes problem+json; 5xx details stay in the log, never in the body. */
 export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) return sendProblem(reply, error);
+  if (error instanceof ClientGoneError) {
+    reply.hijack();
+    return reply;
+  }
   if (error.validation) {
     // A malformed path id cannot name a record: the same 404 as an id that does not exist.
     if (error.validationContext === 'params') return sendProblem(reply, recordNotFound());

@@ -149,3 +149,10 @@ export const busy = () =>
 
 export const internalError = () =>
   new ApiError('internal_error', 'An internal error occurred; it has been logged.');
+
+/**
+ * Thrown for a request whose client hung up before it was served (it gave its place in the
+ * queue away): there is no one to answer, and its `request aborted by the client` line says
+ * what happened, so it is neither answered nor logged as a failure.
+ */
+export class ClientGoneError extends Error {}

@@ -207,42 +207,66 @@ describeEachDialect('cdapi serve', (dialect) => {
   });
 
   if (dialect === 'postgres') {
-    it('logs a request whose client resets its connection before the answer, without an error line', async (t) => {
-      const { database, server, headers } = await servedCompany(t, dialect);
+    it('logs requests whose clients reset their connections, working or queued, without an error line', async (t) => {
+      const metricsPort = await freePort();
+      const { database, server, headers } = await servedCompany(t, dialect, {
+        extraEnv: {
+          MAX_CONCURRENT_REQUESTS: '1',
+          MAX_QUEUE_WAIT_MS: '60000',
+          METRICS_PORT: String(metricsPort),
+        },
+      });
+      const queued = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        return /^cdapi_requests_in_progress\{state="queued"\} 1$/m.test(text);
+      };
+      const send = async (path: string, requestId: string) => {
+        const socket = connect(Number(new URL(server.origin).port), '127.0.0.1');
+        socket.on('error', () => {});
+        await once(socket, 'connect');
+        socket.write(
+          `GET ${new URL(server.base).pathname}${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+            `Authorization: ${headers.authorization}\r\nX-Request-Id: ${requestId}\r\n\r\n`,
+        );
+        return socket;
+      };
+      const logged = (requestId: string) =>
+        eventually(
+          async () => server.logLines().some((line) => line.reqId === requestId),
+          `${requestId} is logged`,
+        );
       const lock = await lockedTable(database.url, 'leaves');
-      const socket = connect(Number(new URL(server.origin).port), '127.0.0.1');
-      socket.on('error', () => {});
-      await once(socket, 'connect');
-      socket.write(
-        `GET ${new URL(server.base).pathname}/leaves HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
-          `Authorization: ${headers.authorization}\r\nX-Request-Id: given-up-1\r\n\r\n`,
-      );
+      // One request works (its query waits on the lock), holding the only place; the next waits
+      // for it in the queue.
+      const working = await send('/leaves', 'given-up-working');
       await lock.reached();
-      socket.resetAndDestroy();
-      await eventually(
-        async () => server.logLines().some((line) => line.reqId === 'given-up-1'),
-        'the abort is logged',
-      );
+      const waiting = await send('/employees', 'given-up-queued');
+      await eventually(queued, 'the second request is queued');
+      waiting.resetAndDestroy();
+      await logged('given-up-queued');
+      working.resetAndDestroy();
+      await logged('given-up-working');
       await lock.release();
       // The query ends and its answer has nowhere to go: nothing more is logged of it.
       assert.equal((await fetch(`${server.base}/leaves`, { headers })).status, 200);
       server.child.kill('SIGTERM');
       assert.equal(await server.exit, 0);
       const lines = server.logLines();
-      const given = lines.filter((line) => line.reqId === 'given-up-1');
-      assert.equal(given.length, 1, JSON.stringify(given));
-      const [line] = given;
-      assert.deepEqual(
-        { msg: line?.msg, method: line?.method, route: line?.route, status: line?.status },
-        {
-          msg: 'request aborted by the client',
-          method: 'GET',
-          route: '/api/company/v1/leaves',
-          status: undefined,
-        },
-      );
-      assert.equal(typeof line?.durationMs, 'number');
-      assert.equal(typeof line?.companyId, 'number');
+      for (const [requestId, route] of [
+        ['given-up-working', '/api/company/v1/leaves'],
+        ['given-up-queued', '/api/company/v1/employees'],
+      ]) {
+        const given = lines.filter((line) => line.reqId === requestId);
+        assert.equal(given.length, 1, JSON.stringify(given));
+        const [line] = given;
+        assert.deepEqual(
+          { msg: line?.msg, method: line?.method, route: line?.route, status: line?.status },
+          { msg: 'request aborted by the client', method: 'GET', route, status: undefined },
+        );
+        assert.equal(typeof line?.durationMs, 'number');
+      }
+      // The key was known once the working request was let in (the queued one never got there).
+      assert.equal(typeof lines.find((line) => line.reqId === 'given-up-working')?.keyId, 'number');
       assert.deepEqual(
         lines.filter((line) => line.level >= 50),
         [],
