@@ -2,18 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** `performance.now()` when the request arrived (for the line of one its client gave up). */
+    /** `performance.now()` when the request arrived (for the line of a request its client gave up). */
     arrivedAt: number;
   }
 }
 
 /** One finished request, for metrics: its method, route pattern, status and seconds taken. */
-export type ObserveRequest = (
-  method: string,
-  route: string,
-  status: number,
-  seconds: number,
-) => void;
+type ObserveRequest = (method: string, route: string, status: number, seconds: number) => void;
 
 const roundedMs = (ms: number) => Math.round(ms * 10) / 10;
 
