@@ -106,8 +106,13 @@ export function registerServeCommand(program: Command): void {
       // SIGTERM (or Ctrl-C): stop accepting, finish in-flight requests, close the database, exit 0.
       const shutdown = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');
+        const since = performance.now();
         server.close().then(
-          () => process.exit(0),
+          () => {
+            const durationMs = Math.round(performance.now() - since);
+            server.app.log.info({ durationMs }, 'shut down');
+            process.exit(0);
+          },
           (error: unknown) => {
             server.app.log.error({ err: error }, 'shutdown failed');
             process.exit(1);

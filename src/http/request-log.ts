@@ -18,7 +18,9 @@ const roundedMs = (ms: number) => Math.round(ms * 10) / 10;
  * key or token). A request whose client reset its connection before the answer was written is
  * never answered, so it has no status: it gets a line of its own, `request aborted by the
  * client`, with the time it had run (a client that closes its side normally gets its answer
- * written and the usual line; see `routeEveryRequest`).
+ * written and the usual line; see `routeEveryRequest`); so does one whose body stopped arriving
+ * for the request timeout, cut off by the server: `request timed out: its body did not arrive
+ * in time`.
  */
 export function logEachRequest(
   app: FastifyInstance,
@@ -45,6 +47,10 @@ export function logEachRequest(
     observe?.(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
   app.addHook('onRequestAbort', async (request) => {
+    // A body that stopped arriving for the request timeout is cut off by the server
+    // (`answerClientErrors`), and no answer can follow a request that never ended.
+    const cut = request.raw.errored as (Error & { code?: string; statusCode?: number }) | null;
+    const timedOut = cut?.code === 'ERR_BODY_CUT_SHORT' && cut.statusCode === 408;
     request.log.info(
       {
         method: request.method,
@@ -52,7 +58,9 @@ export function logEachRequest(
         durationMs: roundedMs(performance.now() - request.arrivedAt),
         ...who(request),
       },
-      'request aborted by the client',
+      timedOut
+        ? 'request timed out: its body did not arrive in time'
+        : 'request aborted by the client',
     );
   });
 }
