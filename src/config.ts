@@ -126,11 +126,14 @@ export function parseDatabaseUrl(value: string, variable = 'DATABASE_URL'): Data
     try {
       new URL(value);
     } catch {
-      throw new ConfigError(variable, 'is not a valid postgres:// URL');
+      throw new ConfigError(
+        variable,
+        'is not a valid postgres:// URL (a password holding /, #, ? or @ is percent-encoded: %2F, %23, %3F, %40)',
+      );
     }
     return { dialect: 'postgres', url: value };
   }
-  throw new ConfigError(variable, 'must start with sqlite: or postgres://');
+  throw new ConfigError(variable, 'must start with sqlite:, postgres:// or postgresql://');
 }
 
 /** A host name or an IP address to listen on (`HOST`, `cdapi serve --host`). */

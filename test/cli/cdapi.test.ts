@@ -422,7 +422,7 @@ describeEachDialect('cdapi CLI', (dialect) => {
       assert.equal(badConfig.status, 1);
       assert.equal(
         badConfig.stderr,
-        'cdapi: configuration: DATABASE_URL: must start with sqlite: or postgres://\n',
+        'cdapi: configuration: DATABASE_URL: must start with sqlite:, postgres:// or postgresql://\n',
       );
       // A PostgreSQL that takes the connection and never answers: told, not waited for.
       const silent = createServer(() => {}).listen(0, '127.0.0.1');

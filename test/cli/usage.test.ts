@@ -154,7 +154,7 @@ describe('cdapi usage', () => {
     const config = cdapi(['companies', 'list', '--json'], { DATABASE_URL: 'mysql://x/y' });
     assert.equal(config.status, 1);
     assert.deepEqual(JSON.parse(config.stderr), {
-      error: 'configuration: DATABASE_URL: must start with sqlite: or postgres://',
+      error: 'configuration: DATABASE_URL: must start with sqlite:, postgres:// or postgresql://',
       variable: 'DATABASE_URL',
     });
   });

@@ -307,7 +307,7 @@ describe('configuration', () => {
   const bad: Array<[Record<string, string>, RegExp]> = [
     [
       { DATABASE_URL: 'mysql://localhost/db' },
-      /^DATABASE_URL: must start with sqlite: or postgres:\/\//,
+      /^DATABASE_URL: must start with sqlite:, postgres:\/\/ or postgresql:\/\//,
     ],
     [{ DATABASE_URL: 'sqlite:' }, /^DATABASE_URL: sqlite: needs a file path/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: must be one of/],
@@ -366,7 +366,7 @@ describe('configuration', () => {
     ],
     [
       { DATABASE_READ_URL: 'replica:5432' },
-      /^DATABASE_READ_URL: must start with sqlite: or postgres/,
+      /^DATABASE_READ_URL: must start with sqlite:, postgres:\/\/ or postgresql:\/\//,
     ],
     [{ DATABASE_POOL_MAX: '0' }, /^DATABASE_POOL_MAX: must be between 1 and 1000/],
     [{ DATABASE_READ_POOL_MAX: 'many' }, /^DATABASE_READ_POOL_MAX: must be a whole number/],
