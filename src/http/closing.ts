@@ -17,7 +17,7 @@ const CHECK_EVERY_MS = 100;
  * lost one at a SIGTERM). Kept this long, that request is served with `Connection: close`,
  * and a client that sends nothing more has its connection closed after it.
  */
-export const IDLE_GRACE_MS = 2000;
+const IDLE_GRACE_MS = 2000;
 
 /**
  * A listener's connections for its graceful close. `server.close()` closes the connections idle
