@@ -94,27 +94,28 @@ for (const kind of STORES) {
     it('peeks at the windows without counting anything', (t) =>
       make(t).then(async (store) => {
         const limits = { perMinute: 3, perHour: 100 };
-        const empty = await store.peek('k', limits, at(0));
-        assert.equal(empty.allowed, true);
-        assert.deepEqual(
-          empty.windows.map((w) => [w.remaining, w.resetSeconds]),
-          [
+        /** Whether a request would be accepted, and each window's [remaining, reset seconds]. */
+        const peekAt = async (seconds: number) => {
+          const { allowed, windows } = await store.peek('k', limits, at(seconds));
+          return { allowed, windows: windows.map((w) => [w.remaining, w.resetSeconds]) };
+        };
+        assert.deepEqual(await peekAt(0), {
+          allowed: true,
+          windows: [
             [3, 0],
             [100, 0],
           ],
-        );
+        });
         assert.ok(await accepted(store, 'k', limits, 0));
         assert.ok(await accepted(store, 'k', limits, 10));
         for (let i = 0; i < 5; i += 1) {
-          const peeked = await store.peek('k', limits, at(20));
-          assert.equal(peeked.allowed, true);
-          assert.deepEqual(
-            peeked.windows.map((w) => [w.remaining, w.resetSeconds]),
-            [
+          assert.deepEqual(await peekAt(20), {
+            allowed: true,
+            windows: [
               [1, 40],
               [98, 3580],
             ],
-          );
+          });
         }
         // The peeks took no slot: the third request is accepted, the fourth refused.
         assert.ok(await accepted(store, 'k', limits, 20));
