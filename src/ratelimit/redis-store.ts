@@ -20,10 +20,11 @@ import { MemoryRateLimitStore } from './memory-store.ts';
  * score strings Redis formats, never through Lua's `tostring`, which keeps only 14 digits.
  *
  * KEYS[1] the key's sorted set; ARGV: perMinute, perHour, now ('' = server time), member ('' =
- * record nothing: a peek, which reports what a request would meet). Returns { allowed, now, hourCount, minuteCount, minuteOldest, hourOldest, minuteFreeing,
- * hourFreeing }; the last four are score strings or nil.
+ * record nothing: a peek, which reports what a request would meet). Returns { allowed, now,
+ * hourCount, minuteCount, minuteOldest, hourOldest, minuteFreeing, hourFreeing }; the last four
+ * are score strings or nil.
  */
-const CONSUME_SCRIPT = `
+const RATE_LIMIT_SCRIPT = `
 local key = KEYS[1]
 local perMinute = tonumber(ARGV[1])
 local perHour = tonumber(ARGV[2])
@@ -145,7 +146,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
       lazyConnect: true,
     });
-    this.redis.defineCommand('cdapiRateLimit', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
+    this.redis.defineCommand('cdapiRateLimit', { numberOfKeys: 1, lua: RATE_LIMIT_SCRIPT });
     // Connection errors surface through `consume` and the reachability log; an unhandled
     // 'error' event would crash the process.
     this.redis.on('error', () => {});
