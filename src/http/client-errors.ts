@@ -119,13 +119,27 @@ function unknownMethodStatus(
  */
 const answered = new WeakSet<Socket>();
 
+/** The response to the latest request read on a connection (`routeEveryRequest` keeps it). */
+const LATEST_RESPONSE = Symbol('latest response');
+type ReadingSocket = Socket & { [LATEST_RESPONSE]?: ServerResponse };
+
+/** Notes `response` as the answer to the latest request read on its connection, `socket`. */
+export function noteLatestResponse(socket: Socket, response: ServerResponse): void {
+  (socket as ReadingSocket)[LATEST_RESPONSE] = response;
+}
+
 /**
  * Node's `clientError`: bytes that are not HTTP, a method its parser does not know, a request
- * line and headers over the size limit, or a request that did not arrive within the timeouts.
- * Answered with problem+json, then the connection is closed. Logged as a request line with the
- * error's code alone: the error carries the raw bytes received, Authorization header and all.
- * An unknown method on a path GET is routed on gets `onKnownPath`: the API's 405, or the 404
- * the admin listener answers every method it does not route.
+ * line and headers over the size limit, a body whose chunked framing is broken, or a request
+ * that did not arrive within the timeouts. Answered with problem+json, then the connection is
+ * closed. Logged as a request line with the error's code alone: the error carries the raw
+ * bytes received, Authorization header and all. An unknown method on a path GET is routed on
+ * gets `onKnownPath`: the API's 405, or the 404 the admin listener answers every method it does
+ * not route.
+ *
+ * Requests read before the refused one on the same connection (pipelining) are answered first,
+ * each whole: Node queues their answers behind the one being written, so the refusal waits for
+ * the latest request's answer, which leaves last.
  */
 export const answerClientErrors = (onKnownPath: 404 | 405) =>
   function answerClientError(this: FastifyInstance, error: ParserError, socket: Socket): void {
@@ -139,26 +153,16 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
           : error.code === 'HPE_INVALID_METHOD'
             ? unknownMethodStatus(this, error, onKnownPath)
             : 400;
-    const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    const reading = current?.req;
-    if (reading && !reading.complete) {
-      // The body of the request being answered stopped arriving (the client closed its side
-      // of the connection, or sent too slowly): the route reading it (an admin import) is
-      // told, and rolls back, instead of waiting for the rest for ever; no answer can follow
-      // one whose request never ended. The error is a new one: the parser's carries the raw
-      // bytes received, Authorization header and all.
-      reading.destroy(bodyCutShort(status));
-      socket.destroy();
-      return;
-    }
-    const answer = () => {
+    const latest = (socket as ReadingSocket)[LATEST_RESPONSE];
+    const pending = latest && !latest.writableFinished ? latest : undefined;
+    const reading = pending?.req;
+    const refuse = (then: () => void) => {
       if (!socket.writable) {
         socket.destroy();
         return;
       }
-      // The one line of a request that never reached the router, at the level of every other
-      // request's line, with the id its answer carries: the route is not known, nor logged. Only
-      // for an answer sent: a request whose body stopped arriving gets none (above).
+      // The one line of a refused request, at the level of every other request's line, with
+      // the id its answer carries: the route is not known, nor logged.
       const requestId = randomUUID();
       this.log.info(
         { reqId: requestId, route: '(not parsed)', status, code: error.code },
@@ -167,24 +171,57 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
       const body = JSON.stringify(protocolProblem(status));
       const allow = status === 405 ? `Allow: ${methodNotAllowed().headers.allow}\r\n` : '';
       // The headers every error answer carries: its date (RFC 9110 §6.6.1), the type with its
-      // charset, no-store, a request id (the request's own was not read) and nosniff. The
-      // connection is closed once the answer has left.
+      // charset, no-store, a request id (the request's own was not read) and nosniff. Once
+      // the connection's end is sent, no other answer can be written to it.
       socket.end(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nDate: ${new Date().toUTCString()}\r\n` +
           `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\nCache-Control: no-store\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\n${allow}X-Request-Id: ${requestId}\r\n` +
           `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-        () => socket.destroy(),
+        then,
       );
     };
-    // The answer to an earlier request on this connection (pipelining) leaves first, whole.
-    if (current && !current.writableFinished) current.once('close', answer);
-    else answer();
+    if (!reading || reading.complete) {
+      // The refused request is one whose head was not read: it is refused once the answers
+      // before it have left.
+      const refuseNow = () => refuse(() => socket.destroy());
+      if (pending) pending.once('close', refuseNow);
+      else refuseNow();
+      return;
+    }
+    // The body of the latest request stopped arriving (the client closed its side of the
+    // connection, or sent too slowly) or broke its framing. The route reading it (an admin
+    // import) is told, and rolls back, instead of waiting for the rest for ever; telling it
+    // closes the connection. The error is a new one: the parser's carries the raw bytes
+    // received, Authorization header and all.
+    const cutShort = () => {
+      reading.destroy(bodyCutShort(status));
+      socket.destroy();
+    };
+    // A body that timed out gets no answer: its client is not sending, nor likely reading.
+    if (status === 408) {
+      cutShort();
+      return;
+    }
+    // A broken body: once the answers before it have left, the request is refused in place of
+    // its route's answer, unless that answer has begun to leave already (then the connection
+    // is closed after it).
+    const whenItsTurn = () => {
+      const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (current && current !== pending && !current.writableFinished) {
+        current.once('close', whenItsTurn);
+      } else if (pending.headersSent) {
+        pending.once('close', () => socket.destroy());
+      } else {
+        refuse(cutShort);
+      }
+    };
+    whenItsTurn();
   };
 
 /** What a route reading a request body learns when the body stops arriving. */
 export function bodyCutShort(status: number): Error {
-  const reason = status === 408 ? 'did not arrive in time' : 'was cut short';
+  const reason = status === 408 ? 'did not arrive in time' : 'was cut short or is not valid HTTP';
   return Object.assign(new Error(`The request body ${reason}.`), {
     code: 'ERR_BODY_CUT_SHORT',
     statusCode: status,
@@ -212,6 +249,11 @@ const CONNECT_TIMEOUT_MS = 30_000;
  */
 export function routeEveryRequest(app: FastifyInstance): void {
   (app.server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
+  // Node emits a request as soon as its head is read, before the answers of those read earlier
+  // on the connection (pipelining) have left: the latest one's answer is the last to leave.
+  const track = (request: IncomingMessage, response: ServerResponse) =>
+    noteLatestResponse(request.socket, response);
+  app.server.on('request', track);
   app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
     socket.on('error', () => socket.destroy());
     socket.setTimeout(app.server.requestTimeout || CONNECT_TIMEOUT_MS, () => socket.destroy());
@@ -221,7 +263,8 @@ export function routeEveryRequest(app: FastifyInstance): void {
     response.on('finish', () => socket.end());
     app.routing(request, response);
   });
-  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
-    app.routing(request, response),
-  );
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    track(request, response);
+    app.routing(request, response);
+  });
 }

@@ -4,6 +4,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** `performance.now()` when the request arrived (for the line of a request its client gave up). */
     arrivedAt: number;
+    /** Whether its answer has left (and its line been written). */
+    answered: boolean;
   }
 }
 
@@ -20,7 +22,8 @@ const roundedMs = (ms: number) => Math.round(ms * 10) / 10;
  * client`, with the time it had run (a client that closes its side normally gets its answer
  * written and the usual line; see `routeEveryRequest`); so does one whose body stopped arriving
  * for the request timeout, cut off by the server: `request timed out: its body did not arrive
- * in time`.
+ * in time`, and one whose body ended early or broke its framing: `request refused: its body was
+ * cut short or not valid HTTP`.
  */
 export function logEachRequest(
   app: FastifyInstance,
@@ -28,11 +31,13 @@ export function logEachRequest(
   observe?: ObserveRequest,
 ): void {
   app.decorateRequest('arrivedAt', 0);
+  app.decorateRequest('answered', false);
   app.addHook('onRequest', (request, _reply, done) => {
     request.arrivedAt = performance.now();
     done();
   });
   app.addHook('onResponse', async (request, reply) => {
+    request.answered = true;
     const route = request.routeOptions.url ?? '(unmatched)';
     request.log.info(
       {
@@ -47,20 +52,26 @@ export function logEachRequest(
     observe?.(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
   app.addHook('onRequestAbort', async (request) => {
-    // A body that stopped arriving for the request timeout is cut off by the server
-    // (`answerClientErrors`), and no answer can follow a request that never ended.
+    // Node aborts a request whose connection closes before its body ended, answered or not
+    // (a body with broken framing, after its route's answer).
+    if (request.answered) return;
+    // A body that stopped arriving for the request timeout, or broke its framing, is cut off
+    // by the server (`answerClientErrors`), and no answer can follow a request that never ended.
     const cut = request.raw.errored as (Error & { code?: string; statusCode?: number }) | null;
-    const timedOut = cut?.code === 'ERR_BODY_CUT_SHORT' && cut.statusCode === 408;
+    const cutStatus = cut?.code === 'ERR_BODY_CUT_SHORT' ? cut.statusCode : undefined;
     request.log.info(
       {
         method: request.method,
         route: request.routeOptions.url ?? '(unmatched)',
-        durationMs: roundedMs(performance.now() - request.arrivedAt),
+        // No time for one cut off before its hooks ran (in the tick its head was read).
+        durationMs: request.arrivedAt > 0 ? roundedMs(performance.now() - request.arrivedAt) : 0,
         ...who(request),
       },
-      timedOut
+      cutStatus === 408
         ? 'request timed out: its body did not arrive in time'
-        : 'request aborted by the client',
+        : cutStatus === 400
+          ? 'request refused: its body was cut short or not valid HTTP'
+          : 'request aborted by the client',
     );
   });
 }

@@ -609,6 +609,10 @@ describeEachDialect('admin API import', (dialect) => {
     for (const ending of ['closed', 'timed out'] as const) {
       const socket = connect(port, '127.0.0.1');
       socket.on('error', () => {});
+      let received = '';
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('latin1');
+      });
       const closed = once(socket, 'close');
       socket.write(importHead(100_000) + begun.toString());
       if (ending === 'closed') {
@@ -619,6 +623,8 @@ describeEachDialect('admin API import', (dialect) => {
         admin.server.requestTimeout = 500;
       }
       await closed;
+      // A body cut short by the client's end is refused; one that timed out gets no answer.
+      assert.deepEqual(statusesIn(received), ending === 'closed' ? ['400'] : [], received);
       admin.server.requestTimeout = api.config.requestTimeoutMs;
       const next = await call('POST', '/admin/import', {
         body: ndjson([company(4)]),

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { EventEmitter, once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
-import { answerClientErrors } from '../../src/http/client-errors.ts';
+import { answerClientErrors, noteLatestResponse } from '../../src/http/client-errors.ts';
 import { API_PREFIX } from '../../src/http/deps.ts';
 import { useApi } from '../helpers/api.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { listenApi } from '../helpers/listen.ts';
 import { rawRequest, statusesIn } from '../helpers/raw-http.ts';
 
@@ -35,7 +37,7 @@ describe('client errors', () => {
     client.on('data', (chunk) => received.push(chunk));
     // An earlier pipelined request's answer, still being written.
     const underWay = Object.assign(new EventEmitter(), { writableFinished: false });
-    Object.assign(server, { _httpMessage: underWay });
+    noteLatestResponse(server, underWay as unknown as ServerResponse);
     const answer = answerClientErrors(405);
     // Node's parser reports the error for the bad request, then again for each later chunk.
     for (let chunk = 0; chunk < 15; chunk++) {
@@ -83,13 +85,21 @@ describe('client errors', () => {
       assert.equal(line.msg, 'request');
     }
     assert.ok(!JSON.stringify(api.logLines()).includes('cdk_secret'), 'no header is logged');
-    // A body that stops being HTTP half way gets no answer (its request was under way), so no
-    // line claims one was sent.
+    // A body that stops being HTTP half way: refused in place of its route's answer, the
+    // refusal's line and the request's own, which names why it got no answer of its route.
     const cut = await rawRequest(
       port,
       `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n`,
     );
-    assert.equal(cut, null, 'no answer');
-    assert.ok(!api.logLines().some((line) => line.code === 'HPE_INVALID_CHUNK_SIZE'));
+    assert.equal(cut?.status, 400);
+    const refusal = api.logLines().find((line) => line.reqId === cut.headers['x-request-id']);
+    assert.equal(refusal?.code, 'HPE_INVALID_CHUNK_SIZE');
+    await eventually(
+      async () =>
+        api
+          .logLines()
+          .some((line) => line.msg === 'request refused: its body was cut short or not valid HTTP'),
+      'the refused request’s own line',
+    );
   });
 });

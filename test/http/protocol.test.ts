@@ -417,6 +417,47 @@ describe('paths and methods', () => {
     assert.equal(after?.status, 200);
   });
 
+  it('answers every request pipelined before one it refuses, each whole, then refuses it', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = api.app.server.address() as AddressInfo;
+    const auth = `Authorization: Bearer ${key}\r\n`;
+    const lists = Array.from(
+      { length: 8 },
+      (_, index) =>
+        `GET ${API_PREFIX}/employees?per_page=1&page=${(index % 3) + 1} HTTP/1.1\r\nHost: localhost\r\n${auth}\r\n`,
+    ).join('');
+    const eight = Array.from({ length: 8 }, () => '200');
+    const unknownMethod = `FOO ${API_PREFIX}/me HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+    const badHeader = `GET ${API_PREFIX}/me HTTP/1.1\r\nBad Header\r\n\r\n`;
+    const brokenBody = `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: localhost\r\n${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\n`;
+    for (const [refused, status] of [
+      [unknownMethod, '405'],
+      [badHeader, '400'],
+    ] as const) {
+      const text = await rawRequestText(port, lists + refused);
+      assert.deepEqual(statusesIn(text), [...eight, status], text);
+      // Each answer whole: the lists' employees (three, a page each) in order.
+      const ids = [...text.matchAll(/"data":\[\{"id":(\d+)/g)].map((match) => Number(match[1]));
+      assert.deepEqual(ids, [1, 2, 3, 1, 2, 3, 1, 2]);
+    }
+    // A body whose chunked framing is broken, alone: refused 400 bad_request.
+    const alone = await rawRequest(port, brokenBody);
+    assert.equal(alone?.status, 400);
+    assert.equal(JSON.parse(alone.body).code, 'bad_request');
+    // Behind others: their answers, then its own, its route's (a GET reads no body) or the
+    // refusal, as the route answered before its turn came or not; then the connection closes.
+    const behind = statusesIn(await rawRequestText(port, lists + brokenBody));
+    assert.deepEqual(behind.slice(0, 8), eight);
+    assert.equal(behind.length, 9);
+    assert.ok(['200', '400'].includes(behind[8] as string), behind.join());
+    assert.equal(
+      api.logLines().filter((line) => Number(line.level) >= 40).length,
+      0,
+      'no warning or error logged',
+    );
+  });
+
   it('answers a client that half-closes its connection once its request is sent, then closes it', async (t) => {
     const { api, key } = await setUp(t, 'sqlite');
     await api.app.listen({ host: '127.0.0.1', port: 0 });
