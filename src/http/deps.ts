@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.ts';
 import type { DataVersions } from '../db/data-versions.ts';
@@ -47,19 +48,29 @@ export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
 }
 
 /**
- * A host name or IP address, with an optional port, as URLs carry it: RFC 3986's authority
- * without user info, narrowed to what names a host (no percent escapes or sub-delimiters).
- * The port, when there is one, is checked to be 1 to 65535 apart (`validAuthority`).
+ * A host and an optional port, as URLs carry them (RFC 3986's authority without user info):
+ * an IPv6 literal in brackets, or a name of dot-separated labels (letters, digits, `-` but not
+ * at either end, and `_`, which container and internal names use), with an optional trailing
+ * dot. The port has no leading zero; `validAuthority` checks the rest.
  */
-const AUTHORITY = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
+const AUTHORITY =
+  /^(?:\[([0-9A-Fa-f:.]+)\]|((?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?))(?::([1-9]\d{0,4}))?$/;
 
-/** Whether the text is an authority (`AUTHORITY`) whose port a URL can have. */
+/**
+ * Whether the text is a host a URL can name (`AUTHORITY`): an IPv6 literal that is one, a name
+ * of at most 253 characters whose last label, when all digits, makes it an IPv4 address (a URL
+ * reads `1.2.3.4.5` and `999.1.1.1` as addresses, and refuses them), and a port of at most
+ * 65535 (0 names no port a client can reach: URLs built on it lead nowhere).
+ */
 function validAuthority(text: string): boolean {
   const match = AUTHORITY.exec(text);
   if (match === null) return false;
-  const port = match[1] === undefined ? undefined : Number(match[1]);
-  // Port 0 names no port a client can reach: URLs built on it lead nowhere.
-  return port === undefined || (port > 0 && port <= 65_535);
+  const [, ipv6, name, port] = match;
+  if (port !== undefined && Number(port) > 65_535) return false;
+  if (ipv6 !== undefined) return isIPv6(ipv6);
+  const host = (name as string).replace(/\.$/, '');
+  if (host.length > 253) return false;
+  return !/(?:^|\.)\d+$/.test(host) || isIPv4(host);
 }
 
 /** The authority of a request-target in absolute form (`GET http://host:port/path`). */

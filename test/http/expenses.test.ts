@@ -173,7 +173,20 @@ describeEachDialect('GET /expenses', (dialect) => {
         'ex.com:65536',
         'ex.com:0',
         'ex.com:00',
+        'ex.com:08080',
         'user@ex.com',
+        // Names a URL refuses, or reads as no host: empty labels, a label starting or ending
+        // in '-', numbers that are not an IPv4 address.
+        '.',
+        '..',
+        '-',
+        'a..b',
+        '-ex.com',
+        'ex-.com',
+        '999.999.999.999',
+        '1.2.3.4.5',
+        '1.2.3',
+        '[::g]',
       ];
       for (const host of hosts) {
         for (const path of ['/expenses', '/expenses/500', '/expenses/500/receipt', '/me']) {
@@ -184,7 +197,14 @@ describeEachDialect('GET /expenses', (dialect) => {
           assert.doesNotMatch(res.body, /ex\.com|a<b/);
         }
       }
-      for (const host of ['[::1]:8080', '10.0.0.7', 'api_internal.local:80', 'ex.com:65535']) {
+      for (const host of [
+        '[::1]:8080',
+        '10.0.0.7',
+        'api_internal.local:80',
+        'ex.com:65535',
+        'hr.acme.test.',
+        'x',
+      ]) {
         const res = await api.get('/expenses/500', key, { headers: { host } });
         assert.equal(
           res.json.data.receipt_url,
