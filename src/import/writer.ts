@@ -553,7 +553,10 @@ async function stillNamed(
       for (const { id, n } of rows) {
         const entry = naming.get(Number(id)) ?? { count: 0, by: new Set<string>() };
         entry.count += Number(n);
-        entry.by.add(dependent.descriptor.noun[1]);
+        // A field that names the record in a role of its own says so: `substitute_employee_id`.
+        const role = dependent.field.slice(0, -`_${descriptor.type}_id`.length);
+        const noun = dependent.descriptor.noun[1];
+        entry.by.add(role ? `${noun} as ${role.replaceAll('_', ' ')}` : noun);
         naming.set(Number(id), entry);
       }
     }

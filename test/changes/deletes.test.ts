@@ -39,6 +39,10 @@ describeEachDialect('delete lines', (dialect) => {
         /^line 2: id: employee 1 is still named by 2 records \(leaves, expenses\)/,
       ],
       [
+        [employee(1, 2), leave(1, 1, 1, 1, { substitute_employee_id: 2 }), del('employee', 1, 2)],
+        /^line 3: id: employee 2 is still named by 1 record \(leaves as substitute\)/,
+      ],
+      [
         [del('leave_type', 1, 1)],
         /^line 1: id: leave_type 1 is still named by 1 record \(leaves\)/,
       ],
