@@ -21,6 +21,7 @@ import { type AuthContext, createAuthenticator } from './http/auth.ts';
 import {
   answerClientErrors,
   answerRouterErrorUnless,
+  rememberRequestId,
   routeEveryRequest,
 } from './http/client-errors.ts';
 import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
@@ -141,11 +142,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // never taken: it would be written to every log line of the request.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' &&
-        SANE_REQUEST_ID.test(given) &&
-        !holdsSecret(given, config.admin?.tokens ?? [], request.headers.authorization)
-        ? given
-        : randomUUID();
+      return rememberRequestId(
+        request,
+        typeof given === 'string' &&
+          SANE_REQUEST_ID.test(given) &&
+          !holdsSecret(given, config.admin?.tokens ?? [], request.headers.authorization)
+          ? given
+          : randomUUID(),
+      );
     },
     schemaController: {
       compilersFactory: { buildSerializer: buildSerializer(), buildValidator: pooledValidators },

@@ -16,6 +16,7 @@ import {
   answerClientErrors,
   answerRouterError,
   bodyCutShort,
+  rememberRequestId,
   routeEveryRequest,
 } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
@@ -140,7 +141,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     // Bytes that are not HTTP and router errors get problem+json here too, as on the API.
     clientErrorHandler: answerClientErrors(404),
     frameworkErrors: answerRouterError,
-    genReqId: () => randomUUID(),
+    genReqId: (request) => rememberRequestId(request, randomUUID()),
     schemaController: {
       compilersFactory: { buildSerializer: buildSerializer(), buildValidator: exactBodies() },
     },

@@ -123,6 +123,20 @@ const answered = new WeakSet<Socket>();
 const LATEST_RESPONSE = Symbol('latest response');
 type ReadingSocket = Socket & { [LATEST_RESPONSE]?: ServerResponse };
 
+const REQUEST_ID = Symbol('request id');
+type IdentifiedRequest = IncomingMessage & { [REQUEST_ID]?: string };
+
+/**
+ * Keeps the id the listener gave `request` (its `genReqId` returns this), for a refusal that
+ * answers the request in place of its route.
+ */
+export function rememberRequestId(request: IncomingMessage, id: string): string {
+  (request as IdentifiedRequest)[REQUEST_ID] = id;
+  return id;
+}
+
+const idOf = (request: IncomingMessage) => (request as IdentifiedRequest)[REQUEST_ID];
+
 /** Notes `response` as the answer to the latest request read on its connection, `socket`. */
 export function noteLatestResponse(socket: Socket, response: ServerResponse): void {
   (socket as ReadingSocket)[LATEST_RESPONSE] = response;
@@ -154,25 +168,28 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
             ? unknownMethodStatus(this, error, onKnownPath)
             : 400;
     const latest = (socket as ReadingSocket)[LATEST_RESPONSE];
-    const pending = latest && !latest.writableFinished ? latest : undefined;
-    const reading = pending?.req;
-    const refuse = (then: () => void) => {
+    const reading = latest?.req;
+    /** Answers `status` and ends the connection, then calls `then`. */
+    const refuse = (then: () => void, its?: IncomingMessage) => {
       if (!socket.writable) {
         socket.destroy();
         return;
       }
-      // The one line of a refused request, at the level of every other request's line, with
-      // the id its answer carries: the route is not known, nor logged.
-      const requestId = randomUUID();
-      this.log.info(
-        { reqId: requestId, route: '(not parsed)', status, code: error.code },
-        'request',
-      );
+      // A request whose head was read keeps its id, and its own line says how it ended
+      // (`logEachRequest`). Any other gets one line, at the level of every other request's,
+      // with the id its answer carries: the route is not known, nor logged.
+      const requestId = (its && idOf(its)) ?? randomUUID();
+      if (!its) {
+        this.log.info(
+          { reqId: requestId, route: '(not parsed)', status, code: error.code },
+          'request',
+        );
+      }
       const body = JSON.stringify(protocolProblem(status));
       const allow = status === 405 ? `Allow: ${methodNotAllowed().headers.allow}\r\n` : '';
       // The headers every error answer carries: its date (RFC 9110 §6.6.1), the type with its
-      // charset, no-store, a request id (the request's own was not read) and nosniff. Once
-      // the connection's end is sent, no other answer can be written to it.
+      // charset, no-store, a request id and nosniff. Once the connection's end is sent, no
+      // other answer can be written to it.
       socket.end(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nDate: ${new Date().toUTCString()}\r\n` +
           `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\nCache-Control: no-store\r\n` +
@@ -185,15 +202,20 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
       // The refused request is one whose head was not read: it is refused once the answers
       // before it have left.
       const refuseNow = () => refuse(() => socket.destroy());
-      if (pending) pending.once('close', refuseNow);
+      if (latest && !latest.writableFinished) latest.once('close', refuseNow);
       else refuseNow();
       return;
     }
     // The body of the latest request stopped arriving (the client closed its side of the
-    // connection, or sent too slowly) or broke its framing. The route reading it (an admin
-    // import) is told, and rolls back, instead of waiting for the rest for ever; telling it
-    // closes the connection. The error is a new one: the parser's carries the raw bytes
-    // received, Authorization header and all.
+    // connection, or sent too slowly) or broke its framing: its answer is the last on this
+    // connection. Answered already (its route did not wait for its body), it gets no other.
+    if (latest.writableFinished) {
+      socket.destroy();
+      return;
+    }
+    // The route reading it (an admin import) is told, and rolls back, instead of waiting for
+    // the rest for ever; telling it closes the connection. The error is a new one: the
+    // parser's carries the raw bytes received, Authorization header and all.
     const cutShort = () => {
       reading.destroy(bodyCutShort(status));
       socket.destroy();
@@ -208,12 +230,12 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
     // is closed after it).
     const whenItsTurn = () => {
       const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-      if (current && current !== pending && !current.writableFinished) {
+      if (current && current !== latest && !current.writableFinished) {
         current.once('close', whenItsTurn);
-      } else if (pending.headersSent) {
-        pending.once('close', () => socket.destroy());
+      } else if (latest.headersSent) {
+        latest.once('close', () => socket.destroy());
       } else {
-        refuse(cutShort);
+        refuse(cutShort, reading);
       }
     };
     whenItsTurn();

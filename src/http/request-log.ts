@@ -63,6 +63,8 @@ export function logEachRequest(
       {
         method: request.method,
         route: request.routeOptions.url ?? '(unmatched)',
+        // A body cut short or broken is answered in place of its route (`answerClientErrors`).
+        ...(cutStatus === 400 ? { status: 400 } : {}),
         // No time for one cut off before its hooks ran (in the tick its head was read).
         durationMs: request.arrivedAt > 0 ? roundedMs(performance.now() - request.arrivedAt) : 0,
         ...who(request),

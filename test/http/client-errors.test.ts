@@ -85,21 +85,38 @@ describe('client errors', () => {
       assert.equal(line.msg, 'request');
     }
     assert.ok(!JSON.stringify(api.logLines()).includes('cdk_secret'), 'no header is logged');
-    // A body that stops being HTTP half way: refused in place of its route's answer, the
-    // refusal's line and the request's own, which names why it got no answer of its route.
+    // A body that stops being HTTP half way: refused in place of its route's answer, with the
+    // request's own id, and the request's own line says so.
     const cut = await rawRequest(
       port,
-      `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n`,
+      `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: x\r\nX-Request-Id: broken-body\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n`,
     );
     assert.equal(cut?.status, 400);
-    const refusal = api.logLines().find((line) => line.reqId === cut.headers['x-request-id']);
-    assert.equal(refusal?.code, 'HPE_INVALID_CHUNK_SIZE');
+    assert.equal(cut.headers['x-request-id'], 'broken-body');
     await eventually(
-      async () =>
-        api
-          .logLines()
-          .some((line) => line.msg === 'request refused: its body was cut short or not valid HTTP'),
-      'the refused request’s own line',
+      async () => api.logLines().some((line) => line.reqId === 'broken-body'),
+      'the refused request’s line',
     );
+    assert.deepEqual(
+      api
+        .logLines()
+        .filter((line) => line.reqId === 'broken-body')
+        .map((line) => [line.msg, line.status]),
+      [['request refused: its body was cut short or not valid HTTP', 400]],
+    );
+    assert.ok(!api.logLines().some((line) => line.code === 'HPE_INVALID_CHUNK_SIZE'));
+    // A request answered before its body broke (no route reads a GET's body) gets no other
+    // answer: the connection closes.
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+    });
+    const closed = once(socket, 'close');
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    await eventually(async () => statusesIn(received).length === 1, 'the answer');
+    socket.write('zz\r\n');
+    await closed;
+    assert.deepEqual(statusesIn(received), ['200'], received);
   });
 });
