@@ -53,8 +53,11 @@ export function undecodableBody(
 ): ApiError | undefined {
   if (error.code !== UNDECODABLE) return undefined;
   const coding = request.headers['content-encoding'];
+  // The rest of a body that stopped decoding before it had all come is not waited for: the
+  // connection closes after the answer.
   return new ApiError(
     'bad_request',
     `The request body is not valid ${coding} data, as its Content-Encoding says.`,
+    request.raw.complete ? {} : { headers: { connection: 'close' } },
   );
 }
