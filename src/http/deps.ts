@@ -86,6 +86,9 @@ function targetHost(request: FastifyRequest): string | null {
   return ABSOLUTE_FORM.exec(request.raw.url ?? '')?.[1] ?? null;
 }
 
+/** The scheme the client used, in its canonical lower case. */
+const schemeOf = (request: FastifyRequest): string => request.protocol.toLowerCase();
+
 /** The host (and port) the client reached (see `targetHost`; else `request.host`). */
 const requestHost = (request: FastifyRequest): string => targetHost(request) ?? request.host;
 
@@ -112,7 +115,9 @@ export function hostProblem(request: FastifyRequest): ApiError | null {
   // front may have read another one than the service would).
   if (headerLines(request.raw.rawHeaders, 'host') > 1) return unusableHost('several');
   if (!validAuthority(host)) return unusableHost(target === null ? 'host' : 'target');
-  if (request.protocol !== 'http' && request.protocol !== 'https') return unusableHost('scheme');
+  // Schemes are case-insensitive (RFC 3986 §3.1): a proxy's `X-Forwarded-Proto: HTTPS` is https.
+  const scheme = schemeOf(request);
+  if (scheme !== 'http' && scheme !== 'https') return unusableHost('scheme');
   return null;
 }
 
@@ -121,7 +126,7 @@ export function apiBaseUrl(config: ServerConfig, request: FastifyRequest): strin
   if (config.publicBaseUrl) return config.publicBaseUrl;
   const { localAddress, localPort } = request.socket;
   const listener = localAddress?.includes(':') ? `[${localAddress}]` : localAddress;
-  return `${request.protocol}://${requestHost(request) || `${listener}:${localPort}`}${API_PREFIX}`;
+  return `${schemeOf(request)}://${requestHost(request) || `${listener}:${localPort}`}${API_PREFIX}`;
 }
 
 /** The receipt operation's URLs that expenses carry, on this API's base. */

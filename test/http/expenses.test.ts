@@ -217,14 +217,18 @@ describeEachDialect('GET /expenses', (dialect) => {
       const { api, key } = await serve(t, dialect, shapeRecords(), { trustProxy: true });
       const forwarded = (headers: Record<string, string>) =>
         api.get('/expenses/500', key, { headers: { host: 'internal:8080', ...headers } });
-      const good = await forwarded({
-        'x-forwarded-host': 'hr.acme.test',
-        'x-forwarded-proto': 'https',
-      });
-      assert.equal(
-        good.json.data.receipt_url,
-        'https://hr.acme.test/api/company/v1/expenses/500/receipt',
-      );
+      // Schemes are case-insensitive; URLs carry them in lower case.
+      for (const proto of ['https', 'HTTPS']) {
+        const good = await forwarded({
+          'x-forwarded-host': 'hr.acme.test',
+          'x-forwarded-proto': proto,
+        });
+        assert.equal(
+          good.json.data.receipt_url,
+          'https://hr.acme.test/api/company/v1/expenses/500/receipt',
+          proto,
+        );
+      }
       for (const headers of [
         { 'x-forwarded-host': 'a b' } as Record<string, string>,
         { 'x-forwarded-host': '[::1' },
