@@ -146,8 +146,9 @@ export function noteLatestResponse(socket: Socket, response: ServerResponse): vo
  * Node's `clientError`: bytes that are not HTTP, a method its parser does not know, a request
  * line and headers over the size limit, a body whose chunked framing is broken, or a request
  * that did not arrive within the timeouts. Answered with problem+json, then the connection is
- * closed. Logged as a request line with the error's code alone: the error carries the raw
- * bytes received, Authorization header and all. An unknown method on a path GET is routed on
+ * closed. Logged as a request line with the error's code alone (the error carries the raw
+ * bytes received, Authorization header and all), unless the request's head was read: then its
+ * own line says how it ended. An unknown method on a path GET is routed on
  * gets `onKnownPath`: the API's 405, or the 404 the admin listener answers every method it does
  * not route.
  *
