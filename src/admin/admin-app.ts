@@ -167,7 +167,10 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
-    announceKeepAlive(reply.raw);
+  });
+  // An answer that closes its connection (a body that stopped decoding) announces no keep-alive.
+  app.addHook('onSend', async (_request, reply) => {
+    if (reply.getHeader('connection') !== 'close') announceKeepAlive(reply.raw);
   });
   // One line a request, as on the public listener, naming the admin who sent it.
   const { metrics } = options;

@@ -120,11 +120,7 @@ export function answerAdminError(
   if (unknown instanceof ServiceError) return sendProblem(reply, serviceProblem(unknown));
   if (unknown instanceof ImportError) return sendProblem(reply, importFailed(unknown));
   const undecodable = undecodableBody(error, request);
-  if (undecodable) {
-    // Its answer may close the connection: then it announces no keep-alive (set on arrival).
-    if (undecodable.headers.connection === 'close') reply.raw.removeHeader('keep-alive');
-    return sendProblem(reply, undecodable);
-  }
+  if (undecodable) return sendProblem(reply, undecodable);
   if (error.validation && error.validationContext === 'body') {
     return sendProblem(reply, invalidBody(bodyErrors(error, request)));
   }
