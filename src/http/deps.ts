@@ -51,10 +51,11 @@ export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
  * A host and an optional port, as URLs carry them (RFC 3986's authority without user info):
  * an IPv6 literal in brackets, or a name of dot-separated labels (letters, digits, `-` but not
  * at either end, and `_`, which container and internal names use), with an optional trailing
- * dot. The port has no leading zero; `validAuthority` checks the rest.
+ * dot. The port has no leading zero, and may be empty (`localhost:`, RFC 3986 §3.2.3: the
+ * scheme's default); `validAuthority` checks the rest.
  */
 const AUTHORITY =
-  /^(?:\[([0-9A-Fa-f:.]+)\]|((?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?))(?::([1-9]\d{0,4}))?$/;
+  /^(?:\[([0-9A-Fa-f:.]+)\]|((?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?))(?::([1-9]\d{0,4})?)?$/;
 
 /**
  * Whether the text is a host a URL can name (`AUTHORITY`): an IPv6 literal that is one, a name
@@ -89,8 +90,12 @@ function targetHost(request: FastifyRequest): string | null {
 /** The scheme the client used, in its canonical lower case. */
 const schemeOf = (request: FastifyRequest): string => request.protocol.toLowerCase();
 
-/** The host (and port) the client reached (see `targetHost`; else `request.host`). */
-const requestHost = (request: FastifyRequest): string => targetHost(request) ?? request.host;
+/**
+ * The host (and port) the client reached (see `targetHost`; else `request.host`), without the
+ * colon of an empty port, which URLs leave out (RFC 3986 §6.2.3).
+ */
+const requestHost = (request: FastifyRequest): string =>
+  (targetHost(request) ?? request.host).replace(/:$/, '');
 
 /**
  * The 400 for a request from which this API's absolute URLs cannot be built (RFC 9112 asks a

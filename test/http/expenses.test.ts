@@ -211,6 +211,17 @@ describeEachDialect('GET /expenses', (dialect) => {
           `http://${host}/api/company/v1/expenses/500/receipt`,
         );
       }
+      // An empty port is the scheme's default (RFC 3986 §3.2.3); URLs leave its colon out.
+      for (const [host, built] of [
+        ['hr.acme.test:', 'hr.acme.test'],
+        ['[::1]:', '[::1]'],
+      ]) {
+        const res = await api.get('/expenses/500', key, { headers: { host } });
+        assert.equal(
+          res.json.data.receipt_url,
+          `http://${built}/api/company/v1/expenses/500/receipt`,
+        );
+      }
     });
 
     it('takes the host and scheme from a trusted proxy’s headers, and refuses ones that name none', async (t) => {
