@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -109,6 +109,32 @@ describe('the client package', () => {
       { cwd: ROOT, encoding: 'utf8' },
     );
     assert.equal(strict.status, 0, strict.stdout);
+  });
+
+  it('refuses to be packed without TypeScript, which would make a package with no code', (t) => {
+    // A copy outside the checkout, where TypeScript does not resolve: a fresh clone before
+    // its root `npm install`, or an install without devDependencies.
+    const copy = useTempDir(t);
+    cpSync(join(ROOT, 'client/scripts'), join(copy, 'scripts'), { recursive: true });
+    const build = (npmCommand: string) =>
+      spawnSync(process.execPath, ['scripts/build.mjs'], {
+        cwd: copy,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, npm_command: npmCommand },
+      });
+    for (const command of ['pack', 'publish']) {
+      const packed = build(command);
+      assert.equal(packed.status, 1, command);
+      assert.match(
+        packed.stderr,
+        /dist\/ cannot be built: run `npm install` at the repository root/,
+      );
+    }
+    // `npm ci --omit=dev` (the service's production image) goes on without the client.
+    const installed = build('ci');
+    assert.equal(installed.status, 0);
+    assert.match(installed.stderr, /TypeScript is not installed \(devDependencies left out\)/);
+    assert.equal(existsSync(join(copy, 'dist')), false);
   });
 
   it('installs cdapi-pull as a command that takes the key only from CDAPI_KEY', () => {
