@@ -12,7 +12,7 @@ import {
   recordNotFound,
   validationFailed,
 } from './errors.ts';
-import { queryValueErrors } from './params.ts';
+import { queryValueErrors, updatedSinceFormatMessage } from './params.ts';
 
 export function sendProblem(reply: FastifyReply, error: ApiError) {
   const body = error.toProblem();
@@ -36,7 +36,10 @@ function parameterErrors(request: FastifyRequest, error: FastifyError): Paramete
       seen.set(parameter, `must be given once, not ${value.length} times`);
       continue;
     }
-    const declared = schema?.properties?.[parameter]?.[ERROR_MESSAGE_KEYWORD];
+    const declared =
+      parameter === 'updated_since'
+        ? updatedSinceFormatMessage(value)
+        : schema?.properties?.[parameter]?.[ERROR_MESSAGE_KEYWORD];
     seen.set(parameter, typeof declared === 'string' ? declared : (issue.message ?? 'is invalid'));
   }
   const errors = [...seen].map(([parameter, message]) => ({ parameter, message }));

@@ -169,11 +169,23 @@ export function queryValueErrors(request: { query: unknown; url: string }): Para
     errors.push({
       parameter: 'updated_since',
       message: !hasTimestampSyntax(updated_since)
-        ? UPDATED_SINCE_FORMAT
+        ? updatedSinceFormatMessage(updated_since)
         : 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
     });
   }
   return errors;
+}
+
+/**
+ * What is wrong with an `updated_since` that is no RFC 3339 timestamp. A `+` left unencoded in
+ * a query reads as a space (`…T03:00:00 03:00`): the message says so, as the value the client
+ * wrote has the offset it asks for.
+ */
+export function updatedSinceFormatMessage(value: unknown): string {
+  const plusAsSpace = typeof value === 'string' && /\d \d\d:\d\d$/.test(value);
+  return plusAsSpace && hasTimestampSyntax(value.replace(/ (?=\d\d:\d\d$)/, '+'))
+    ? `${UPDATED_SINCE_FORMAT} (a + in a URL's query reads as a space: write it %2B)`
+    : UPDATED_SINCE_FORMAT;
 }
 
 export async function rejectBadQueryValues(request: FastifyRequest): Promise<void> {

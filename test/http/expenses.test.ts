@@ -766,6 +766,19 @@ describeEachDialect('GET /expenses', (dialect) => {
           'updated_since',
           'must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z',
         ],
+        // An unencoded + reads as a space: the message says how to send it.
+        ...['2026-03-01T03:00:00+03:00', '2026-03-01T03:00:00.5+03:00'].map(
+          (since): [string, string, string] => [
+            `updated_since=${since}`,
+            'updated_since',
+            "must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z (a + in a URL's query reads as a space: write it %2B)",
+          ],
+        ),
+        [
+          'updated_since=2026-03-01 03:00',
+          'updated_since',
+          'must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T00:00:00Z',
+        ],
         ...['title', '--amount', '+amount', 'Amount', 'amount,id', ''].map(
           (sort): [string, string, string] => [`sort=${sort}`, 'sort', SORT_MESSAGE],
         ),
