@@ -131,7 +131,15 @@ async function pullSetup(t: TestContext, options: { perMinute?: number; demo?: b
     /** The Content-Encoding of each change-feed answer ('identity' when none). */
     changeEncodings: new Set<string>(),
     onChanges: (_count: number) => {},
+    /** Awaited before the change feed answers its `count`th request. */
+    beforeChanges: async (_count: number) => {},
   };
+  let changesAsked = 0;
+  api.app.addHook('preHandler', async (request) => {
+    if ((request.routeOptions.url ?? '').endsWith('/changes')) {
+      await seen.beforeChanges(++changesAsked);
+    }
+  });
   api.app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? '';
     if (reply.statusCode === 429) seen.tooMany += 1;
@@ -487,6 +495,31 @@ describe('cdapi-pull', () => {
       readMirror(out).tables.expenses?.find((row) => row.id === 90),
       undefined,
     );
+  });
+
+  it('starts again from the beginning when the cursor expires mid-run, and counts what the file holds', async (t) => {
+    const { api, base, key, out, client, seen } = await pullSetup(t);
+    await api.load([remove('expense', 90)]);
+    // The first run's third page is asked for after an import forgot that deletion, which
+    // comes after the cursor of the pages it read.
+    seen.beforeChanges = async (count) => {
+      if (count === 3)
+        await api.load([employee(1, 1, { last_name: 'Later' })], { changesRetentionDays: 0 });
+    };
+    const run = await runPull(
+      ['--base-url', base, '--out', out, '--json', '--page-size', '5'],
+      key,
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /the stored cursor has expired: pulling again from the beginning/);
+    const summary = JSON.parse(run.stdout);
+    const compared = await listsAndMirror(client, out);
+    assert.deepEqual(compared.mirror, compared.service);
+    const rows = Object.values(readMirror(out).tables).reduce(
+      (sum, table) => sum + table.length,
+      0,
+    );
+    assert.deepEqual([summary.upserts, summary.deletes], [rows, 0]);
   });
 
   it('downloads each receipt once, again when its expense changed, and removes a deleted one’s; writes CSV files', async (t) => {

@@ -232,6 +232,9 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
         options.progress.note('the stored cursor has expired: pulling again from the beginning');
         mirror.reset();
         cursor = null;
+        // The summary counts what this run leaves in the file: the pages before are pulled again.
+        upserts = 0;
+        deletes = 0;
         next = fetchPage(null);
         continue;
       }
