@@ -119,5 +119,11 @@ export function registerImportCommand(program: Command): void {
       }
       print(options.json, summary, () => summaryLine(summary, RECORD_TYPES));
       noteDeletedValuesInWal(summary, options.json);
+      // Told, not failed: the records are committed (`unfinished_steps` in the --json summary).
+      if (!options.json) {
+        for (const step of summary.unfinished_steps) {
+          process.stderr.write(`cdapi: the records are committed, but ${step}\n`);
+        }
+      }
     });
 }

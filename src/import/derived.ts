@@ -39,19 +39,20 @@ export type DerivedJob =
  * `none`, each on a connection of its own to the file and a thread of its own (the large bench
  * company's two lists took 13–16 s in turn, one core idle, and 8–9 s at once). An in-memory
  * SQLite database has one connection: the lists are sampled in turn. A step that fails (a
- * write lock another import holds past the busy timeout) leaves the records committed, and
- * says so: the next import, of any company, does it again.
+ * write lock another import holds past the busy timeout) leaves the records committed: it is
+ * told in the returned list (see `afterCommit`), and the next import, of any company, does it
+ * again. Until then the lists are read as if they had no samples: slower, not different.
  */
 export async function refreshDerived(
   handle: DatabaseHandle,
   threads: DerivedThreads,
   onStep?: OnCommitStep,
-): Promise<void> {
+): Promise<string[]> {
   const file = handle.dialect === 'sqlite' && threads !== 'none' ? sqliteFileOf(handle) : null;
   const onThread = (job: DerivedJob) =>
     runOnThread<void>(import.meta.url, 'derived-thread', job).result;
   onStep?.({ name: 'samples' });
-  await afterCommit('making the list samples', async () => {
+  const samples = await afterCommit('making the list samples', async () => {
     if (file) {
       const here = threads === 'beside' ? SAMPLED_LIST_NAMES[0] : undefined;
       // The threads' jobs are posted before this thread starts its own list, which holds it.
@@ -66,9 +67,10 @@ export async function refreshDerived(
     }
   });
   onStep?.({ name: 'statistics' });
-  await afterCommit("refreshing the query planner's statistics", () =>
+  const statistics = await afterCommit("refreshing the query planner's statistics", () =>
     file && threads === 'all' ? onThread({ file, statistics: true }) : refreshStatistics(handle),
   );
+  return [samples, statistics].filter((failure) => failure !== null);
 }
 
 /** The query planner's statistics of the tables an import writes. */
@@ -76,15 +78,22 @@ export function refreshStatistics(handle: DatabaseHandle): Promise<void> {
   return refreshPlannerStatistics(handle, [...IMPORTED_TABLES, ...SUMMARY_TABLES]);
 }
 
-/** A step after the commit: its failure says the records are committed. */
-export async function afterCommit(step: string, run: () => Promise<void>): Promise<void> {
+/**
+ * A step after the commit, which cannot undo it: null when it is done, else what failed and
+ * what comes of it (`making the list samples failed (database is locked); the next import
+ * does it again`), for the import's summary (`unfinished_steps`). The steps after it run all
+ * the same.
+ */
+export async function afterCommit(
+  step: string,
+  run: () => Promise<void>,
+  consequence = 'the next import does it again',
+): Promise<string | null> {
   try {
     await run();
+    return null;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `the records are committed, but ${step} failed (${reason}); the next import does it again`,
-      { cause: error },
-    );
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    return `${step} failed (${reason}); ${consequence}`;
   }
 }

@@ -194,11 +194,20 @@ export async function importRecords(
     written = true;
   });
   writing.catch(() => {});
-  await refreshDerived(handle, derivedThreads(options), options.onStep);
+  const unfinished = await refreshDerived(handle, derivedThreads(options), options.onStep);
   if (!written) options.onStep?.({ name: 'checkpoint' });
-  await afterCommit('copying the write-ahead log into the database file', () => writing);
-  await session.receipts.removeReplaced(handle.db);
+  const copied = await afterCommit(
+    'copying the write-ahead log into the database file',
+    () => writing,
+    'SQLite copies it at a later checkpoint',
+  );
+  const removed = await afterCommit(
+    'removing the receipt files the import replaced',
+    () => session.receipts.removeReplaced(handle.db),
+    'they stay in the store, named by no record and never served',
+  );
   const summary = session.summary();
+  summary.unfinished_steps = [...unfinished, copied, removed].filter((step) => step !== null);
   // The log still holds the deleted records' pages as they were (src/db/erasure.ts); delete
   // lines of ids the company did not have deleted nothing.
   const deleted = RECORD_TYPES.some(({ type }) => deletedRecords(summary, type) > 0);

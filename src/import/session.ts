@@ -24,6 +24,11 @@ export interface ImportSummary {
    * so their old values are still in the -wal file (src/db/erasure.ts).
    */
   deleted_values_in_wal: boolean;
+  /**
+   * Steps after the commit that failed, each with what comes of it (see `afterCommit`): the
+   * records are committed all the same.
+   */
+  unfinished_steps: string[];
 }
 
 /** Records each type's delete lines removed: the lines less those whose id was not there. */
@@ -166,6 +171,7 @@ export class ImportSession {
       company_ids: [...this.companyIds].sort((a, b) => a - b),
       receipts: this.receipts.count,
       deleted_values_in_wal: false,
+      unfinished_steps: [],
     };
   }
 }

@@ -109,6 +109,13 @@ export const ImportSummarySchema = Type.Object(
     }),
     receipts: Type.Integer({ description: 'Receipt images stored (none come by HTTP).' }),
     deleted_values_in_wal: DeletedValuesInWal,
+    unfinished_steps: Type.Array(Type.String(), {
+      description:
+        'Steps after the commit that failed, each with what comes of it; the records are committed all the same. Empty unless another import held the write lock past the busy timeout, or the like.',
+      examples: [
+        ['making the list samples failed (database is locked); the next import does it again'],
+      ],
+    }),
   },
   { $id: 'ImportSummary' },
 );

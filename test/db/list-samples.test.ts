@@ -496,7 +496,7 @@ describeEachDialect('list sample month counts', (dialect) => {
 });
 
 describe('list samples on SQLite', () => {
-  it('when another connection holds the write lock past the busy timeout after the commit, the import says its records are committed, and the next import makes the samples', async (t) => {
+  it('when another connection holds the write lock past the busy timeout after the commit, the import says its records are committed, does the steps after it, and the next import makes the samples', async (t) => {
     const { handle, target } = await useDatabase(t, 'sqlite');
     assert.ok(handle.dialect === 'sqlite' && target.dialect === 'sqlite');
     handle.sqlite.pragma('busy_timeout = 100');
@@ -504,18 +504,16 @@ describe('list samples on SQLite', () => {
     t.after(() => other.close());
     const dir = useTempDir(t);
     const store = new FileReceiptStore(join(dir, 'store'));
-    await assert.rejects(
-      importFile(handle, store, writeNdjson(dir, records().out), {
-        onStep: (step) => {
-          if (step.name === 'samples') other.exec('begin immediate');
-        },
-      }),
-      {
-        message:
-          'the records are committed, but making the list samples failed (database is locked); the next import does it again',
+    const summary = await importFile(handle, store, writeNdjson(dir, records().out), {
+      onStep: (step) => {
+        if (step.name === 'samples') other.exec('begin immediate');
+        // The steps after it run all the same.
+        if (step.name === 'statistics') other.exec('rollback');
       },
-    );
-    other.exec('rollback');
+    });
+    assert.deepEqual(summary.unfinished_steps, [
+      'making the list samples failed (database is locked); the next import does it again',
+    ]);
     const count = async (table: 'leaves' | 'list_samples') =>
       Number(
         (

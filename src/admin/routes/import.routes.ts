@@ -85,6 +85,9 @@ export const importRoutes: AdminRoutes<
         deletes: summary.deletes,
         absentDeletes: summary.absent_deletes,
       });
+      for (const step of summary.unfinished_steps) {
+        request.log.warn(`the import's records are committed, but ${step}`);
+      }
       return { data: summary };
     },
   );
