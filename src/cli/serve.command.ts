@@ -104,14 +104,17 @@ export function registerServeCommand(program: Command): void {
       }
 
       // SIGTERM (or Ctrl-C): stop accepting, finish in-flight requests, close the database, exit 0.
-      const shutdown = (signal: string) => {
+      // SIGHUP the same, but exit 129 as a process the hangup ended: its default action dropped
+      // the requests in flight, and a service manager that restarts on failure starts the
+      // service again with the settings it has now (there is no reload: they are read at start).
+      const shutdown = (signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP') => {
         server.app.log.info({ signal }, 'shutting down');
         const since = performance.now();
         server.close().then(
           () => {
             const durationMs = Math.round(performance.now() - since);
             server.app.log.info({ durationMs }, 'shut down');
-            process.exit(0);
+            process.exit(signal === 'SIGHUP' ? 129 : 0);
           },
           (error: unknown) => {
             server.app.log.error({ err: error }, 'shutdown failed');
@@ -121,6 +124,7 @@ export function registerServeCommand(program: Command): void {
       };
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));
+      process.once('SIGHUP', () => shutdown('SIGHUP'));
     });
 }
 

@@ -302,29 +302,37 @@ describeEachDialect('cdapi serve', (dialect) => {
       assert.equal(exited, 0, server.stderr());
     });
 
-    it('finishes the requests in flight when SIGTERM arrives, refusing new connections, then exits 0', async (t) => {
-      const { database, server, headers } = await servedCompany(t, dialect);
-      // Hold a lock the list query needs, so the requests are provably inside the server.
-      const lock = await lockedTable(database.url, 'leaves');
-      const inFlight = Array.from({ length: 5 }, () =>
-        fetch(`${server.base}/leaves`, { headers }).then((r) => r.status),
-      );
-      // In flight: at least one query waits on the lock; the others wait behind it in the pool.
-      await lock.reached();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const [signal, code] of [
+      ['SIGTERM', 0],
+      // No reload: the same stop, then the code of a process a hangup ended, which a service
+      // manager that restarts on failure restarts.
+      ['SIGHUP', 129],
+    ] as const) {
+      it(`finishes the requests in flight when ${signal} arrives, refusing new connections, then exits ${code}`, async (t) => {
+        const { database, server, headers } = await servedCompany(t, dialect);
+        // Hold a lock the list query needs, so the requests are provably inside the server.
+        const lock = await lockedTable(database.url, 'leaves');
+        const inFlight = Array.from({ length: 5 }, () =>
+          fetch(`${server.base}/leaves`, { headers }).then((r) => r.status),
+        );
+        // In flight: at least one query waits on the lock; the others wait behind it in the pool.
+        await lock.reached();
+        await new Promise((resolve) => setTimeout(resolve, 300));
 
-      server.child.kill('SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.equal(server.child.exitCode, null, 'still running while requests are in flight');
-      await assert.rejects(
-        fetch(`${server.base}/me`, { headers }),
-        (error: Error & { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED',
-        'a new connection is refused while the requests in flight finish',
-      );
-      await lock.release();
-      assert.deepEqual(await Promise.all(inFlight), [200, 200, 200, 200, 200]);
-      assert.equal(await server.exit, 0);
-    });
+        server.child.kill(signal);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.equal(server.child.exitCode, null, 'still running while requests are in flight');
+        await assert.rejects(
+          fetch(`${server.base}/me`, { headers }),
+          (error: Error & { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED',
+          'a new connection is refused while the requests in flight finish',
+        );
+        await lock.release();
+        assert.deepEqual(await Promise.all(inFlight), [200, 200, 200, 200, 200]);
+        assert.equal(await server.exit, code);
+        assert.match(server.stdout(), new RegExp(`"signal":"${signal}","msg":"shutting down"`));
+      });
+    }
   }
 });
 
