@@ -1,5 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { makeDirectorySync } from './directories.ts';
 
@@ -298,9 +306,32 @@ function makeSecretFile(file: string): string {
  */
 function besideDatabase(database: DatabaseTarget, name: string): string | null {
   if (database.dialect !== 'sqlite' || database.path === ':memory:') return null;
-  const file = basename(database.path);
+  const path = throughLinks(database.path);
+  const file = basename(path);
   const stem = file.slice(0, file.length - extname(file).length) || file;
-  return join(dirname(database.path), file === DEFAULT_DATABASE_FILE ? name : `${stem}-${name}`);
+  return join(dirname(path), file === DEFAULT_DATABASE_FILE ? name : `${stem}-${name}`);
+}
+
+/**
+ * The file a path names once its symbolic links are followed, so a database reached through a
+ * link keeps its store and secret beside the file itself, as every other path to it does; a
+ * link to a file not made yet leads to the name SQLite will make.
+ */
+function throughLinks(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    // Not there yet: follow the links that are (at most 40, as the system does).
+    let current = resolve(path);
+    for (let hops = 0; hops < 40; hops += 1) {
+      try {
+        current = resolve(dirname(current), readlinkSync(current));
+      } catch {
+        break;
+      }
+    }
+    return current;
+  }
 }
 
 /**

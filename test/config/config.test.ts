@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -228,6 +238,28 @@ describe('configuration', () => {
       ...pg,
     });
     assert.equal(readPool.readPoolMax, 40);
+  });
+
+  it('keeps the secret and the receipts beside the file a link to the database leads to', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cdapi-linked-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, 'real'));
+    writeFileSync(join(dir, 'real', 'hr.db'), '');
+    symlinkSync(join(dir, 'real', 'hr.db'), join(dir, 'link.db'));
+    // Dangling: SQLite makes the file the chain of links leads to.
+    symlinkSync('later.db', join(dir, 'real', 'next.db'));
+    symlinkSync(join(dir, 'real', 'next.db'), join(dir, 'chain.db'));
+    const direct = loadServerConfig({ DATABASE_URL: `sqlite:${join(dir, 'real', 'hr.db')}` });
+    const linked = loadServerConfig({ DATABASE_URL: `sqlite:${join(dir, 'link.db')}` });
+    assert.equal(linked.receiptsDir, join(dir, 'real', 'hr-receipts'));
+    assert.equal(linked.signingSecret, direct.signingSecret);
+    assert.equal(existsSync(join(dir, 'link-signing-secret')), false);
+    const chained = loadServerConfig({ DATABASE_URL: `sqlite:${join(dir, 'chain.db')}` });
+    assert.equal(chained.receiptsDir, join(dir, 'real', 'later-receipts'));
+    assert.equal(
+      readFileSync(join(dir, 'real', 'later-signing-secret'), 'utf8'),
+      `${chained.signingSecret}\n`,
+    );
   });
 
   it('keeps a generated signing secret beside the SQLite file, as it keeps the receipts', (t) => {
