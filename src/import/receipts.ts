@@ -10,6 +10,7 @@ import type { ReceiptStore } from '../receipts/store.ts';
 import { ImportError } from './import-error.ts';
 
 const RECEIPT_MAX_BYTES = 25 * 1024 * 1024;
+const RECEIPT_MAX_SIZE = '25 MiB (26,214,400 bytes)';
 
 /**
  * The receipt images an import stores: each original byte for byte and its processed variant,
@@ -44,9 +45,18 @@ export class ReceiptIngest {
     if (isAbsolute(path) || !isInside(this.baseDir, absolute)) {
       throw new ImportError(line, field, 'must be a path inside the import file’s folder');
     }
+    // A trailing `/` names a folder: resolve() would drop it, and the file would be read.
+    if (path.endsWith('/')) {
+      throw new ImportError(line, field, `${path} names a folder, not a file`);
+    }
     // Links followed: a link in the folder (to the file or to a folder on its way) that leads
     // out of it is refused like `..`, so nothing outside the folder can be copied and served.
-    const real = await realpath(absolute).catch(() => null);
+    const real = await realpath(absolute).catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ELOOP' ? 'loop' : null,
+    );
+    if (real === 'loop') {
+      throw new ImportError(line, field, `${path} is a loop of symbolic links`);
+    }
     if (real === null) throw new ImportError(line, field, `file ${path} not found`);
     this.realBaseDir ??= realpath(this.baseDir);
     if (!isInside(await this.realBaseDir, real)) {
@@ -141,7 +151,7 @@ async function readReceipt(real: string, line: number, field: string, path: stri
       throw new ImportError(line, field, `${path} is not a file (a directory, FIFO or device)`);
     }
     if (info.size > RECEIPT_MAX_BYTES) {
-      throw new ImportError(line, field, 'file is larger than 25 MB');
+      throw new ImportError(line, field, `${path} is larger than ${RECEIPT_MAX_SIZE}`);
     }
     return await file.readFile();
   } finally {

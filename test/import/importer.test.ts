@@ -982,6 +982,33 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         expect: /^line 4: receipt\.original: scans is not a file \(a directory, FIFO or device\)$/,
       },
       {
+        name: 'receipt that is a loop of links',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'loop1.jpg' } }),
+        prepare: (dir) => {
+          symlinkSync('loop2.jpg', join(dir, 'loop1.jpg'));
+          symlinkSync('loop1.jpg', join(dir, 'loop2.jpg'));
+          return undefined;
+        },
+        expect: /^line 4: receipt\.original: loop1\.jpg is a loop of symbolic links$/,
+      },
+      {
+        name: 'receipt path that ends in a slash',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'scan.jpg/' } }),
+        prepare: async (dir) => {
+          await writeJpeg(dir, 'scan.jpg');
+        },
+        expect: /^line 4: receipt\.original: scan\.jpg\/ names a folder, not a file$/,
+      },
+      {
+        name: 'receipt larger than 25 MiB',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'huge.jpg' } }),
+        prepare: (dir) => {
+          writeFileSync(join(dir, 'huge.jpg'), Buffer.alloc(25 * 1024 * 1024 + 1));
+          return undefined;
+        },
+        expect: /^line 4: receipt\.original: huge\.jpg is larger than 25 MiB \(26,214,400 bytes\)$/,
+      },
+      {
         name: 'bytes that are not UTF-8 (FF FE)',
         line: rawBytesIn(expense(1, 5, 1, 1, { title: '@@' }), 0xff, 0xfe),
         expect: /^line 4: title: not valid UTF-8 text$/,
