@@ -68,8 +68,32 @@ export interface MigrationOutcome {
   applied: string[];
 }
 
-/** Applies every pending migration; running it again applies nothing. */
+/** The migrations the database records, in the order they ran; none before the first. */
+async function recordedMigrations(db: Db): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === 'kysely_migration')) return [];
+  const { rows } = await sql<{ name: string }>`
+    select name from kysely_migration order by name`.execute(db);
+  return rows.map((row) => row.name);
+}
+
+/**
+ * Applies every pending migration; running it again applies nothing. A database a newer
+ * version migrated further holds this version's schema and more: nothing to apply (rolling a
+ * deployment back keeps working). One that lacks a migration of this version's but holds one
+ * this version does not know is refused, naming both: it was migrated by another line of
+ * versions, and this one's cannot run after those.
+ */
 export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
+  const recorded = await recordedMigrations(db);
+  const unknown = recorded.filter((name) => !Object.hasOwn(migrations, name));
+  if (unknown.length > 0) {
+    const missing = Object.keys(migrations).filter((name) => !recorded.includes(name));
+    if (missing.length === 0) return { applied: [] };
+    throw new Error(
+      `the database holds migrations this version of cdapi does not have (${unknown.join(', ')}) and lacks some it has (${missing.join(', ')}): it was migrated by another version; migrate it with that one`,
+    );
+  }
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
