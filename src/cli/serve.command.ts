@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import {
   DEFAULT_DATABASE_URL,
@@ -70,9 +71,21 @@ export function registerServeCommand(program: Command): void {
         });
         demoKey = demo.key;
       };
+      const { database } = config;
+      const newFile =
+        database.dialect === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path)
+          ? database.path
+          : null;
       const server = await startServer(config, {
         listening: options.demo ? seedDemo : undefined,
       });
+      // A mistyped path serves an empty database: said once, where the operator looks.
+      if (newFile !== null && !options.demo) {
+        server.app.log.warn(
+          { path: newFile },
+          'made a new, empty SQLite database: check DATABASE_URL if an existing one was meant',
+        );
+      }
       const url = apiUrl(config, server.app);
       const metrics = server.metricsServer ? metricsUrl(config, server.metricsServer) : null;
       const admin = server.adminApp ? adminUrl(config, server.adminApp) : null;

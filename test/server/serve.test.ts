@@ -12,7 +12,7 @@ import { cdapi, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { expense, smallCompany, writeJpeg, writeNdjson } from '../helpers/records.ts';
-import { freePort, serve, serveCompany } from '../helpers/serve.ts';
+import { freePort, type Served, serve, serveCompany } from '../helpers/serve.ts';
 
 /** One company and a key on a fresh database, served by `cdapi serve` with `extraEnv`. */
 async function servedCompany(
@@ -425,6 +425,28 @@ function processSettings(pid: number) {
 
 /** Node 22.15 and later can replace a process in place; the service runs as started before. */
 const CAN_RESTART = typeof process.execve === 'function';
+
+describe('cdapi serve on a SQLite file not made yet', () => {
+  it('makes it, folders and all, and warns once that it is new and empty; an existing one gets no warning', async (t) => {
+    const path = join(useTempDir(t), 'typo', 'hr.db');
+    const NEW_FILE =
+      'made a new, empty SQLite database: check DATABASE_URL if an existing one was meant';
+    const warned = (server: Served) =>
+      server
+        .logLines()
+        .flatMap(({ level, msg, path }) => (msg === NEW_FILE ? [{ level, path }] : []));
+    const made = await serve({ DATABASE_URL: `sqlite:${path}` });
+    t.after(() => made.child.kill('SIGKILL'));
+    await eventually(async () => warned(made).length > 0, 'the warning is logged');
+    assert.deepEqual(warned(made), [{ level: 40, path }]);
+    made.child.kill('SIGTERM');
+    assert.equal(await made.exit, 0);
+    const again = await serve({ DATABASE_URL: `sqlite:${path}` });
+    t.after(() => again.child.kill('SIGKILL'));
+    assert.equal((await fetch(`${again.origin}/readyz`)).status, 200);
+    assert.deepEqual(warned(again), []);
+  });
+});
 
 describe('cdapi serve shutting down with requests that never arrive whole', () => {
   it('answers them as while it ran, within its timeouts, and exits 0', async (t) => {
