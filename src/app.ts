@@ -28,6 +28,7 @@ import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { databaseUnreachable, databaseWithoutSchema } from './http/errors.ts';
 import { keepAliveAnnouncer } from './http/keep-alive.ts';
+import { dropPageQuery, registerDocsPageFixes } from './http/openapi/docs-page.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
 import { registerETags } from './http/plugins/etag.ts';
@@ -225,8 +226,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The API description is generated from the same route schemas that validate and serialize.
   await app.register(swagger, swaggerOptions(config.publicBaseUrl));
   // The reference page, served from the installed package: no CDN, nothing leaves the host.
+  registerDocsPageFixes(app);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
+    uiHooks: { onRequest: dropPageQuery },
     // The plugin always points the page at its own /docs/json (the same document as
     // openapi.json). BaseLayout drops the Swagger top bar, whose logo is an inline <style>.
     // persistAuthorization: the key pasted once with Authorize is kept in the browser's
@@ -243,7 +246,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     staticCSP: {
       'default-src': ["'self'"],
       'base-uri': ["'self'"],
-      'connect-src': ["'self'"],
+      // Execute sends its requests to the document's server: PUBLIC_BASE_URL's, when set, which
+      // may be another origin than the one the page was opened under.
+      'connect-src': [
+        "'self'",
+        ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).origin] : []),
+      ],
       'font-src': ["'self'", 'data:'],
       'form-action': ["'self'"],
       'frame-ancestors': ["'self'"],

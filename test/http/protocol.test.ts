@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import type { HTTPMethods } from 'fastify';
 import { sql } from 'kysely';
 import { GZIP_LEVEL } from '../../src/app.ts';
+import type { ServerConfig } from '../../src/config.ts';
 import { setCompanyActive } from '../../src/db/companies.queries.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { revokeApiKey } from '../../src/db/keys.queries.ts';
@@ -356,6 +357,39 @@ describe('paths and methods', () => {
       assert.match(String(page.headers['content-type']), /^text\/html/);
       assert.match(page.body, /swagger-initializer\.js/);
     }
+    // The page finds its document at its own URL plus ./json: with a link's query string kept,
+    // it would load itself. Sent to the page without it, relatively.
+    for (const [path, location] of [
+      ['/docs?utm_source=mail', 'docs'],
+      ['/docs/?x=1', './'],
+      ['/docs/static/index.html?x=1', '../'],
+    ]) {
+      const res = await api.get(path as string, null);
+      assert.equal(res.status, 302, path);
+      assert.equal(res.headers.location, location, path);
+    }
+    // A phone lays it out at its own width.
+    for (const path of ['/docs', '/docs/']) {
+      const page = await api.get(path, null);
+      assert.match(
+        page.body,
+        /<meta name="viewport" content="width=device-width, initial-scale=1">/,
+      );
+    }
+    assert.equal((await api.get('/docs/json?x=1', null)).status, 200);
+  });
+
+  it('lets the reference page send its requests to PUBLIC_BASE_URL, opened under another name', async (t) => {
+    const csp = async (config: Partial<ServerConfig>) => {
+      const api = await useApi(t, 'sqlite', { config });
+      const policy = String((await api.get('/docs/', null)).headers['content-security-policy']);
+      return /connect-src ([^;]*)/.exec(policy)?.[1];
+    };
+    assert.equal(await csp({}), "'self'");
+    assert.equal(
+      await csp({ publicBaseUrl: 'https://api.example.com:8443/api/company/v1' }),
+      "'self' https://api.example.com:8443",
+    );
   });
 
   it('answers a method Node does not know like any other: 405 on a known path, 404 elsewhere', async (t) => {

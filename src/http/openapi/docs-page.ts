@@ -1,0 +1,43 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The reference page's own paths (the plugin's `/`, and its redirect to it). */
+const PAGE_ROUTES = new Set(['/docs', '/docs/']);
+const STATIC_INDEX_ROUTE = '/docs/static/index.html';
+
+const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">';
+
+/**
+ * Mends what the reference page (@fastify/swagger-ui) does with a URL a link may carry, and on
+ * a phone:
+ * - a query string (`/docs?utm_source=mail`): the page finds its document at its own URL plus
+ *   `./json`, query and all, so it loaded the page itself and showed no operation; and the
+ *   plugin's `/docs/static/index.html?x` redirected to itself. Both are redirected to the page
+ *   without the query, relatively (so behind a path prefix too);
+ * - no viewport: a phone drew it at a desktop's width, shrunk to a third.
+ */
+export function registerDocsPageFixes(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (
+      typeof payload !== 'string' ||
+      !PAGE_ROUTES.has(request.routeOptions.url ?? '') ||
+      reply.statusCode !== 200
+    ) {
+      return payload;
+    }
+    return payload.replace('<meta charset="UTF-8">', `<meta charset="UTF-8">\n${VIEWPORT}`);
+  });
+}
+
+/** The plugin's `uiHooks.onRequest`: a page URL with a query goes to the page without it. */
+export async function dropPageQuery(request: FastifyRequest, reply: FastifyReply) {
+  const route = request.routeOptions.url ?? '';
+  if (!PAGE_ROUTES.has(route) && route !== STATIC_INDEX_ROUTE) return;
+  const url = request.raw.url ?? '';
+  const query = url.indexOf('?');
+  if (query === -1) return;
+  const path = url.slice(0, query);
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  // `/docs?x` → `docs`; `/docs/?x` → `./`; `/docs/static/index.html?x` → `../`.
+  const target = route === STATIC_INDEX_ROUTE ? '../' : name === '' ? './' : name;
+  return reply.redirect(target);
+}
