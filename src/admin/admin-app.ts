@@ -211,8 +211,9 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   await app.register(swagger, adminSwaggerOptions());
   app.get(ADMIN_DOCUMENT_PATH, { schema: { hide: true } }, async () => app.swagger());
   panelRoutes(app);
-  // Where its problems' `type` points (`/docs/errors#import_failed`), as on the public listener.
-  registerErrorsPage(app);
+  // Where its problems' `type` points (`/docs/errors#import_failed`), as on the public listener;
+  // leading back to the panel, as this listener serves no reference page.
+  registerErrorsPage(app, { href: '../admin', text: 'Back to the admin panel' });
 
   // Sent with no token or a wrong one, every operation is refused before its body is read.
   const auth = new AdminAuth(options.tokens);

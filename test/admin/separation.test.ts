@@ -78,5 +78,13 @@ describeEachDialect('the admin API and the public listener', (dialect) => {
       const response = await call('GET', path, { token: key });
       assert.equal(response.status, 404, path);
     }
+    // Its errors page leads back to the panel, not to a reference page it does not serve.
+    const errors = await call('GET', '/docs/errors');
+    assert.equal(errors.status, 200);
+    assert.match(errors.body, /<a href="\.\.\/admin">Back to the admin panel<\/a>/);
+    assert.equal(
+      (await call('GET', new URL('../admin', 'http://h/docs/errors').pathname)).status,
+      200,
+    );
   });
 });

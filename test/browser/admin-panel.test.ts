@@ -193,6 +193,24 @@ describe('the admin panel at /admin', () => {
       'the page requests nothing but the admin listener',
     );
 
+    // Signing out takes what the token showed out of the page.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('Signed out.').waitFor();
+    assert.equal(await page.locator('#keys tbody tr').count(), 0);
+    assert.equal(await page.locator('#company option').count(), 0);
+    // A refused token is not kept: a reload does not send it again.
+    await tokenField.fill('not-the-admin-token-0123456789abcdefgh');
+    await tokenField.press('Enter');
+    await page.getByText('Not signed in.').waitFor();
+    assert.equal(await page.evaluate("sessionStorage.getItem('cdapi-admin-token')"), null);
+    const refusedBefore = requests.length;
+    await page.reload();
+    await page.locator('#token').waitFor();
+    assert.deepEqual(
+      requests.slice(refusedBefore).filter((url) => url.includes('/admin/companies')),
+      [],
+    );
+
     // The audit log names the token's label and the ids, never the key or the token.
     const audits = a
       .logLines()

@@ -31,7 +31,7 @@ async function call(method, path, body) {
   if (!response.ok) {
     const detail = json && json.detail ? json.detail : 'HTTP ' + response.status;
     const fields = json && json.errors ? json.errors.map((e) => (e.parameter || e.field) + ': ' + e.message) : [];
-    throw new Error([detail].concat(fields).join(' '));
+    throw Object.assign(new Error([detail].concat(fields).join(' ')), { status: response.status });
   }
   return json.data;
 }
@@ -117,11 +117,21 @@ async function signIn() {
     await loadCompanies();
     $('token-state').textContent = 'Signed in.';
   } catch (error) {
-    $('company-section').hidden = true;
-    $('keys-section').hidden = true;
+    // A refused token is not kept: a reload would send it again, and each refusal counts
+    // towards the address's limit of failed tokens.
+    if (error.status === 401) sessionStorage.removeItem(TOKEN);
+    hideData();
     $('token-state').textContent = 'Not signed in.';
     say(error.message);
   }
+}
+
+/** Out of the page, not only out of sight: what the token showed goes with it. */
+function hideData() {
+  $('company-section').hidden = true;
+  $('keys-section').hidden = true;
+  $('keys').tBodies[0].replaceChildren();
+  $('company').replaceChildren();
 }
 
 function confirmRevoke(key) {
@@ -164,8 +174,7 @@ $('token-form').addEventListener('submit', (event) => {
 $('forget-token').addEventListener('click', () => {
   sessionStorage.removeItem(TOKEN);
   hideNewKey();
-  $('company-section').hidden = true;
-  $('keys-section').hidden = true;
+  hideData();
   $('token-state').textContent = 'Signed out.';
 });
 

@@ -27,7 +27,15 @@ function entryHtml(code: ErrorCode): string {
 </section>`;
 }
 
-export function renderErrorsPage(): string {
+/** Where the page leads back to: the listener's own page, relative to `/docs/errors`. */
+export interface BackLink {
+  href: string;
+  text: string;
+}
+
+const TO_REFERENCE: BackLink = { href: './', text: 'Back to the API reference' };
+
+export function renderErrorsPage(back: BackLink = TO_REFERENCE): string {
   const codes = Object.keys(ERRORS) as ErrorCode[];
   return `<!doctype html>
 <html lang="en">
@@ -45,7 +53,7 @@ export function renderErrorsPage(): string {
 wrong in this request, and a <code>validation_failed</code> answer's <code>errors</code> names
 each bad parameter. A 429 or 503 may succeed when retried after <code>Retry-After</code> seconds;
 any other 4xx needs a different request.</p>
-<p><a href="./">Back to the API reference</a></p>
+<p><a href="${escapeHtml(back.href)}">${escapeHtml(back.text)}</a></p>
 ${codes.map(entryHtml).join('\n')}
 </body>
 </html>
@@ -56,8 +64,8 @@ ${codes.map(entryHtml).join('\n')}
 const POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
 
-export function registerErrorsPage(app: FastifyInstance): void {
-  const page = renderErrorsPage();
+export function registerErrorsPage(app: FastifyInstance, back?: BackLink): void {
+  const page = renderErrorsPage(back);
   app.get(ERRORS_PAGE_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply
       .type('text/html; charset=utf-8')
