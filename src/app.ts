@@ -214,6 +214,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // pipeline's own work cost the event loop more than the compression it handed off
   // (docs/performance.md, item 45). Larger ones (change-feed pages of 1,000 entries) still go to
   // the threads. gzip and deflate at GZIP_LEVEL, not zlib's default 6.
+  // Its onSend hook edits the reference page's text: before compression's, which makes a stream.
+  registerDocsPageFixes(app);
   await app.register(compress, {
     global: true,
     threshold: 1024,
@@ -226,7 +228,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The API description is generated from the same route schemas that validate and serialize.
   await app.register(swagger, swaggerOptions(config.publicBaseUrl));
   // The reference page, served from the installed package: no CDN, nothing leaves the host.
-  registerDocsPageFixes(app);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiHooks: { onRequest: dropPageQuery },
