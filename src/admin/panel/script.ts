@@ -8,9 +8,11 @@ export const PANEL_JS = `
 const TOKEN = 'cdapi-admin-token';
 const $ = (id) => document.getElementById(id);
 let companies = [];
+/** A token typed in and not yet accepted: kept only once the listener accepts it. */
+let typed = null;
 
 function token() {
-  return sessionStorage.getItem(TOKEN);
+  return typed ?? sessionStorage.getItem(TOKEN);
 }
 
 function say(text) {
@@ -113,16 +115,20 @@ async function loadCompanies() {
 
 async function signIn() {
   say('');
+  const trying = typed;
   try {
     await loadCompanies();
+    if (trying !== null) sessionStorage.setItem(TOKEN, trying);
     $('token-state').textContent = 'Signed in.';
   } catch (error) {
-    // A refused token is not kept: a reload would send it again, and each refusal counts
-    // towards the address's limit of failed tokens.
-    if (error.status === 401) sessionStorage.removeItem(TOKEN);
+    // A token not accepted is not kept: a reload would send it again, and each refusal counts
+    // towards the address's limit of failed tokens. A kept one the listener now refuses goes.
+    if (trying === null && error.status === 401) sessionStorage.removeItem(TOKEN);
     hideData();
     $('token-state').textContent = 'Not signed in.';
     say(error.message);
+  } finally {
+    typed = null;
   }
 }
 
@@ -166,7 +172,8 @@ async function copyKey() {
 
 $('token-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  sessionStorage.setItem(TOKEN, $('token').value);
+  sessionStorage.removeItem(TOKEN);
+  typed = $('token').value;
   $('token').value = '';
   signIn();
 });
