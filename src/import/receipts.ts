@@ -45,19 +45,20 @@ export class ReceiptIngest {
     if (isAbsolute(path) || !isInside(this.baseDir, absolute)) {
       throw new ImportError(line, field, 'must be a path inside the import file’s folder');
     }
-    // A trailing `/` names a folder: resolve() would drop it, and the file would be read.
-    if (path.endsWith('/')) {
-      throw new ImportError(line, field, `${path} names a folder, not a file`);
-    }
     // Links followed: a link in the folder (to the file or to a folder on its way) that leads
     // out of it is refused like `..`, so nothing outside the folder can be copied and served.
-    const real = await realpath(absolute).catch((error: NodeJS.ErrnoException) =>
-      error.code === 'ELOOP' ? 'loop' : null,
+    // The path as written, as the system reads it: resolve() would make `1.jpg/`, `1.jpg/.` or
+    // `no-such-folder/../1.jpg` the file, which the system refuses.
+    const real = await realpath(`${this.baseDir}${sep}${path}`).catch(
+      (error: NodeJS.ErrnoException) => error.code ?? 'ENOENT',
     );
-    if (real === 'loop') {
+    if (real === 'ELOOP') {
       throw new ImportError(line, field, `${path} is a loop of symbolic links`);
     }
-    if (real === null) throw new ImportError(line, field, `file ${path} not found`);
+    if (real === 'ENOTDIR') {
+      throw new ImportError(line, field, `${path} goes through a file as if it were a folder`);
+    }
+    if (!isAbsolute(real)) throw new ImportError(line, field, `file ${path} not found`);
     this.realBaseDir ??= realpath(this.baseDir);
     if (!isInside(await this.realBaseDir, real)) {
       throw new ImportError(

@@ -997,7 +997,16 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         prepare: async (dir) => {
           await writeJpeg(dir, 'scan.jpg');
         },
-        expect: /^line 4: receipt\.original: scan\.jpg\/ names a folder, not a file$/,
+        expect:
+          /^line 4: receipt\.original: scan\.jpg\/ goes through a file as if it were a folder$/,
+      },
+      {
+        name: 'receipt path through a folder that is not there',
+        line: expense(1, 5, 1, 1, { receipt: { original: 'nowhere/../scan.jpg' } }),
+        prepare: async (dir) => {
+          await writeJpeg(dir, 'scan.jpg');
+        },
+        expect: /^line 4: receipt\.original: file nowhere\/\.\.\/scan\.jpg not found$/,
       },
       {
         name: 'receipt larger than 25 MiB',
