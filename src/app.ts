@@ -28,7 +28,7 @@ import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { databaseUnreachable, databaseWithoutSchema } from './http/errors.ts';
 import { keepAliveAnnouncer } from './http/keep-alive.ts';
-import { dropPageQuery, registerDocsPageFixes } from './http/openapi/docs-page.ts';
+import { redirectToPage, registerDocsPageFixes } from './http/openapi/docs-page.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
 import { registerETags } from './http/plugins/etag.ts';
@@ -230,7 +230,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The reference page, served from the installed package: no CDN, nothing leaves the host.
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiHooks: { onRequest: dropPageQuery },
+    uiHooks: { onRequest: redirectToPage },
     // The plugin always points the page at its own /docs/json (the same document as
     // openapi.json). BaseLayout drops the Swagger top bar, whose logo is an inline <style>.
     // persistAuthorization: the key pasted once with Authorize is kept in the browser's

@@ -347,7 +347,7 @@ describe('paths and methods', () => {
     // Served from the static folder, the page's relative links (./json) would lead nowhere.
     for (const [path, location] of [
       ['/docs/static/', '../'],
-      ['/docs/static/index.html', '/docs/'],
+      ['/docs/static/index.html', '../'],
     ]) {
       const res = await api.get(path as string, null);
       assert.equal(res.status, 302, path);

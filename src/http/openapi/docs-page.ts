@@ -12,7 +12,7 @@ const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-sca
  * - a query string (`/docs?utm_source=mail`): the page finds its document at its own URL plus
  *   `./json`, query and all, so it loaded the page itself and showed no operation; and the
  *   plugin's `/docs/static/index.html?x` redirected to itself. Both are redirected to the page
- *   without the query, relatively (so behind a path prefix too);
+ *   without the query, relatively (so behind a path prefix too; see `redirectToPage`);
  * - no viewport: a phone drew it at a desktop's width, shrunk to a third.
  */
 export function registerDocsPageFixes(app: FastifyInstance): void {
@@ -28,16 +28,19 @@ export function registerDocsPageFixes(app: FastifyInstance): void {
   });
 }
 
-/** The plugin's `uiHooks.onRequest`: a page URL with a query goes to the page without it. */
-export async function dropPageQuery(request: FastifyRequest, reply: FastifyReply) {
+/**
+ * The plugin's `uiHooks.onRequest`: a page URL with a query goes to the page without it, and
+ * `/docs/static/index.html` to `../` (the plugin's own redirect is absolute, `/docs/`, which
+ * leaves a path prefix a proxy adds).
+ */
+export async function redirectToPage(request: FastifyRequest, reply: FastifyReply) {
   const route = request.routeOptions.url ?? '';
-  if (!PAGE_ROUTES.has(route) && route !== STATIC_INDEX_ROUTE) return;
+  if (route === STATIC_INDEX_ROUTE) return reply.redirect('../');
+  if (!PAGE_ROUTES.has(route)) return;
   const url = request.raw.url ?? '';
   const query = url.indexOf('?');
   if (query === -1) return;
   const path = url.slice(0, query);
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  // `/docs?x` → `docs`; `/docs/?x` → `./`; `/docs/static/index.html?x` → `../`.
-  const target = route === STATIC_INDEX_ROUTE ? '../' : name === '' ? './' : name;
-  return reply.redirect(target);
+  // `/docs?x` → `docs`; `/docs/?x` → `./`.
+  return reply.redirect(path.slice(path.lastIndexOf('/') + 1) || './');
 }
