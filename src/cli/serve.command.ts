@@ -120,7 +120,12 @@ export function registerServeCommand(program: Command): void {
       // SIGHUP the same, but exit 129 as a process the hangup ended: its default action dropped
       // the requests in flight, and a service manager that restarts on failure starts the
       // service again with the settings it has now (there is no reload: they are read at start).
+      // A signal during the drain: a second SIGTERM or SIGINT stops the process at once (its
+      // default action, the handler being gone), a second hangup changes nothing.
+      let stopping = false;
       const shutdown = (signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP') => {
+        if (stopping) return;
+        stopping = true;
         server.app.log.info({ signal }, 'shutting down');
         const since = performance.now();
         server.close().then(
@@ -137,7 +142,7 @@ export function registerServeCommand(program: Command): void {
       };
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));
-      process.once('SIGHUP', () => shutdown('SIGHUP'));
+      process.on('SIGHUP', () => shutdown('SIGHUP'));
     });
 }
 
