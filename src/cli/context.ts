@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
-import { type Config, ConfigError, loadConfig } from '../config.ts';
+import { type Config, ConfigError, type DatabaseTarget, loadConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 
 export interface CommandContext {
@@ -13,6 +13,13 @@ export interface CommandContext {
  * database modules (Kysely, both drivers, the migrations) load here, when a command needs them:
  * `cdapi --help` or a mistyped option answers without them, and each command loads only its own.
  */
+/** The SQLite file the target names when it does not exist yet (opening it makes it), else null. */
+export function sqliteFileToMake(database: DatabaseTarget): string | null {
+  return database.dialect === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path)
+    ? database.path
+    : null;
+}
+
 export async function withDatabase<T>(
   run: (context: CommandContext) => Promise<T>,
   options: {
@@ -32,16 +39,11 @@ export async function withDatabase<T>(
   } = {},
 ): Promise<T> {
   const config = loadConfig();
-  const { database } = config;
-  if (
-    !options.creates &&
-    database.dialect === 'sqlite' &&
-    database.path !== ':memory:' &&
-    !existsSync(database.path)
-  ) {
+  const absent = sqliteFileToMake(config.database);
+  if (!options.creates && absent !== null) {
     const missing = process.env.DATABASE_URL
-      ? `names ${database.path}, which does not exist`
-      : `is not set, and its default, ${database.path}, does not exist`;
+      ? `names ${absent}, which does not exist`
+      : `is not set, and its default, ${absent}, does not exist`;
     throw new ConfigError(
       'DATABASE_URL',
       `${missing}: cdapi serve, import, migrate or demo makes the database; check the path`,

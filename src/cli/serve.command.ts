@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import {
   DEFAULT_DATABASE_URL,
@@ -9,7 +8,7 @@ import {
 import type { DatabaseHandle } from '../db/connect.ts';
 import { DEFAULT_DEMO_EMPLOYEES } from '../demo/context.ts';
 import { restartWithServiceMemorySettings } from '../heap.ts';
-import { parseCount } from './context.ts';
+import { parseCount, sqliteFileToMake } from './context.ts';
 import { SERVE_HELP } from './help.ts';
 
 interface ServeOptions {
@@ -71,11 +70,7 @@ export function registerServeCommand(program: Command): void {
         });
         demoKey = demo.key;
       };
-      const { database } = config;
-      const newFile =
-        database.dialect === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path)
-          ? database.path
-          : null;
+      const newFile = sqliteFileToMake(config.database);
       const server = await startServer(config, {
         listening: options.demo ? seedDemo : undefined,
       });
