@@ -10,7 +10,7 @@ import type { ReceiptStore } from '../receipts/store.ts';
 import { ImportError } from './import-error.ts';
 
 const RECEIPT_MAX_BYTES = 25 * 1024 * 1024;
-const RECEIPT_MAX_SIZE = '25 MiB (26,214,400 bytes)';
+const RECEIPT_MAX_SIZE = `${RECEIPT_MAX_BYTES / 1024 / 1024} MiB (${RECEIPT_MAX_BYTES.toLocaleString('en-US')} bytes)`;
 
 /**
  * The receipt images an import stores: each original byte for byte and its processed variant,
@@ -50,15 +50,10 @@ export class ReceiptIngest {
     // The path as written, as the system reads it: resolve() would make `1.jpg/`, `1.jpg/.` or
     // `no-such-folder/../1.jpg` the file, which the system refuses.
     const real = await realpath(`${this.baseDir}${sep}${path}`).catch(
-      (error: NodeJS.ErrnoException) => error.code ?? 'ENOENT',
+      (error: NodeJS.ErrnoException) => {
+        throw new ImportError(line, field, unreachableReceipt(path, error.code));
+      },
     );
-    if (real === 'ELOOP') {
-      throw new ImportError(line, field, `${path} is a loop of symbolic links`);
-    }
-    if (real === 'ENOTDIR') {
-      throw new ImportError(line, field, `${path} goes through a file as if it were a folder`);
-    }
-    if (!isAbsolute(real)) throw new ImportError(line, field, `file ${path} not found`);
     this.realBaseDir ??= realpath(this.baseDir);
     if (!isInside(await this.realBaseDir, real)) {
       throw new ImportError(
@@ -133,6 +128,13 @@ export class ReceiptIngest {
 function isInside(dir: string, path: string): boolean {
   const inside = relative(dir, path);
   return inside !== '' && inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside);
+}
+
+/** Why the system found no file at a receipt's path, by the code of its refusal. */
+function unreachableReceipt(path: string, code: string | undefined): string {
+  if (code === 'ELOOP') return `${path} is a loop of symbolic links`;
+  if (code === 'ENOTDIR') return `${path} goes through a file as if it were a folder`;
+  return `file ${path} not found`;
 }
 
 /** Opened read-only, never through a link, and without waiting on a FIFO's writer. */
