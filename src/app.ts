@@ -214,7 +214,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // pipeline's own work cost the event loop more than the compression it handed off
   // (docs/performance.md, item 45). Larger ones (change-feed pages of 1,000 entries) still go to
   // the threads. gzip and deflate at GZIP_LEVEL, not zlib's default 6.
-  // Its onSend hook edits the reference page's text: before compression's, which makes a stream.
+  // Declared before compression, whose onSend hooks it must precede on the reference page.
   registerDocsPageFixes(app);
   await app.register(compress, {
     global: true,

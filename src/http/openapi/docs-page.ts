@@ -16,16 +16,18 @@ const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-sca
  * - no viewport: a phone drew it at a desktop's width, shrunk to a third.
  */
 export function registerDocsPageFixes(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (
-      typeof payload !== 'string' ||
-      !PAGE_ROUTES.has(request.routeOptions.url ?? '') ||
-      reply.statusCode !== 200
-    ) {
-      return payload;
-    }
-    return payload.replace('<meta charset="UTF-8">', `<meta charset="UTF-8">\n${VIEWPORT}`);
+  // On the page's routes alone, and first among their onSend hooks: compression's, which
+  // @fastify/compress adds to each route as it is declared, makes the page a stream.
+  app.addHook('onRoute', (route) => {
+    if (!PAGE_ROUTES.has(route.url)) return;
+    const others = route.onSend === undefined ? [] : [route.onSend].flat();
+    route.onSend = [withViewport, ...others];
   });
+}
+
+async function withViewport(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  if (typeof payload !== 'string' || reply.statusCode !== 200) return payload;
+  return payload.replace('<meta charset="UTF-8">', `<meta charset="UTF-8">\n${VIEWPORT}`);
 }
 
 /**
