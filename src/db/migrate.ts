@@ -23,7 +23,7 @@ import * as m0018 from './migrations/0018_fold_final_sigma.ts';
 import * as m0019 from './migrations/0019_covering_employee_indexes.ts';
 import * as m0020 from './migrations/0020_group_window_indexes.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
-import { isConnectionRefused } from './unavailable.ts';
+import { isConnectionRefused, isSchemaMissing } from './unavailable.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
 // from dist/ after a build.
@@ -68,13 +68,16 @@ export interface MigrationOutcome {
   applied: string[];
 }
 
-/** The migrations the database records, in the order they ran; none before the first. */
+/** The migrations the database records, by name; none before the first made their table. */
 async function recordedMigrations(db: Db): Promise<string[]> {
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-  if (!tables.some((table) => table.name === 'kysely_migration')) return [];
-  const { rows } = await sql<{ name: string }>`
-    select name from kysely_migration order by name`.execute(db);
-  return rows.map((row) => row.name);
+  try {
+    const { rows } = await sql<{ name: string }>`
+      select name from kysely_migration order by name`.execute(db);
+    return rows.map((row) => row.name);
+  } catch (error) {
+    if (isSchemaMissing(error)) return [];
+    throw error;
+  }
 }
 
 /**
