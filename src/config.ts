@@ -128,7 +128,11 @@ export function parseDatabaseUrl(value: string, variable = 'DATABASE_URL'): Data
         `${path} names a folder: give the database file's path, e.g. sqlite:${path}company-data.db`,
       );
     }
-    return { dialect: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
+    if (path === ':memory:') return { dialect: 'sqlite', path };
+    // A loop of links is told here, by name, before anything is made beside the file (SQLite
+    // would say only `unable to open database file`).
+    throughLinks(resolve(path), variable);
+    return { dialect: 'sqlite', path: resolve(path) };
   }
   if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
     try {
@@ -317,21 +321,29 @@ function besideDatabase(database: DatabaseTarget, name: string): string | null {
  * link keeps its store and secret beside the file itself, as every other path to it does; a
  * link to a file not made yet leads to the name SQLite will make.
  */
-function throughLinks(path: string): string {
+function throughLinks(path: string, variable = 'DATABASE_URL'): string {
   try {
     return realpathSync(path);
-  } catch {
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw linkLoop(path, variable);
     // Not there yet: follow the links that are (at most 40, as the system does).
     let current = resolve(path);
     for (let hops = 0; hops < 40; hops += 1) {
       try {
         current = resolve(dirname(current), readlinkSync(current));
       } catch {
-        break;
+        return current;
       }
     }
-    return current;
+    throw linkLoop(path, variable);
   }
+}
+
+function linkLoop(path: string, variable: string): ConfigError {
+  return new ConfigError(
+    variable,
+    `${path} is a loop of symbolic links (or a chain of more than 40)`,
+  );
 }
 
 /**

@@ -262,6 +262,31 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses a database path that is a loop of symbolic links, making nothing beside it', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cdapi-loop-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    symlinkSync(join(dir, 'b.db'), join(dir, 'a.db'));
+    symlinkSync(join(dir, 'a.db'), join(dir, 'b.db'));
+    for (const env of [
+      { DATABASE_URL: `sqlite:${join(dir, 'a.db')}` },
+      // With the store and the secret given, nothing else would follow the links before SQLite.
+      {
+        DATABASE_URL: `sqlite:${join(dir, 'a.db')}`,
+        RECEIPTS_DIR: dir,
+        SIGNING_SECRET: 's'.repeat(32),
+      },
+    ]) {
+      assert.throws(
+        () => loadServerConfig(env),
+        (error: Error) =>
+          error instanceof ConfigError &&
+          error.message ===
+            `DATABASE_URL: ${join(dir, 'a.db')} is a loop of symbolic links (or a chain of more than 40)`,
+      );
+    }
+    assert.deepEqual(readdirSync(dir).sort(), ['a.db', 'b.db']);
+  });
+
   it('keeps a generated signing secret beside the SQLite file, as it keeps the receipts', (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'cdapi-secret-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
