@@ -9,11 +9,12 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { prepareDatabase } from './harness/database.ts';
 import { describeEnvironment } from './harness/environment.ts';
+import { onInterrupt, stopOnInterrupt } from './harness/interrupt.ts';
 import {
   benchPostgresUrl,
   COMMON_FLAGS,
@@ -54,6 +55,7 @@ async function timedPull(args: string[], key: string): Promise<PullFigures> {
     env: { PATH: process.env.PATH ?? '', CDAPI_KEY: key },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  stopOnInterrupt(child);
   const rss = new RssSampler(child.pid as number, RSS_INTERVAL_MS);
   let stdout = '';
   child.stdout.on('data', (chunk) => {
@@ -89,21 +91,29 @@ async function main(): Promise<void> {
   if (engine !== 'sqlite' && engine !== 'postgres')
     throw new UsageError('--db must be sqlite or postgres', USAGE);
   const dataFile = values.data ?? 'bench-data/large.ndjson';
+  if (!existsSync(dataFile)) {
+    throw new Error(`${dataFile} does not exist (npm run bench:data writes it)`);
+  }
   const pageSize = values['page-size']
     ? positiveInteger('--page-size', values['page-size'], USAGE)
     : 1000;
+  // cdapi-pull's own limit, told before the build and the import rather than by its run.
+  if (pageSize > 1000) throw new UsageError('--page-size must be at most 1000', USAGE);
   const companyId = values.company
     ? positiveInteger('--company', values.company, USAGE)
     : LARGE_COMPANY_ID;
   const out = values.out ?? `bench-results/pull-${fileTimestamp(new Date())}.json`;
+  const postgresUrl = benchPostgresUrl(process.env, USAGE);
 
   progress('building the service');
   await buildService();
   progress(`preparing the ${engine} database from ${dataFile}`);
-  const database = await prepareDatabase(engine, dataFile, benchPostgresUrl(process.env));
+  const database = await prepareDatabase(engine, dataFile, postgresUrl);
   const key = await createKey(database, companyId, 'bench-pull');
   const service = await startService(serviceEnv(database));
   const scratch = mkdtempSync(join(tmpdir(), 'cdapi-bench-pull-'));
+  const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
+  const forgetScratch = onInterrupt(removeScratch);
   try {
     const mirror = join(scratch, 'mirror.sqlite');
     const args = ['--base-url', service.baseUrl, '--out', mirror, '--page-size', String(pageSize)];
@@ -137,16 +147,17 @@ async function main(): Promise<void> {
     writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`);
     process.stdout.write(
       `${engine}: full pull ${full.upserts} records in ${full.seconds} s = ${full.recordsPerSecond} records/s ` +
-        `(peak RSS ${Math.round((full.peakRssBytes ?? 0) / 2 ** 20)} MB); with --compress ` +
+        `(peak RSS ${Math.round((full.peakRssBytes ?? 0) / 2 ** 20)} MB, mirror ${Math.round(mirrorBytes / 2 ** 20)} MB); with --compress ` +
         `${compressed.recordsPerSecond} records/s; incremental ${incremental.seconds} s; ${out}\n`,
     );
   } finally {
     await service.stop();
-    rmSync(scratch, { recursive: true, force: true });
+    removeScratch();
+    forgetScratch();
   }
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`bench:pull: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 });

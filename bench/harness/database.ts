@@ -116,6 +116,29 @@ async function createPostgresDatabaseIfMissing(url: string): Promise<void> {
   }
 }
 
+/**
+ * The harness migrates, imports into and deletes from the database it is given: one holding
+ * tables but no migrations of this service's is somebody else's, and is left alone.
+ */
+async function refuseForeignTables(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables
+        WHERE table_schema = current_schema() ORDER BY table_name`,
+    );
+    const names = rows.map((row) => row.table_name);
+    if (names.length > 0 && !names.includes('kysely_migration')) {
+      throw new Error(
+        `the database holds tables that are not this service's (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}): name a new database, or one the benchmark made`,
+      );
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 async function countCompanies(url: string): Promise<number> {
   const handle = openDatabase({ dialect: 'postgres', url });
   try {
@@ -149,7 +172,12 @@ async function preparePostgres(dataFile: string, url: string): Promise<PreparedD
     label: `${label.toString()}, the service's pool ${pool} connections`,
     env,
   };
-  await createPostgresDatabaseIfMissing(url);
+  try {
+    await createPostgresDatabaseIfMissing(url);
+    await refuseForeignTables(url);
+  } catch (error) {
+    throw new Error(`BENCH_DATABASE_URL (${label}): ${(error as Error).message}`);
+  }
   await runCli(['migrate'], env);
   if ((await countCompanies(url)) > 0) {
     return { ...prepared, import: { status: 'reused', reason: 'companies table not empty' } };

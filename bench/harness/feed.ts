@@ -1,7 +1,6 @@
 import { createReadStream, writeFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { openDatabase } from '../../src/db/connect.ts';
 import type { PreparedDatabase } from './database.ts';
 import { LARGE_COMPANY_ID } from './parameters.ts';
 import { runCliMeasured, startService } from './processes.ts';
@@ -78,31 +77,29 @@ export async function runFeed(database: PreparedDatabase): Promise<FeedRun> {
   };
 }
 
-/** The large company's leave and expense ids that end in 00: 1 % of them. */
-async function everyHundredth(
-  database: PreparedDatabase,
-): Promise<{ leaves: number[]; expenses: number[] }> {
-  const url = database.env.DATABASE_URL as string;
-  const handle = openDatabase(
-    url.startsWith('sqlite:')
-      ? { dialect: 'sqlite', path: url.slice('sqlite:'.length) }
-      : { dialect: 'postgres', url },
-  );
-  try {
-    const ids = async (table: 'leaves' | 'expenses') =>
-      (
-        await handle.db
-          .selectFrom(table)
-          .select('id')
-          .where('company_id', '=', LARGE_COMPANY_ID)
-          .orderBy('id')
-          .execute()
-      )
-        .map((row) => Number(row.id))
-        .filter((_, i) => i % 100 === 0);
-    return { leaves: await ids('leaves'), expenses: await ids('expenses') };
-  } finally {
-    await handle.close();
+/**
+ * Every hundredth of the large company's leaves and expenses in the data file, by id: 1 % of
+ * them. Taken from the file, not the database, so the file that brings them back holds every
+ * record deleted, even when the database reused was imported from another file.
+ */
+async function everyHundredth(dataFile: string): Promise<{ leaves: number[]; expenses: number[] }> {
+  const leaves: number[] = [];
+  const expenses: number[] = [];
+  for await (const record of largeCompanyRecords(dataFile)) {
+    (record.type === 'leave' ? leaves : expenses).push(record.id);
+  }
+  const hundredth = (ids: number[]) => ids.sort((a, b) => a - b).filter((_, i) => i % 100 === 0);
+  return { leaves: hundredth(leaves), expenses: hundredth(expenses) };
+}
+
+/** The large company's leave and expense lines of `dataFile`, parsed. */
+async function* largeCompanyRecords(
+  dataFile: string,
+): AsyncGenerator<{ type: string; id: number; line: string }> {
+  for await (const line of createInterface({ input: createReadStream(dataFile) })) {
+    if (!line.startsWith('{"type":"leave"') && !line.startsWith('{"type":"expense"')) continue;
+    const record = JSON.parse(line) as { type: string; company_id: number; id: number };
+    if (record.company_id === LARGE_COMPANY_ID) yield { type: record.type, id: record.id, line };
   }
 }
 
@@ -111,16 +108,8 @@ async function originalLines(dataFile: string, wanted: { leaves: number[]; expen
   const leaves = new Set(wanted.leaves);
   const expenses = new Set(wanted.expenses);
   const lines: string[] = [];
-  for await (const line of createInterface({ input: createReadStream(dataFile) })) {
-    if (!line.startsWith('{"type":"leave"') && !line.startsWith('{"type":"expense"')) continue;
-    const record = JSON.parse(line) as { type: string; company_id: number; id: number };
-    if (record.company_id !== LARGE_COMPANY_ID) continue;
-    if (
-      (record.type === 'leave' && leaves.has(record.id)) ||
-      (record.type === 'expense' && expenses.has(record.id))
-    ) {
-      lines.push(line);
-    }
+  for await (const { type, id, line } of largeCompanyRecords(dataFile)) {
+    if ((type === 'leave' ? leaves : expenses).has(id)) lines.push(line);
   }
   return lines;
 }
@@ -128,10 +117,11 @@ async function originalLines(dataFile: string, wanted: { leaves: number[]; expen
 /**
  * Times `cdapi import` of a file that deletes 1 % of the large company's leaves and expenses,
  * then of one that imports them again (so the bench database holds the data file's records
- * again afterwards, with new change numbers).
+ * again afterwards, with new change numbers). Both files are written beside the data
+ * (`bench-data/NAME-ENGINE-deletes.ndjson`, `…-restore.ndjson`) and kept, to be read.
  */
 export async function runDeletes(dataFile: string, database: PreparedDatabase): Promise<DeleteRun> {
-  const wanted = await everyHundredth(database);
+  const wanted = await everyHundredth(dataFile);
   const stem = resolve('bench-data', `${basename(dataFile, extname(dataFile))}-${database.engine}`);
   const restore = await originalLines(dataFile, wanted);
   const deletes = [
@@ -150,6 +140,15 @@ export async function runDeletes(dataFile: string, database: PreparedDatabase): 
     ['import', '--json', `${stem}-restore.ndjson`],
     database.env,
   );
+  // The delete file's figures are those of deletions only if the database held the records.
+  const absent = Object.values(
+    (JSON.parse(deleted.stdout) as { absent_deletes: Record<string, number> }).absent_deletes,
+  ).reduce((sum, count) => sum + count, 0);
+  if (absent > 0) {
+    throw new Error(
+      `${absent} of the ${deletes.length} deletions found no record: the database reused (${database.label}) does not hold ${dataFile}'s records; the lines have been imported back from the file, but its figures are not this data's (drop the database to import the file afresh)`,
+    );
+  }
   return {
     deletes: deletes.length,
     deleteSeconds: deleted.seconds,

@@ -67,8 +67,27 @@ export class UsageError extends Error {
 }
 
 /** The PostgreSQL database the harness uses: env BENCH_DATABASE_URL, or the default. */
-export function benchPostgresUrl(env: NodeJS.ProcessEnv): string {
-  return env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/cdapi_bench';
+export function benchPostgresUrl(env: NodeJS.ProcessEnv, usage = USAGE): string {
+  const url = env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/cdapi_bench';
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Told below.
+  }
+  if (parsed === null || !/^postgres(ql)?:$/.test(parsed.protocol)) {
+    throw new UsageError(
+      'BENCH_DATABASE_URL must be a postgres:// URL: postgres://USER@HOST:PORT/DATABASE',
+      usage,
+    );
+  }
+  if (decodeURIComponent(parsed.pathname.slice(1)) === '') {
+    throw new UsageError(
+      'BENCH_DATABASE_URL must name its database: postgres://USER@HOST:PORT/DATABASE',
+      usage,
+    );
+  }
+  return url;
 }
 
 export function positiveInteger(name: string, raw: string, usage = USAGE): number {
@@ -76,10 +95,10 @@ export function positiveInteger(name: string, raw: string, usage = USAGE): numbe
   return Number(raw);
 }
 
-function parseEngines(raw: string): Engine[] {
+function parseEngines(raw: string, name: string): Engine[] {
   if (raw === 'both') return ['sqlite', 'postgres'];
   if (raw === 'sqlite' || raw === 'postgres') return [raw];
-  throw new UsageError('--db must be sqlite, postgres or both');
+  throw new UsageError(`${name} must be sqlite, postgres or both`);
 }
 
 function parseScenarios(raw: string | undefined): ScenarioName[] {
@@ -105,9 +124,16 @@ export function fileTimestamp(date: Date): string {
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions | null {
   const values = parseFlags(argv, BENCH_FLAGS, USAGE);
   if (values.help) return null;
+  // A bad value is told by the name it was given under: the flag, else the variable.
+  const given = (flag: keyof typeof values, variable: string): string =>
+    values[flag] === undefined && env[variable] !== undefined ? variable : `--${flag}`;
   const dbLabel = values.db ?? env.BENCH_DB ?? 'sqlite';
-  const engines = parseEngines(dbLabel);
-  const parts = parseList(values.parts ?? env.BENCH_PARTS ?? 'cold,fixed', BENCH_PARTS, '--parts');
+  const engines = parseEngines(dbLabel, given('db', 'BENCH_DB'));
+  const parts = parseList(
+    values.parts ?? env.BENCH_PARTS ?? 'cold,fixed',
+    BENCH_PARTS,
+    given('parts', 'BENCH_PARTS'),
+  );
   if (parts.includes('peer') && !engines.includes('postgres')) {
     throw new UsageError(
       '--parts peer needs --db postgres (or both): the peer, Platformatic DB, reads the PostgreSQL tables',
@@ -118,9 +144,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     engines,
     dbLabel,
     postgresUrl: benchPostgresUrl(env),
-    durationSeconds: positiveInteger('--duration', values.duration ?? env.BENCH_DURATION ?? '10'),
+    durationSeconds: positiveInteger(
+      given('duration', 'BENCH_DURATION'),
+      values.duration ?? env.BENCH_DURATION ?? '10',
+    ),
     connections: positiveInteger(
-      '--connections',
+      given('connections', 'BENCH_CONNECTIONS'),
       values.connections ?? env.BENCH_CONNECTIONS ?? '32',
     ),
     out:

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { text } from 'node:stream/consumers';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { stopOnInterrupt } from './interrupt.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The real CLI, as an operator runs it from a checkout (tsx compiles the sources at start-up). */
@@ -124,8 +125,9 @@ export async function runCliMeasured(args: string[], env: NodeJS.ProcessEnv): Pr
   const useGnuTime = existsSync(GNU_TIME);
   const started = performance.now();
   const child = useGnuTime
-    ? spawn(GNU_TIME, ['-v', process.execPath, BUILT_CLI, ...args], { env })
+    ? spawn(GNU_TIME, ['-v', process.execPath, BUILT_CLI, ...args], { env, detached: true })
     : spawn(process.execPath, [BUILT_CLI, ...args], { env });
+  stopOnInterrupt(child, { group: useGnuTime });
   const sampler = useGnuTime || child.pid === undefined ? null : new RssSampler(child.pid, 100);
   const [stdout, stderr, code] = await Promise.all([
     text(child.stdout),
@@ -197,6 +199,7 @@ export async function startListening(
   name: string,
 ): Promise<Service> {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  stopOnInterrupt(child);
   child.stdout.pipe(process.stderr);
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {

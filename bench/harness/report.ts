@@ -154,7 +154,7 @@ function formatFeed(feed: FeedRun): string {
 }
 
 function formatDeletes(run: DeleteRun): string {
-  return `1 % deleted: ${thousands(run.deletes)} delete lines in ${fixed1(run.deleteSeconds)} s = ${thousands(run.deletesPerSecond)}/s; brought back: ${thousands(run.restored)} records in ${fixed1(run.restoreSeconds)} s = ${thousands(run.restoredPerSecond)} records/s`;
+  return `1 % deleted: ${thousands(run.deletes)} delete lines in ${fixed1(run.deleteSeconds)} s = ${thousands(run.deletesPerSecond)} lines/s; brought back: ${thousands(run.restored)} records in ${fixed1(run.restoreSeconds)} s = ${thousands(run.restoredPerSecond)} records/s`;
 }
 
 /** The latencies to compare across engines: each cold-mix class of each phase, each fixed scenario. */
