@@ -118,8 +118,8 @@ const optionalNumber = (value: string | null): number | null =>
  *
  * When Redis cannot be reached the service keeps answering: each instance falls back to its
  * own in-process limits (so N instances allow up to N × the limit), logs one warning, and
- * `/readyz` reports `degraded`. Once ioredis has reconnected (its own capped backoff), the
- * store switches back and logs the recovery.
+ * `/readyz` reports `degraded`. Once ioredis has reconnected (its own capped backoff), or a
+ * frozen Redis answers a PING again, the store switches back and logs the recovery.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis;
@@ -132,6 +132,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   private sequence = 0;
   private reachable = true;
   private skipRedisUntil = 0;
+  /** While Redis is unreachable on a connection that stays open (a frozen server), PINGs it. */
+  private probe: NodeJS.Timeout | null = null;
 
   constructor(options: RedisRateLimitStoreOptions) {
     this.keyPrefix = options.keyPrefix;
@@ -148,8 +150,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     });
     this.redis.defineCommand('cdapiRateLimit', { numberOfKeys: 1, lua: RATE_LIMIT_SCRIPT });
     // Connection errors surface through `consume` and the reachability log; an unhandled
-    // 'error' event would crash the process.
-    this.redis.on('error', () => {});
+    // 'error' event would crash the process. A refused password is told as such: the
+    // connection's own failure says only "Connection is closed", as for a Redis that is down.
+    this.redis.on('error', (error: Error) => {
+      if (/^(WRONGPASS|NOAUTH)\b/.test(error.message)) this.markUnreachable(error);
+    });
     // Reconnected: `/readyz` and the fallback gauge say so at once, not at the next request
     // (an idle instance kept its alert firing), and the next request tries Redis again.
     this.redis.on('ready', () => {
@@ -270,6 +275,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   private markReachable(): void {
+    this.stopProbing();
     if (this.reachable) return;
     this.reachable = true;
     this.log.info({}, 'Redis reachable again: rate limits are shared across instances');
@@ -278,10 +284,37 @@ export class RedisRateLimitStore implements RateLimitStore {
   private markUnreachable(error: unknown): void {
     if (!this.reachable) return;
     this.reachable = false;
+    const refused = error instanceof Error && /^(WRONGPASS|NOAUTH)\b/.test(error.message);
     this.log.warn(
       { err: error },
-      'Redis unreachable: rate limits fall back to per-instance counting until it returns',
+      refused
+        ? 'Redis refused the credentials of REDIS_URL: rate limits fall back to per-instance counting until it accepts them'
+        : 'Redis unreachable: rate limits fall back to per-instance counting until it returns',
     );
+    this.startProbing();
+  }
+
+  /**
+   * A command that timed out leaves the connection open, so no 'ready' event tells that Redis
+   * answers again: without a request (an idle instance), `/readyz` and the fallback gauge would
+   * stay degraded. A PING every `retryAfterFailureMs` tells it; a closed connection is left to
+   * ioredis's reconnection and its 'ready'.
+   */
+  private startProbing(): void {
+    if (this.probe !== null) return;
+    this.probe = setInterval(() => {
+      if (this.redis.status !== 'ready') return;
+      this.redis.ping().then(
+        () => this.markReachable(),
+        () => {},
+      );
+    }, this.retryAfterFailureMs).unref();
+  }
+
+  private stopProbing(): void {
+    if (this.probe === null) return;
+    clearInterval(this.probe);
+    this.probe = null;
   }
 
   checks(): Record<string, 'ok' | 'unreachable'> {
@@ -289,6 +322,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async close(): Promise<void> {
+    this.stopProbing();
     await this.fallback.close();
     // quit() waits for replies in flight; disconnect() when the connection is already gone.
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => {});

@@ -72,7 +72,11 @@ export interface OwnRedis {
   thaw(): void;
 }
 
-export async function useOwnRedis(t: TestContext): Promise<OwnRedis> {
+/** With `password`, the server asks every connection for it (`requirepass`). */
+export async function useOwnRedis(
+  t: TestContext,
+  { password }: { password?: string } = {},
+): Promise<OwnRedis> {
   const port = await freePort();
   let child: ChildProcess | null = null;
   const own: OwnRedis = {
@@ -80,7 +84,10 @@ export async function useOwnRedis(t: TestContext): Promise<OwnRedis> {
     async start() {
       const started = spawn(
         REDIS_SERVER,
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        [
+          ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+          ...(password === undefined ? [] : ['--requirepass', password]),
+        ],
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
       child = started;

@@ -106,6 +106,31 @@ if (ownSkip) {
   it('RedisRateLimitStore during an outage', { skip: ownSkip }, () => {});
 } else {
   describe('RedisRateLimitStore during an outage', () => {
+    it('says Redis refused the credentials of REDIS_URL, not that it is unreachable', async (t) => {
+      const own = await useOwnRedis(t, { password: 'the-right-one' });
+      for (const url of [
+        own.url.replace('redis://', 'redis://:the-wrong-one@'),
+        own.url, // none at all
+      ]) {
+        const log = recordingLog();
+        const store = new RedisRateLimitStore({ url, keyPrefix: 'auth:', log });
+        t.after(() => store.close());
+        await store.connect(5000);
+        assert.deepEqual(store.checks(), { redis: 'unreachable' });
+        assert.equal((await store.consume('k', { perMinute: 5, perHour: 5 })).allowed, true);
+        assert.deepEqual(
+          log.lines.map((line) => [line.level, line.message]),
+          [
+            [
+              'warn',
+              'Redis refused the credentials of REDIS_URL: rate limits fall back to per-instance counting until it accepts them',
+            ],
+          ],
+          url,
+        );
+      }
+    });
+
     it('answers from per-instance counts while Redis is down or frozen, and shares again when it returns', async (t) => {
       const own = await useOwnRedis(t);
       const log = recordingLog();
@@ -138,6 +163,12 @@ if (ownSkip) {
       assert.equal(frozen.windows[0].remaining, 999, 'counted by the fallback, which starts empty');
       assert.deepEqual(store.checks(), { redis: 'unreachable' });
       own.thaw();
+      // Idle: no request comes to find out, and the store still says when Redis answers again.
+      await eventually(
+        async () => store.checks().redis === 'ok',
+        'an idle store sees Redis answer again after a freeze',
+        REDIS_BACK_MS,
+      );
       await usedAgain('Redis used again after a freeze');
 
       // Killed: the connection drops; requests fall back at once, and Redis's own count is
