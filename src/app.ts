@@ -11,7 +11,7 @@ import { DerivedCache } from './db/derived-cache.ts';
 import { EmployeeDirectories } from './db/embedded-employees.ts';
 import type { LoadedSamples } from './db/list-samples.ts';
 import type { AnchorRun, SortBounds } from './db/list-source.ts';
-import { holdsCurrentSchema } from './db/migrate.ts';
+import { holdsCurrentSchema, unreadableTables } from './db/migrate.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { isSchemaMissing } from './db/unavailable.ts';
 import { forCompression } from './http/accept-encoding.ts';
@@ -26,7 +26,7 @@ import {
 } from './http/client-errors.ts';
 import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
-import { databaseUnreachable, databaseWithoutSchema } from './http/errors.ts';
+import { databaseUnreachable, databaseUnreadable, databaseWithoutSchema } from './http/errors.ts';
 import { keepAliveAnnouncer } from './http/keep-alive.ts';
 import { redirectToPage, registerDocsPageFixes } from './http/openapi/docs-page.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
@@ -298,6 +298,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         throw databaseUnreachable(label);
       });
       if (!current) throw databaseWithoutSchema(label);
+      const unreadable = await unreadableTables(handle).catch(() => {
+        throw databaseUnreachable(label);
+      });
+      if (unreadable.length > 0) {
+        app.log.error(
+          { tables: unreadable },
+          `${label}'s login may not read these tables: grant it SELECT on them`,
+        );
+        throw databaseUnreadable(label);
+      }
       checks[check] = 'ok';
     }
     Object.assign(checks, options.limiter.checks());

@@ -99,7 +99,11 @@ function reason(error: unknown): string {
   }
   const code = (error as NodeJS.ErrnoException)?.code;
   if (isConnectionRefused(error)) {
-    return `cannot connect to the database (DATABASE_URL): ${(error as Error).message}`;
+    const message = (error as Error).message;
+    // The replica's own refusal already names its variable (server.ts).
+    return refusedVariable(error) === 'DATABASE_READ_URL'
+      ? message
+      : `cannot connect to the database (DATABASE_URL): ${message}`;
   }
   const message = error instanceof Error ? error.message : '';
   if (
@@ -120,10 +124,14 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Which database refused the connection: the read replica's refusal starts with its variable. */
+const refusedVariable = (error: unknown): string =>
+  (error as Error).message.startsWith('DATABASE_READ_URL: ') ? 'DATABASE_READ_URL' : 'DATABASE_URL';
+
 function details(error: unknown): Record<string, unknown> {
   if (error instanceof ImportError) return { line: error.line, field: error.field };
   if (error instanceof ConfigError) return { variable: error.variable };
-  if (isConnectionRefused(error)) return { variable: 'DATABASE_URL' };
+  if (isConnectionRefused(error)) return { variable: refusedVariable(error) };
   return {};
 }
 

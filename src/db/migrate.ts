@@ -64,6 +64,21 @@ export async function holdsCurrentSchema(db: Db): Promise<boolean> {
   return rows.length > 0;
 }
 
+/**
+ * The tables of the database's schema that its login may not read (PostgreSQL; none on
+ * SQLite, which has no privileges): a replica's read-only role misses those the default
+ * privileges of docs/production.md do not cover, and every list reading them would fail.
+ */
+export async function unreadableTables(handle: DatabaseHandle): Promise<string[]> {
+  if (handle.dialect !== 'postgres') return [];
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = current_schema() and c.relkind in ('r', 'p')
+       and not has_table_privilege(c.oid, 'SELECT')
+     order by c.relname`.execute(handle.db);
+  return rows.map((row) => row.name);
+}
+
 export interface MigrationOutcome {
   applied: string[];
 }

@@ -73,3 +73,12 @@ export function isSchemaMissing(error: unknown): boolean {
   if (code === '42P01' || code === '3F000') return true; // undefined_table, invalid_schema_name
   return code === 'SQLITE_ERROR' && typeof message === 'string' && /^no such table/.test(message);
 }
+
+/**
+ * The database refused the service's login a table (PostgreSQL's insufficient_privilege): a
+ * replica's read-only role without SELECT on a table (made by another role than the one its
+ * default privileges cover). Not the client's fault: 503 while an operator grants it.
+ */
+export function isPermissionDenied(error: unknown): boolean {
+  return (error as { code?: unknown }).code === '42501';
+}

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isSchemaMissing } from '../db/unavailable.ts';
+import { isDatabaseUnavailable, isPermissionDenied, isSchemaMissing } from '../db/unavailable.ts';
 import { ERROR_MESSAGE_KEYWORD } from '../schemas/common.ts';
 import { type ParameterError, PROBLEM_CONTENT_TYPE } from '../schemas/problems.ts';
 import { protocolProblem } from './client-errors.ts';
@@ -70,6 +70,13 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
     request.log.error(
       { err: error },
       'the database has lost its tables (recreated or restored empty?): run cdapi migrate or restore it',
+    );
+    return sendProblem(reply, databaseUnavailable());
+  }
+  if (isPermissionDenied(error)) {
+    request.log.error(
+      { err: error },
+      "the database refuses the service's login a table: grant it SELECT (a replica's role, docs/production.md)",
     );
     return sendProblem(reply, databaseUnavailable());
   }

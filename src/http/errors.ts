@@ -141,6 +141,14 @@ export const databaseWithoutSchema = (label: string) =>
     { headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) } },
   );
 
+/** `/readyz` with a database whose login may not read every table (the log names them). */
+export const databaseUnreadable = (label: string) =>
+  new ApiError(
+    'service_unavailable',
+    `${label} refuses the service's login some of its tables: grant it SELECT on them.`,
+    { headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) } },
+  );
+
 /** The instance has as many requests waiting as it may (see admission.ts). */
 export const busy = () =>
   new ApiError('service_unavailable', 'The service is busy; retry shortly.', {

@@ -599,6 +599,18 @@ describeEachDialect('cdapi CLI', (dialect) => {
           });
         }
       }
+      // The replica's refusal is told by its own variable, not blamed on DATABASE_URL.
+      const serve = cdapi(['serve', '--port', '0'], {
+        ...env,
+        DATABASE_READ_URL: String(noDatabase),
+        SIGNING_SECRET: 's'.repeat(32),
+        RECEIPTS_DIR: env.RECEIPTS_DIR ?? '/tmp',
+      });
+      assert.equal(serve.status, 1);
+      assert.equal(
+        serve.stderr,
+        'cdapi: DATABASE_READ_URL: the read replica cannot be used: database "cdapi_no_such_database" does not exist\n',
+      );
     });
   }
 });

@@ -12,7 +12,13 @@ import { SCOPES } from '../../src/keys/scopes.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { startServer } from '../../src/server.ts';
 import { testServerConfig } from '../helpers/api.ts';
-import { type TestDatabase, testDialects, useDatabase, useTempDir } from '../helpers/databases.ts';
+import {
+  adminQuery,
+  type TestDatabase,
+  testDialects,
+  useDatabase,
+  useTempDir,
+} from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { employee, smallCompany, writeNdjson } from '../helpers/records.ts';
 
@@ -132,6 +138,53 @@ if (postgres?.skip) {
         status: 'ok',
         checks: { primary: 'ok', replica: 'ok' },
       });
+    });
+
+    it('answers 503 and is not ready while the replica refuses its login a table, until it is granted', async (t) => {
+      const { dir, primary, replica } = await primaryAndReplica(t);
+      const { key } = await createKey(primary);
+      // A read-only role the default privileges missed a table for.
+      const role = `cdapi_test_ro_${process.pid}_${Date.now()}`;
+      await adminQuery(`create role ${role} login`);
+      // After the databases, whose drop takes the role's privileges with them (hooks run in turn).
+      t.after(() => adminQuery(`drop role ${role}`));
+      await sql`grant usage on schema public to ${sql.id(role)}`.execute(replica.handle.db);
+      await sql`grant select on all tables in schema public to ${sql.id(role)}`.execute(
+        replica.handle.db,
+      );
+      await sql`revoke select on leaves from ${sql.id(role)}`.execute(replica.handle.db);
+      const url = new URL(replica.url);
+      url.username = role;
+      url.password = '';
+      const server = await started(
+        t,
+        testServerConfig(primary, dir, {
+          readDatabase: { dialect: 'postgres', url: url.toString() },
+        }),
+      );
+      const headers = { authorization: `Bearer ${key}` };
+
+      const leaves = await server.app.inject({ url: '/api/company/v1/leaves', headers });
+      assert.equal(leaves.statusCode, 503, leaves.body);
+      assert.equal(leaves.json().code, 'service_unavailable');
+      assert.equal(leaves.headers['retry-after'], '5');
+      assert.equal(
+        (await server.app.inject({ url: '/api/company/v1/employees', headers })).statusCode,
+        200,
+      );
+      const notReady = await server.app.inject({ url: '/readyz' });
+      assert.equal(notReady.statusCode, 503);
+      assert.equal(
+        notReady.json().detail,
+        "The read replica refuses the service's login some of its tables: grant it SELECT on them.",
+      );
+
+      await sql`grant select on leaves to ${sql.id(role)}`.execute(replica.handle.db);
+      assert.equal(
+        (await server.app.inject({ url: '/api/company/v1/leaves', headers })).statusCode,
+        200,
+      );
+      assert.equal((await server.app.inject({ url: '/readyz' })).statusCode, 200);
     });
 
     it('answers a change-feed cursor ahead of the replica from the primary (another replica gave it)', async (t) => {
