@@ -76,13 +76,38 @@ export function searchParamsOf(query: Record<string, QueryValue> | undefined): s
  * user name or password (fetch refuses one with them, and its error would show the password;
  * the key is the one credential). The callers' messages never echo a password.
  */
-export function baseUrlProblem(baseUrl: unknown): 'not http' | 'credentials' | null {
+export function baseUrlProblem(baseUrl: unknown): 'not http' | 'credentials' | 'query' | null {
   let url: URL | null = null;
   try {
     url = new URL(String(baseUrl));
   } catch {}
   if (!url || !/^https?:$/.test(url.protocol)) return 'not http';
-  return url.username !== '' || url.password !== '' ? 'credentials' : null;
+  if (url.username !== '' || url.password !== '') return 'credentials';
+  // Paths are appended to it: `…/v1?x=1` + `/employees` names no resource.
+  return /[?#]/.test(String(baseUrl)) ? 'query' : null;
+}
+
+/** The longest wait a 429 or 503 may ask for: the key's longest window, an hour. */
+const LONGEST_RETRY_AFTER_MS = 3_600_000;
+/** The most `timeoutMs` may be: what a timer can wait (about 24.8 days). */
+const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
+const MOST_RETRIES = 100;
+
+/** A fetch failure no later attempt can mend: fetch refuses the port outright. */
+const refusedForGood = (error: unknown): boolean =>
+  error instanceof TypeError && (error.cause as Error | undefined)?.message === 'bad port';
+
+/** Checks a `maxRetries` or `timeoutMs` given to the client or to one call. */
+export function checkTimeout(timeoutMs: unknown, name = 'timeoutMs'): void {
+  if (
+    !Number.isInteger(timeoutMs) ||
+    (timeoutMs as number) < 1 ||
+    (timeoutMs as number) > LONGEST_TIMEOUT_MS
+  ) {
+    throw new TypeError(
+      `${name} must be a whole number of milliseconds from 1 to ${LONGEST_TIMEOUT_MS}, got ${String(timeoutMs)}`,
+    );
+  }
 }
 
 /**
@@ -114,6 +139,21 @@ export class Transport {
         'baseUrl must not hold a user name or password (not shown here): the API key is the only credential',
       );
     }
+    if (problem === 'query') {
+      throw new TypeError(
+        'baseUrl must not hold a query (?) or a fragment (#): paths are appended to it, such as http://127.0.0.1:8080/api/company/v1',
+      );
+    }
+    if (
+      !Number.isInteger(options.maxRetries) ||
+      options.maxRetries < 0 ||
+      options.maxRetries > MOST_RETRIES
+    ) {
+      throw new TypeError(
+        `maxRetries must be a whole number from 0 to ${MOST_RETRIES}, got ${String(options.maxRetries)}`,
+      );
+    }
+    checkTimeout(options.timeoutMs);
     // Checked here, not by fetch: its error would hold the header, the key in it.
     if (!/^[\x21-\x7e]+$/.test(options.apiKey.trim())) {
       throw new TypeError(
@@ -156,6 +196,7 @@ export class Transport {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (!this.options.compress) headers['accept-encoding'] = 'identity';
     if (init.withKey !== false) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (call.timeoutMs !== undefined) checkTimeout(call.timeoutMs);
     const timeoutMs = call.timeoutMs ?? this.options.timeoutMs;
     // Only the key's requests count against its limits: a signed receipt URL (no key) is
     // fetched at once, before it expires, whatever the key's windows say.
@@ -166,7 +207,7 @@ export class Transport {
       const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
       const retryAfterFailure = async (error: unknown) => {
         if (call.signal?.aborted) throw call.signal.reason;
-        if (attempt >= this.options.maxRetries) throw error;
+        if (attempt >= this.options.maxRetries || refusedForGood(error)) throw error;
         const delay = backoffMs(attempt);
         this.options.onWait?.({ reason: 'retry', ms: delay, attempt: attempt + 1 });
         await sleep(delay, call.signal);
@@ -194,11 +235,13 @@ export class Transport {
           continue;
         }
       }
+      const wait = retryAfterMs(response);
       if (
         (response.status === 429 || response.status === 503) &&
-        attempt < this.options.maxRetries
+        attempt < this.options.maxRetries &&
+        // Longer than any window: not a wait worth making, told at once.
+        !(wait !== undefined && wait > LONGEST_RETRY_AFTER_MS)
       ) {
-        const wait = retryAfterMs(response);
         await drain(response);
         const delay =
           response.status === 429
@@ -226,7 +269,8 @@ export class Transport {
   }
 
   private async waitForRateLimit(signal: AbortSignal | undefined): Promise<void> {
-    const wait = this.notBefore - Date.now();
+    // A window frees within the hour, whatever a header said.
+    const wait = Math.min(this.notBefore - Date.now(), LONGEST_RETRY_AFTER_MS);
     if (wait <= 0) return;
     this.options.onWait?.({ reason: 'rate_limit', ms: wait });
     await sleep(wait, signal);

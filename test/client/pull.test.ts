@@ -604,6 +604,31 @@ describe('cdapi-pull', () => {
     assert.equal(withKey.code, 2);
     assert.match(withKey.stderr, /^cdapi-pull: an API key is never taken as an argument/);
     assert.equal(withKey.stderr.includes(key), false, withKey.stderr);
+    // Pasted with text around it: a header line, a list, a URL.
+    for (const arg of [`Authorization: Bearer ${key}`, `${key},leave`, `not a url ${key}`]) {
+      const pasted = await runPull(['--base-url', base, '--out', out, '--resources', arg], key);
+      assert.equal(pasted.code, 2, arg);
+      assert.match(pasted.stderr, /^cdapi-pull: an API key is never taken as an argument/);
+      assert.equal(pasted.stderr.includes(key.slice(4, 12)), false, pasted.stderr);
+    }
+
+    // A page that is not JSON (a portal's, a proxy's) is told as such, with a hint.
+    const portal = createServer((socket) => {
+      socket.once('data', () =>
+        socket.end(
+          'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 21\r\n\r\n<html>captive</html>\n',
+        ),
+      );
+    }).listen(0, '127.0.0.1');
+    await once(portal, 'listening');
+    t.after(() => portal.close());
+    const portalBase = `http://127.0.0.1:${(portal.address() as AddressInfo).port}/api/company/v1`;
+    const html = await runPull(['--base-url', portalBase, '--out', out], key);
+    assert.equal(html.code, 1);
+    assert.match(
+      html.stderr,
+      /^cdapi-pull: an answer of the service is not JSON \(.+\): is --base-url the API's base, and nothing in between \(a proxy's or a portal's page\)\?\n$/,
+    );
 
     const folders = join(dir, 'exports');
     const wrong = await runPull(

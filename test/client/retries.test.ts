@@ -148,12 +148,78 @@ describe('client: network failures, timeouts and cancellation', () => {
         'http://user:s3cret@127.0.0.1:1/api/company/v1',
         /^TypeError: baseUrl must not hold a user name or password/,
       ],
+      [
+        'http://127.0.0.1:1/api/company/v1/?x=1',
+        /^TypeError: baseUrl must not hold a query \(\?\) or a fragment \(#\)/,
+      ],
+      [
+        'http://127.0.0.1:1/api/company/v1#top',
+        /^TypeError: baseUrl must not hold a query \(\?\) or a fragment \(#\)/,
+      ],
     ] as const) {
       assert.throws(
         () => createClient({ baseUrl: url, apiKey: 'cdk_x' }),
         (error: Error) => reason.test(String(error)) && !String(error).includes('s3cret'),
       );
     }
+  });
+
+  it('refuses a maxRetries or a timeoutMs that is not a whole number in range', async () => {
+    const baseUrl = 'http://127.0.0.1:1/api/company/v1';
+    for (const maxRetries of [Number.NaN, -1, 1.5, 101, '3']) {
+      assert.throws(
+        () => createClient({ baseUrl, apiKey: 'k', maxRetries: maxRetries as number }),
+        /^TypeError: maxRetries must be a whole number from 0 to 100/,
+        String(maxRetries),
+      );
+    }
+    for (const timeoutMs of [0, -5, Number.POSITIVE_INFINITY, 2 ** 31, '1000', 0.5]) {
+      assert.throws(
+        () => createClient({ baseUrl, apiKey: 'k', timeoutMs: timeoutMs as number }),
+        /^TypeError: timeoutMs must be a whole number of milliseconds from 1 to 2147483647/,
+        String(timeoutMs),
+      );
+    }
+    const client = createClient({ baseUrl, apiKey: 'k', maxRetries: 0, timeoutMs: 2 ** 31 - 1 });
+    await assert.rejects(client.me({ timeoutMs: -1 }), /^TypeError: timeoutMs must be/);
+  });
+
+  it('throws at once a 429 or 503 whose Retry-After is longer than an hour, and a port fetch refuses', async (t) => {
+    const problem = JSON.stringify({
+      type: 'about:blank',
+      title: 'Too Many Requests',
+      status: 429,
+      code: 'rate_limited',
+      detail: 'later',
+    });
+    const silent = await silentServer(t, (socket) => {
+      socket.end(
+        `HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3000000\r\nContent-Type: application/problem+json\r\nContent-Length: ${problem.length}\r\n\r\n${problem}`,
+      );
+    });
+    const waits: Wait[] = [];
+    const client = createClient({
+      baseUrl: silent.base,
+      apiKey: 'k',
+      onWait: (w) => waits.push(w),
+    });
+    const error = await client.me().catch((e: unknown) => e);
+    assert.ok(error instanceof ApiError, String(error));
+    assert.equal(error.status, 429);
+    assert.equal(silent.requests(), 1, 'not retried');
+    assert.equal(waits.length, 0);
+
+    // Port 6000 (X11) is one fetch never connects to: nothing to retry.
+    const blocked = createClient({
+      baseUrl: 'http://127.0.0.1:6000/api/company/v1',
+      apiKey: 'k',
+      onWait: (w) => waits.push(w),
+    });
+    await assert.rejects(
+      blocked.me(),
+      (e: Error) => e.message === 'fetch failed' && (e.cause as Error).message === 'bad port',
+    );
+    assert.equal(waits.length, 0);
   });
 
   it('takes a per-call timeout', async (t) => {

@@ -68,9 +68,10 @@ export async function main(
 ): Promise<number> {
   try {
     // parseArgs would print the unexpected argument, a key that then sits in a CI log.
-    // An argument shaped like a key, or the start of one (a file named cdk_backup.sqlite is
-    // not: a key has no dot or slash).
-    if (argv.some((arg) => /(^|=)cdk_[0-9A-Za-z]*$/.test(arg)))
+    // An argument holding a word shaped like a key, or the start of one, wherever it sits (a
+    // pasted `Authorization: Bearer cdk_…` header, a list): a file named cdk_backup.sqlite
+    // is not one (a key has no dot, slash or hyphen).
+    if (argv.some((arg) => /(^|[^0-9A-Za-z_])cdk_[0-9A-Za-z]*(?![0-9A-Za-z_./\\-])/.test(arg)))
       throw new UsageError(
         'an API key is never taken as an argument (so it is not printed here): set CDAPI_KEY',
       );
@@ -107,6 +108,11 @@ export async function main(
         '--base-url must not hold a user name or password (not shown here): the key goes in CDAPI_KEY',
       );
     }
+    if (problem === 'query') {
+      throw new UsageError(
+        '--base-url must not hold a query (?) or a fragment (#): the API base, such as http://127.0.0.1:8080/api/company/v1',
+      );
+    }
     if (values.compress && values['no-compress'])
       throw new UsageError('--compress and --no-compress: give one of them');
     if (!values.out) throw new UsageError('--out is required');
@@ -134,7 +140,8 @@ export async function main(
   } catch (error) {
     const usage =
       error instanceof UsageError ||
-      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+      // A DOMException (a timeout, an abort) has a numeric code.
+      String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     const reason =
       error instanceof ApiError
         ? `${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`
@@ -162,6 +169,22 @@ export function onThisMachine(baseUrl: string): boolean {
 /** A failure's message, with the reason fetch keeps in `cause` ("fetch failed" alone says nothing). */
 function describeFailure(error: Error): string {
   const cause = error.cause instanceof Error ? error.cause : null;
+  if (error.name === 'TimeoutError') {
+    return 'the service did not answer in time, on every attempt (each may take 30 s); run again to go on from the last page written';
+  }
+  if (error.name === 'SyntaxError') {
+    return `an answer of the service is not JSON (${error.message}): is --base-url the API's base, and nothing in between (a proxy's or a portal's page)?`;
+  }
+  if (error.name === 'TypeError' && error.message === 'terminated') {
+    return 'the connection was cut while an answer arrived, on every attempt; run again to go on from the last page written';
+  }
+  if (
+    error.name === 'TypeError' &&
+    error.message === 'fetch failed' &&
+    cause?.message === 'bad port'
+  ) {
+    return 'cannot reach the service: fetch refuses the port of --base-url (one of the ports browsers block, such as 6000); serve the API on another port';
+  }
   if (error.name === 'TypeError' && error.message === 'fetch failed' && cause) {
     if ((cause as NodeJS.ErrnoException).code === 'ERR_SSL_WRONG_VERSION_NUMBER') {
       return 'cannot reach the service: it does not speak TLS (https:// in --base-url for an http:// service?)';
