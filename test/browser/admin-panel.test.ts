@@ -138,6 +138,12 @@ describe('the admin panel at /admin', () => {
       },
     );
 
+    // On a phone the page does not scroll sideways (nor zoom out): the keys table scrolls in its box.
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 375, height: 700 });
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 375);
+    if (size) await page.setViewportSize(size);
+
     // The shown key reads /me on both instances.
     assert.equal(await meStatus(a, key), 200);
     assert.equal(await meStatus(b, key), 200);

@@ -200,6 +200,21 @@ describe('GET /docs/ (the API reference page)', () => {
       );
     });
 
+    await t.test(
+      'fits a phone’s width with an operation open: nothing scrolls the page sideways',
+      async () => {
+        const size = page.viewportSize();
+        await page.setViewportSize({ width: 375, height: 700 });
+        const block = operationBlock(page, '/employees');
+        await block.locator('.opblock-summary-control').click();
+        await block.locator('.responses-table').first().waitFor({ state: 'visible' });
+        assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 375);
+        await block.locator('.opblock-summary-control').click();
+        await block.locator('.opblock-body').waitFor({ state: 'detached' });
+        if (size) await page.setViewportSize(size);
+      },
+    );
+
     await t.test('shows the getting-started sections of the description', async () => {
       const info = page.locator('.information-container');
       for (const heading of GETTING_STARTED) {

@@ -47,6 +47,8 @@ export const PANEL_HTML = `<!doctype html>
 
     <section id="keys-section" aria-labelledby="keys-title" hidden>
       <h2 id="keys-title">API keys</h2>
+      <!-- Wider than a phone: the table scrolls sideways in its own box, not the page. -->
+      <div class="scroll" role="region" aria-labelledby="keys-caption" tabindex="0">
       <table id="keys">
         <caption id="keys-caption">Keys of the company</caption>
         <thead><tr>
@@ -56,6 +58,7 @@ export const PANEL_HTML = `<!doctype html>
         </tr></thead>
         <tbody></tbody>
       </table>
+      </div>
 
       <h2 id="create-title">Create a key</h2>
       <form id="create-form" aria-labelledby="create-title">
@@ -98,6 +101,8 @@ export const PANEL_HTML = `<!doctype html>
 export const PANEL_CSS = `body { font: 15px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem; color: #1b1b1b; }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
 table { border-collapse: collapse; width: 100%; }
+.scroll { overflow-x: auto; }
+input { max-width: 100%; box-sizing: border-box; }
 caption { text-align: left; font-weight: 600; padding: .25rem 0; }
 th, td { border-bottom: 1px solid #ccc; padding: .35rem .5rem; text-align: left; vertical-align: top; }
 tr.revoked td { color: #666; }
