@@ -45,8 +45,11 @@ export interface ListResource<Item, Detail, Query> {
   list(query?: Query, options?: CallOptions): Promise<Page<Item>>;
   /** One record by id; a record of another company is a 404 ApiError. */
   get(id: number, options?: CallOptions): Promise<Detail>;
-  /** Every record matching `query`, page after page (100 a page unless `per_page` says). */
-  all(query?: Query, options?: CallOptions): AsyncGenerator<Item>;
+  /**
+   * Every record matching `query`, page after page from the first (100 a page unless
+   * `per_page` says): it takes no `page`.
+   */
+  all(query?: Omit<Query, 'page'>, options?: CallOptions): AsyncGenerator<Item>;
 }
 
 export interface FollowOptions extends ChangesQuery, CallOptions {

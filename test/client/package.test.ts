@@ -255,13 +255,16 @@ describe('the client package', () => {
       () => client.expenses.list({ status: ['on_hold'] }),
       () => client.leaves.list({ employee_id: [1, 2], leave_type_id: [3], status: ['approved'] }),
       () => client.expenses.list({ category_id: [1], status: ['paid', 'pending'] }),
+      // @ts-expect-error all() reads every page from the first
+      () => client.employees.all({ page: 3 }),
+      () => client.employees.all({ per_page: 50, status: ['active'] }),
     ];
     const employees: OkBody<'/employees'> = {} as Page<Employee>;
     const expenses: Page<Expense> = {} as OkBody<'/expenses'>;
     const leave: LeaveDetail = {} as OkBody<'/leaves/{id}'>['data'];
     const types: LeaveType[] = {} as OkBody<'/leave-types'>['data'];
     const feed: OkBody<'/changes'> = {} as ChangesPage;
-    assert.equal(compiled.length, 5);
+    assert.equal(compiled.length, 7);
     assert.deepEqual([employees, expenses, leave, types, feed], [{}, {}, {}, {}, {}]);
   });
 });
