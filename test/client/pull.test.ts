@@ -612,6 +612,11 @@ describe('cdapi-pull', () => {
       assert.equal(pasted.stderr.includes(key.slice(4, 12)), false, pasted.stderr);
     }
 
+    // A value given twice is refused, not the last one taken.
+    const twice = await runPull(['--base-url', base, '--out', out, '--out', `${out}.2`], key);
+    assert.equal(twice.code, 2);
+    assert.match(twice.stderr, /^cdapi-pull: --out is given twice: give it once\n/);
+
     // A page that is not JSON (a portal's, a proxy's) is told as such, with a hint.
     const portal = createServer((socket) => {
       socket.once('data', () =>

@@ -75,8 +75,9 @@ export async function main(
       throw new UsageError(
         'an API key is never taken as an argument (so it is not printed here): set CDAPI_KEY',
       );
-    const { values } = parseArgs({
+    const { values, tokens } = parseArgs({
       args: argv,
+      tokens: true,
       options: {
         'base-url': { type: 'string' },
         out: { type: 'string' },
@@ -95,6 +96,14 @@ export async function main(
     if (values.help) {
       stdout.write(`${USAGE}\n`);
       return 0;
+    }
+    // parseArgs keeps the last of a repeated value: `--out a --out b` would write b unasked.
+    const given = new Set<string>();
+    for (const token of tokens) {
+      if (token.kind !== 'option' || token.value === undefined) continue;
+      if (given.has(token.name))
+        throw new UsageError(`--${token.name} is given twice: give it once`);
+      given.add(token.name);
     }
     if (!values['base-url']) throw new UsageError('--base-url is required');
     const problem = baseUrlProblem(values['base-url']);
