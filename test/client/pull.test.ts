@@ -704,6 +704,17 @@ describe('cdapi-pull', () => {
         `cdapi-pull: ${option} ${out}: a file, not a folder: name a folder (made if missing)\n`,
       );
     }
+    // And --out a folder, or in a folder that does not exist, says which.
+    const folder = dirname(out);
+    const missing = join(folder, 'no-such', 'deeper', 'x.sqlite');
+    for (const [target, reason] of [
+      [folder, 'it is a folder'],
+      [missing, `its folder ${dirname(missing)} does not exist`],
+    ] as const) {
+      const run = await runPull(['--base-url', base, '--out', target], key);
+      assert.equal(run.code, 1);
+      assert.equal(run.stderr, `cdapi-pull: cannot open the output file ${target}: ${reason}\n`);
+    }
   });
 
   it('pulls only the resources named, and refuses a file pulled with other resources', async (t) => {

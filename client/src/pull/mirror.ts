@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Change, Resource } from '../types.ts';
 
@@ -64,7 +66,7 @@ export class Mirror {
         .map((row) => String(row.name));
     } catch (error) {
       db?.close();
-      throw new Error(`cannot open the output file ${path}: ${(error as Error).message}`);
+      throw new Error(`cannot open the output file ${path}: ${openFailure(path, error as Error)}`);
     }
     this.db = db;
     if (tables.length > 0 && !tables.includes(STATE_TABLE)) {
@@ -260,4 +262,11 @@ export class Mirror {
       throw error;
     }
   }
+}
+
+/** Why SQLite could not open `path`, in words where its own are `unable to open database file`. */
+function openFailure(path: string, error: Error): string {
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) return 'it is a folder';
+  if (!existsSync(dirname(path))) return `its folder ${dirname(path)} does not exist`;
+  return error.message;
 }
