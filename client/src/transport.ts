@@ -97,15 +97,15 @@ const MOST_RETRIES = 100;
 const refusedForGood = (error: unknown): boolean =>
   error instanceof TypeError && (error.cause as Error | undefined)?.message === 'bad port';
 
-/** Checks a `maxRetries` or `timeoutMs` given to the client or to one call. */
-export function checkTimeout(timeoutMs: unknown, name = 'timeoutMs'): void {
+/** Checks a `timeoutMs` given to the client or to one call. */
+function checkTimeout(timeoutMs: unknown): void {
   if (
     !Number.isInteger(timeoutMs) ||
     (timeoutMs as number) < 1 ||
     (timeoutMs as number) > LONGEST_TIMEOUT_MS
   ) {
     throw new TypeError(
-      `${name} must be a whole number of milliseconds from 1 to ${LONGEST_TIMEOUT_MS}, got ${String(timeoutMs)}`,
+      `timeoutMs must be a whole number of milliseconds from 1 to ${LONGEST_TIMEOUT_MS}, got ${String(timeoutMs)}`,
     );
   }
 }
