@@ -286,7 +286,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.reachable = false;
     const refused = error instanceof Error && /^(WRONGPASS|NOAUTH)\b/.test(error.message);
     this.log.warn(
-      { err: error },
+      { err: withoutCommand(error) },
       refused
         ? 'Redis refused the credentials of REDIS_URL: rate limits fall back to per-instance counting until it accepts them'
         : 'Redis unreachable: rate limits fall back to per-instance counting until it returns',
@@ -328,4 +328,18 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => {});
     this.redis.disconnect();
   }
+}
+
+/**
+ * An ioredis error as it may be logged: a refused AUTH carries the command it answered,
+ * `{ name: 'auth', args: [user, password] }`, which the log's error serializer would write out.
+ * The message, the name, the code and the stack say what happened.
+ */
+function withoutCommand(error: unknown): unknown {
+  if (!(error instanceof Error) || !('command' in error)) return error;
+  const copy = new Error(error.message);
+  copy.name = error.name;
+  copy.stack = error.stack;
+  const { code } = error as { code?: unknown };
+  return code === undefined ? copy : Object.assign(copy, { code });
 }

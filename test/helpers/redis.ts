@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { TestContext } from 'node:test';
 import { Redis } from 'ioredis';
+import pino from 'pino';
 import { freePort } from './serve.ts';
 
 /**
@@ -39,10 +40,25 @@ export function useRedisPrefix(t: TestContext, url: string): string {
 /** Collects what a store logs, for assertions. */
 export function recordingLog() {
   const lines: Array<{ level: 'warn' | 'info'; message: string }> = [];
+  /** The details as the service's log writes them (pino's error serializer), one JSON each. */
+  const written: string[] = [];
+  const record = (details: object) =>
+    written.push(
+      JSON.stringify(details, (_key, value) =>
+        value instanceof Error ? pino.stdSerializers.err(value) : value,
+      ),
+    );
   return {
     lines,
-    warn: (_details: object, message: string) => lines.push({ level: 'warn', message }),
-    info: (_details: object, message: string) => lines.push({ level: 'info', message }),
+    written,
+    warn: (details: object, message: string) => {
+      record(details);
+      lines.push({ level: 'warn', message });
+    },
+    info: (details: object, message: string) => {
+      record(details);
+      lines.push({ level: 'info', message });
+    },
   };
 }
 

@@ -128,6 +128,10 @@ if (ownSkip) {
           ],
           url,
         );
+        // ioredis's error holds the AUTH command it answered, password and all.
+        assert.equal(log.written.length, 1);
+        assert.match(log.written[0] ?? '', /WRONGPASS|NOAUTH/);
+        assert.doesNotMatch(log.written[0] ?? '', /the-wrong-one|"command"/);
       }
     });
 
