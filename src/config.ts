@@ -128,6 +128,13 @@ export function parseDatabaseUrl(value: string, variable = 'DATABASE_URL'): Data
         `${path} names a folder: give the database file's path, e.g. sqlite:${path}company-data.db`,
       );
     }
+    // SQLite's URI options would be read as part of the file's name (`a.db?mode=ro`).
+    if (path.includes('?')) {
+      throw new ConfigError(
+        variable,
+        `sqlite: takes a file path alone, without options (?…): ${path.slice(0, path.indexOf('?'))}`,
+      );
+    }
     if (path === ':memory:') return { dialect: 'sqlite', path };
     // A loop of links is told here, by name, before anything is made beside the file (SQLite
     // would say only `unable to open database file`).

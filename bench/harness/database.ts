@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, extname, resolve } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/connect.ts';
+import { onInterrupt } from './interrupt.ts';
 import type { Engine } from './options.ts';
 import { runCli, runCliMeasured } from './processes.ts';
 
@@ -92,12 +94,16 @@ async function prepareSqlite(dataFile: string): Promise<PreparedDatabase> {
     return { ...prepared, import: { status: 'reused', reason: 'database newer than the data' } };
   }
   removeSqliteFiles(path);
+  // A failed or interrupted import leaves a migrated, empty file that would look up to date
+  // next time.
+  const forget = onInterrupt(() => removeSqliteFiles(path));
   try {
     return { ...prepared, import: await importData(dataFile, env) };
   } catch (error) {
-    // A failed import leaves a migrated, empty file that would look up to date next time.
     removeSqliteFiles(path);
     throw error;
+  } finally {
+    forget();
   }
 }
 
@@ -121,22 +127,23 @@ async function createPostgresDatabaseIfMissing(url: string): Promise<void> {
  * tables but no migrations of this service's is somebody else's, and is left alone.
  */
 async function refuseForeignTables(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+  await withClient(url, async (client) => {
     const { rows } = await client.query<{ table_name: string }>(
       `SELECT table_name FROM information_schema.tables
         WHERE table_schema = current_schema() ORDER BY table_name`,
     );
     const names = rows.map((row) => row.table_name);
-    if (names.length > 0 && !names.includes('kysely_migration')) {
+    // Kysely's table by its default name: another Kysely application has one too.
+    const ours =
+      names.includes('kysely_migration') &&
+      (await client.query(`SELECT 1 FROM kysely_migration WHERE name = '0001_initial'`))
+        .rowCount === 1;
+    if (names.length > 0 && !ours) {
       throw new Error(
         `the database holds tables that are not this service's (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}): name a new database, or one the benchmark made`,
       );
     }
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 async function countCompanies(url: string): Promise<number> {
@@ -179,10 +186,77 @@ async function preparePostgres(dataFile: string, url: string): Promise<PreparedD
     throw new Error(`BENCH_DATABASE_URL (${label}): ${(error as Error).message}`);
   }
   await runCli(['migrate'], env);
+  const source = dataFileIdentity(dataFile);
   if ((await countCompanies(url)) > 0) {
-    return { ...prepared, import: { status: 'reused', reason: 'companies table not empty' } };
+    const recorded = await databaseComment(url);
+    if (recorded !== null && recorded !== source) {
+      throw new Error(
+        `BENCH_DATABASE_URL (${label}) holds the data of another file (${recorded.slice(PROVENANCE.length)}), not of ${source.slice(PROVENANCE.length)}: drop it or name another database`,
+      );
+    }
+    const reason =
+      recorded === null
+        ? 'companies table not empty; the file it came from is not recorded (an older harness made it): taken to be this one'
+        : 'companies table not empty, imported from this file';
+    return { ...prepared, import: { status: 'reused', reason } };
   }
-  return { ...prepared, import: await importData(dataFile, env) };
+  const figures = await importData(dataFile, env);
+  await setDatabaseComment(url, source);
+  return { ...prepared, import: figures };
+}
+
+/**
+ * The data file, as the database's comment records it: its name, its size and a digest of its
+ * first MiB (files of other seeds or sizes differ there), so a database is reused only for the
+ * file it was imported from: the feed part deletes records by the file's ids and brings them
+ * back from its lines.
+ */
+const PROVENANCE = 'cdapi bench data ';
+
+function dataFileIdentity(dataFile: string): string {
+  const head = Buffer.alloc(2 ** 20);
+  const fd = openSync(dataFile, 'r');
+  try {
+    const read = readSync(fd, head, 0, head.length, 0);
+    const digest = createHash('sha256').update(head.subarray(0, read)).digest('hex').slice(0, 16);
+    return `${PROVENANCE}${basename(dataFile)}, ${statSync(dataFile).size} bytes, ${digest}`;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `work` on a connection of its own to the database `url` names, and that database's name. */
+async function withClient<T>(
+  url: string,
+  work: (client: pg.Client, name: string) => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>('SELECT current_database() AS name');
+    return await work(client, rows[0]?.name as string);
+  } finally {
+    await client.end();
+  }
+}
+
+function databaseComment(url: string): Promise<string | null> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ comment: string | null }>(
+      `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database
+        WHERE datname = current_database()`,
+    );
+    const comment = rows[0]?.comment ?? null;
+    return comment?.startsWith(PROVENANCE) ? comment : null;
+  });
+}
+
+function setDatabaseComment(url: string, comment: string): Promise<void> {
+  return withClient(url, async (client, name) => {
+    await client.query(
+      `COMMENT ON DATABASE ${client.escapeIdentifier(name)} IS ${client.escapeLiteral(comment)}`,
+    );
+  });
 }
 
 export function prepareDatabase(

@@ -75,7 +75,7 @@ export function isSchemaMissing(error: unknown): boolean {
 }
 
 /**
- * The database refused the service's login a table (PostgreSQL's insufficient_privilege): a
+ * The database does not let the service's login read a table (PostgreSQL's insufficient_privilege): a
  * replica's read-only role without SELECT on a table (made by another role than the one its
  * default privileges cover). Not the client's fault: 503 while an operator grants it.
  */

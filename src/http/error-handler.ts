@@ -76,7 +76,7 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
   if (isPermissionDenied(error)) {
     request.log.error(
       { err: error },
-      "the database refuses the service's login a table: grant it SELECT (a replica's role, docs/production.md)",
+      "the database does not let the service's login read a table: grant it SELECT (a replica's role, docs/production.md)",
     );
     return sendProblem(reply, databaseUnavailable());
   }

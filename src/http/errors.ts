@@ -145,7 +145,7 @@ export const databaseWithoutSchema = (label: string) =>
 export const databaseUnreadable = (label: string) =>
   new ApiError(
     'service_unavailable',
-    `${label} refuses the service's login some of its tables: grant it SELECT on them.`,
+    `${label} does not let the service's login read some of its tables: grant it SELECT on them.`,
     { headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) } },
   );
 

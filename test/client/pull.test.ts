@@ -605,7 +605,12 @@ describe('cdapi-pull', () => {
     assert.match(withKey.stderr, /^cdapi-pull: an API key is never taken as an argument/);
     assert.equal(withKey.stderr.includes(key), false, withKey.stderr);
     // Pasted with text around it: a header line, a list, a URL.
-    for (const arg of [`Authorization: Bearer ${key}`, `${key},leave`, `not a url ${key}`]) {
+    for (const arg of [
+      `Authorization: Bearer ${key}`,
+      `${key},leave`,
+      `not a url ${key}`,
+      `/tmp/${key}.sqlite`,
+    ]) {
       const pasted = await runPull(['--base-url', base, '--out', out, '--resources', arg], key);
       assert.equal(pasted.code, 2, arg);
       assert.match(pasted.stderr, /^cdapi-pull: an API key is never taken as an argument/);

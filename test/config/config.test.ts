@@ -262,6 +262,13 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses SQLite URI options, which would become part of the file name', () => {
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'sqlite:./data/a.db?mode=ro' }),
+      /^ConfigError: DATABASE_URL: sqlite: takes a file path alone, without options \(\?…\): \.\/data\/a\.db$/,
+    );
+  });
+
   it('refuses a database path that is a loop of symbolic links, making nothing beside it', (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'cdapi-loop-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -176,7 +176,7 @@ if (postgres?.skip) {
       assert.equal(notReady.statusCode, 503);
       assert.equal(
         notReady.json().detail,
-        "The read replica refuses the service's login some of its tables: grant it SELECT on them.",
+        "The read replica does not let the service's login read some of its tables: grant it SELECT on them.",
       );
 
       await sql`grant select on leaves to ${sql.id(role)}`.execute(replica.handle.db);

@@ -70,8 +70,15 @@ export async function main(
     // parseArgs would print the unexpected argument, a key that then sits in a CI log.
     // An argument holding a word shaped like a key, or the start of one, wherever it sits (a
     // pasted `Authorization: Bearer cdk_…` header, a list): a file named cdk_backup.sqlite
-    // is not one (a key has no dot, slash or hyphen).
-    if (argv.some((arg) => /(^|[^0-9A-Za-z_])cdk_[0-9A-Za-z]*(?![0-9A-Za-z_./\\-])/.test(arg)))
+    // is not one (a key has no dot, slash or hyphen); a whole key (38 characters after `cdk_`)
+    // is one wherever it sits, a file name included.
+    if (
+      argv.some(
+        (arg) =>
+          /(^|[^0-9A-Za-z_])cdk_[0-9A-Za-z]*(?![0-9A-Za-z_./\\-])/.test(arg) ||
+          /cdk_[0-9A-Za-z]{38}/.test(arg),
+      )
+    )
       throw new UsageError(
         'an API key is never taken as an argument (so it is not printed here): set CDAPI_KEY',
       );
