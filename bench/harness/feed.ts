@@ -134,11 +134,11 @@ export async function runDeletes(dataFile: string, database: PreparedDatabase): 
   writeFileSync(`${stem}-deletes.ndjson`, `${deletes.join('\n')}\n`);
   writeFileSync(`${stem}-restore.ndjson`, `${restore.join('\n')}\n`);
   // Stopped between the two, the database lacks the 1 %: the cold mix would measure less data.
-  const forget = onInterrupt(() =>
+  const forget = onInterrupt(() => {
     process.stderr.write(
       `bench: stopped before the records deleted were brought back: import ${stem}-restore.ndjson into ${database.label} (cdapi import), or drop the database\n`,
-    ),
-  );
+    );
+  });
   const deleted = await runCliMeasured(
     ['import', '--json', `${stem}-deletes.ndjson`],
     database.env,
