@@ -56,7 +56,7 @@ export function stopOnInterrupt(child: ChildProcess, { group = false } = {}): vo
 }
 
 /** Whether the process (or, negative, the process group) still has a process to signal. */
-function isAlive(target: number): boolean {
+export function isAlive(target: number): boolean {
   try {
     process.kill(target, 0);
     return true;

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
+import { isAlive } from '../../bench/harness/interrupt.ts';
 import { benchPostgresUrl, parseOptions } from '../../bench/harness/options.ts';
 import { eventually } from '../helpers/eventually.ts';
 
@@ -55,20 +56,11 @@ describe('a benchmark stopped by a signal', () => {
       const [line] = await once(createInterface({ input: harness.stdout }), 'line');
       const servicePid = Number(line);
       assert.ok(Number.isSafeInteger(servicePid) && servicePid > 0, line);
-      assert.ok(isRunning(servicePid));
+      assert.ok(isAlive(servicePid));
       harness.kill(signal);
       const [code] = await once(harness, 'exit');
       assert.equal(code, signal === 'SIGTERM' ? 143 : 130);
-      await eventually(async () => !isRunning(servicePid), `process ${servicePid} stopped`);
+      await eventually(async () => !isAlive(servicePid), `process ${servicePid} stopped`);
     });
   }
 });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
