@@ -205,14 +205,15 @@ async function preparePostgres(dataFile: string, url: string): Promise<PreparedD
   return { ...prepared, import: figures };
 }
 
+/** How the database's comment begins when it names the data file the harness imported. */
+const PROVENANCE = 'cdapi bench data ';
+
 /**
  * The data file, as the database's comment records it: its name, its size and a digest of its
  * first MiB (files of other seeds or sizes differ there), so a database is reused only for the
  * file it was imported from: the feed part deletes records by the file's ids and brings them
  * back from its lines.
  */
-const PROVENANCE = 'cdapi bench data ';
-
 function dataFileIdentity(dataFile: string): string {
   const head = Buffer.alloc(2 ** 20);
   const fd = openSync(dataFile, 'r');

@@ -212,10 +212,7 @@ describe('the client package', () => {
     );
     const folder = run(['--base-url', 'http://127.0.0.1:1/api/company/v1', '--out', dir]);
     assert.equal(folder.status, 1);
-    assert.equal(
-      folder.stderr,
-      `cdapi-pull: cannot open the output file ${dir}: unable to open database file\n`,
-    );
+    assert.equal(folder.stderr, `cdapi-pull: cannot open the output file ${dir}: it is a folder\n`);
   });
 
   it('cdapi-pull says in one line that an https:// base URL names a service without TLS', async (t) => {
