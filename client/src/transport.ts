@@ -94,7 +94,7 @@ const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
 const MOST_RETRIES = 100;
 
 /** A fetch failure no later attempt can mend: fetch refuses the port outright. */
-const refusedForGood = (error: unknown): boolean =>
+export const refusedForGood = (error: unknown): boolean =>
   error instanceof TypeError && (error.cause as Error | undefined)?.message === 'bad port';
 
 /** Checks a `timeoutMs` given to the client or to one call. */

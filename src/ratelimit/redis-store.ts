@@ -153,7 +153,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     // 'error' event would crash the process. A refused password is told as such: the
     // connection's own failure says only "Connection is closed", as for a Redis that is down.
     this.redis.on('error', (error: Error) => {
-      if (/^(WRONGPASS|NOAUTH)\b/.test(error.message)) this.markUnreachable(error);
+      if (refusedCredentials(error)) this.markUnreachable(error);
     });
     // Reconnected: `/readyz` and the fallback gauge say so at once, not at the next request
     // (an idle instance kept its alert firing), and the next request tries Redis again.
@@ -284,10 +284,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   private markUnreachable(error: unknown): void {
     if (!this.reachable) return;
     this.reachable = false;
-    const refused = error instanceof Error && /^(WRONGPASS|NOAUTH)\b/.test(error.message);
     this.log.warn(
       { err: withoutCommand(error) },
-      refused
+      refusedCredentials(error)
         ? 'Redis refused the credentials of REDIS_URL: rate limits fall back to per-instance counting until it accepts them'
         : 'Redis unreachable: rate limits fall back to per-instance counting until it returns',
     );
@@ -328,6 +327,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => {});
     this.redis.disconnect();
   }
+}
+
+/** Redis's answer to a password it does not take, or to none where it wants one. */
+function refusedCredentials(error: unknown): boolean {
+  return error instanceof Error && /^(WRONGPASS|NOAUTH)\b/.test(error.message);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ApiError } from '../errors.ts';
-import { baseUrlProblem } from '../transport.ts';
+import { baseUrlProblem, refusedForGood } from '../transport.ts';
 import type { Resource } from '../types.ts';
 import { lineProgress, terminalProgress } from './progress.ts';
 import { pull } from './pull.ts';
@@ -194,11 +194,7 @@ function describeFailure(error: Error): string {
   if (error.name === 'TypeError' && error.message === 'terminated') {
     return 'the connection was cut while an answer arrived, on every attempt; run again to go on from the last page written';
   }
-  if (
-    error.name === 'TypeError' &&
-    error.message === 'fetch failed' &&
-    cause?.message === 'bad port'
-  ) {
+  if (refusedForGood(error)) {
     return 'cannot reach the service: fetch refuses the port of --base-url (one of the ports browsers block, such as 6000); serve the API on another port';
   }
   if (error.name === 'TypeError' && error.message === 'fetch failed' && cause) {
