@@ -19,6 +19,7 @@ import {
   benchPostgresUrl,
   COMMON_FLAGS,
   fileTimestamp,
+  missingDataFile,
   parseFlags,
   positiveInteger,
   UsageError,
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
     throw new UsageError('--db must be sqlite or postgres', USAGE);
   const dataFile = values.data ?? 'bench-data/large.ndjson';
   if (!existsSync(dataFile)) {
-    throw new Error(`${dataFile} does not exist (npm run bench:data writes it)`);
+    throw missingDataFile(dataFile);
   }
   const pageSize = values['page-size']
     ? positiveInteger('--page-size', values['page-size'], USAGE)

@@ -15,7 +15,13 @@ import { type PreparedDatabase, prepareDatabase, reimportData } from './harness/
 import { describeEnvironment } from './harness/environment.ts';
 import { type DeleteRun, type FeedRun, runDeletes, runFeed } from './harness/feed.ts';
 import { type LoadSettings, runLoad } from './harness/load.ts';
-import { type BenchOptions, type Engine, parseOptions, USAGE } from './harness/options.ts';
+import {
+  type BenchOptions,
+  type Engine,
+  missingDataFile,
+  parseOptions,
+  USAGE,
+} from './harness/options.ts';
 import { LARGE_COMPANY_ID, pickParameters, SMALL_COMPANY_ID } from './harness/parameters.ts';
 import { ensurePeerInstalled, runPeer } from './harness/peer.ts';
 import { buildService, RssSampler, startService } from './harness/processes.ts';
@@ -175,7 +181,7 @@ async function main(): Promise<void> {
   }
   const dataFile = resolve(options.data);
   if (!existsSync(dataFile)) {
-    throw new Error(`${options.data} does not exist (npm run bench:data writes it)`);
+    throw missingDataFile(options.data);
   }
   const startedAt = new Date().toISOString();
   const environment = describeEnvironment();

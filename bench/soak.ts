@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../src/demo/random.ts';
 import { type PreparedDatabase, prepareDatabase } from './harness/database.ts';
 import { describeEnvironment } from './harness/environment.ts';
+import { missingDataFile } from './harness/options.ts';
 import { LARGE_COMPANY_ID, pickParameters } from './harness/parameters.ts';
 import {
   buildService,
@@ -60,7 +61,7 @@ function ensureData(options: SoakOptions): string {
   const file = resolve(options.data);
   if (existsSync(file)) return file;
   if (!options.defaultData) {
-    throw new Error(`${options.data} does not exist (npm run bench:data writes it)`);
+    throw missingDataFile(options.data);
   }
   progress(`generating ${DEFAULT_DATA} (npm run bench:data -- --size small)`);
   const args = ['--import', 'tsx', DATA_SCRIPT, '--size', 'small', '--out', file];

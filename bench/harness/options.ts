@@ -66,6 +66,10 @@ export class UsageError extends Error {
   }
 }
 
+/** A data file (`--data`) that is not there, as every benchmark command tells it. */
+export const missingDataFile = (file: string): Error =>
+  new Error(`${file} does not exist (npm run bench:data writes it)`);
+
 /** The PostgreSQL database the harness uses: env BENCH_DATABASE_URL, or the default. */
 export function benchPostgresUrl(env: NodeJS.ProcessEnv, usage = USAGE): string {
   const url = env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/cdapi_bench';
