@@ -5,8 +5,10 @@ import {
   existsSync,
   linkSync,
   lstatSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
+  rmdirSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -447,6 +449,15 @@ describe('cdapi-pull', () => {
     assert.deepEqual(readFileSync(out), before, 'the file is untouched');
     assert.equal(existsSync(`${out}.lock`), false);
     rmSync(link);
+    // A folder where the lock goes is named, not taken for another run making the lock.
+    mkdirSync(`${out}.lock`);
+    const blocked = await runPull(['--base-url', base, '--out', out], key);
+    assert.equal(blocked.code, 1);
+    assert.equal(
+      blocked.stderr,
+      `cdapi-pull: ${out}.lock is a folder, where cdapi-pull keeps the lock of ${out}: move it away, then run again\n`,
+    );
+    rmdirSync(`${out}.lock`);
     assert.equal((await runPull(['--base-url', base, '--out', out], key)).code, 0);
     const compared = await listsAndMirror(client, out);
     assert.deepEqual(compared.mirror, compared.service);
@@ -592,7 +603,7 @@ describe('cdapi-pull', () => {
       assert.equal(run.code, 1, `${option}: ${run.stderr}`);
       assert.equal(
         run.stderr,
-        "cdapi-pull: ENOENT: no such file or directory, mkdir '/proc/cdapi-pull-test'\n",
+        `cdapi-pull: ${option} ${folder}: cannot make the folder: ENOENT: no such file or directory, mkdir '/proc/cdapi-pull-test'\n`,
       );
     }
     assert.equal(existsSync(out), false, 'before the pull');

@@ -202,7 +202,7 @@ function describeFailure(error: Error): string {
       return 'cannot reach the service: it does not speak TLS (https:// in --base-url for an http:// service?)';
     }
     // One line: OpenSSL's reasons end in a line break.
-    return `cannot reach the service: ${cause.message.trim().replace(/\s*\n\s*/g, '; ')}`;
+    return `cannot reach the service: ${cause.message.trim().replace(/\s*\n\s*/g, '; ')}; once it answers, run again to go on from the last page written`;
   }
   return error.message;
 }

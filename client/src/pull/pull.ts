@@ -141,7 +141,11 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
         throw new Error(`${option} ${dir}: a file, not a folder: name a folder (made if missing)`);
       }
-      madeFolders.push(...makeDirectorySync(dir));
+      try {
+        madeFolders.push(...makeDirectorySync(dir));
+      } catch (error) {
+        throw new Error(`${option} ${dir}: cannot make the folder: ${(error as Error).message}`);
+      }
     }
   } catch (error) {
     removeMadeFolders();
@@ -294,7 +298,12 @@ function lockOutput(out: string): () => void {
     let holder: string[];
     try {
       holder = readFileSync(path, 'utf8').trim().split(' ');
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
+        throw new Error(
+          `${path} is a folder, where cdapi-pull keeps the lock of ${out}: move it away, then run again`,
+        );
+      }
       continue; // released meanwhile
     }
     const pid = Number(holder[0]);
