@@ -355,12 +355,15 @@ function linkLoop(path: string, variable: string): ConfigError {
 
 /**
  * RECEIPTS_DIR as an absolute path. White space at its ends is refused: a folder named ` ` (or
- * `/srv/receipts `) is a quoting mistake, which would put the store somewhere nobody looks.
+ * `/srv/receipts `) is a quoting mistake, which would put the store somewhere nobody looks. A
+ * loop of links is told by name at start, before a signing secret is made (the store's first
+ * use said only `ELOOP … stat`).
  */
 function parseReceiptsDir(raw: string): string {
   if (raw.trim() !== raw) {
     throw new ConfigError('RECEIPTS_DIR', 'must not begin or end with white space');
   }
+  throughLinks(resolve(raw), 'RECEIPTS_DIR');
   return resolve(raw);
 }
 

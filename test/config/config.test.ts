@@ -294,6 +294,24 @@ describe('configuration', () => {
     assert.deepEqual(readdirSync(dir).sort(), ['a.db', 'b.db']);
   });
 
+  it('refuses a RECEIPTS_DIR that is a loop of symbolic links, before a secret is made', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cdapi-loop-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    symlinkSync(join(dir, 'store'), join(dir, 'store'));
+    assert.throws(
+      () =>
+        loadServerConfig({
+          DATABASE_URL: `sqlite:${join(dir, 'hr.db')}`,
+          RECEIPTS_DIR: join(dir, 'store'),
+        }),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        error.message ===
+          `RECEIPTS_DIR: ${join(dir, 'store')} is a loop of symbolic links (or a chain of more than 40)`,
+    );
+    assert.deepEqual(readdirSync(dir), ['store']);
+  });
+
   it('keeps a generated signing secret beside the SQLite file, as it keeps the receipts', (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'cdapi-secret-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
