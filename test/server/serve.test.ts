@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
 import { SERVICE_ENV, SERVICE_NODE_OPTIONS } from '../../src/heap.ts';
@@ -13,6 +15,8 @@ import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databas
 import { eventually } from '../helpers/eventually.ts';
 import { expense, smallCompany, writeJpeg, writeNdjson } from '../helpers/records.ts';
 import { freePort, type Served, serve, serveCompany } from '../helpers/serve.ts';
+
+const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
 /** One company and a key on a fresh database, served by `cdapi serve` with `extraEnv`. */
 async function servedCompany(
@@ -562,5 +566,51 @@ describe('cdapi serve memory settings', () => {
     assert.ok(server.child.pid);
     assert.deepEqual(processSettings(server.child.pid), { options: [], arenas: undefined });
     assert.equal(server.child.connected, true);
+  });
+});
+
+describe('npm start', () => {
+  it('stops the service when npm alone is sent SIGTERM, as a script that started it would', async (t) => {
+    const dir = useTempDir(t);
+    const port = await freePort();
+    // npm runs a script through `sh -c`, which a signal ends without passing it on: the
+    // script `exec`s the service, so npm's signal reaches it.
+    const npm = process.env.npm_execpath;
+    const child = spawn(
+      npm ? process.execPath : 'npm',
+      [...(npm ? [npm] : []), 'start', '--', '--port', String(port)],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          DATABASE_URL: `sqlite:${join(dir, 'start.db')}`,
+        },
+        stdio: 'pipe',
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      out += chunk;
+    });
+    const exited = once(child, 'exit');
+    t.after(() => child.kill('SIGKILL'));
+    const origin = `http://127.0.0.1:${port}`;
+    await eventually(async () => out.includes('listening on'), `npm start: ${out}`, 60_000);
+    assert.equal((await fetch(`${origin}/healthz`)).status, 200);
+    child.kill('SIGTERM');
+    await exited;
+    await eventually(
+      () =>
+        fetch(`${origin}/healthz`).then(
+          () => false,
+          (error: Error & { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED',
+        ),
+      `the service stops with npm: ${out}`,
+    );
+    assert.match(out, /"msg":"shut down"/);
   });
 });
