@@ -185,6 +185,9 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   // a body that is not JSON says so rather than that the request is not HTTP.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // Fastify reads text/plain too, as a string: a JSON body sent as text/plain was answered 422
+  // `must be object`, where any other type is 415.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(unreadableJsonBody('not UTF-8'), undefined);

@@ -72,8 +72,9 @@ function serviceProblem(error: ServiceError): ApiError {
  */
 export async function refuseUndeclaredBody(request: FastifyRequest): Promise<void> {
   const { body } = request;
-  if (body === undefined || body === null) return;
-  if (typeof body !== 'object' || Array.isArray(body)) {
+  // No body at all; a JSON `null` is a body, and not `{}`.
+  if (body === undefined) return;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw invalidBody([
       { parameter: '(body)', message: 'must be empty: this operation takes none' },
     ]);

@@ -46,6 +46,8 @@ interface AdminOperationSpec<P, B> {
   tag: AdminTag;
   params?: P;
   body?: B;
+  /** Takes no body or `{}` (refuseUndeclaredBody): a body it cannot read is 400, 413 or 415. */
+  emptyBody?: true;
   /** The success status, what it means and its body's schema. */
   success: [status: 200 | 201, description: string, schema: TSchema];
   /** Besides 401, 429 and 503, which every authenticated operation can answer, and 400, 413 and 415 for a JSON body. */
@@ -59,7 +61,7 @@ export function adminOperation<P extends TSchema, B extends TSchema>(
   spec: AdminOperationSpec<P, B>,
 ) {
   const [status, description, schema] = spec.success;
-  const unreadable = spec.body ? [400, 413, 415] : [];
+  const unreadable = spec.body || spec.emptyBody ? [400, 413, 415] : [];
   const errors = [...unreadable, 401, ...(spec.errors ?? []), 429, 503] as ErrorStatus[];
   return {
     operationId: spec.operationId,

@@ -221,6 +221,7 @@ describeEachDialect('admin API companies', (dialect) => {
     for (const [body, errors] of [
       [{ x: 1 }, [{ parameter: 'x', message: 'is not a field of this body' }]],
       [[1], [{ parameter: '(body)', message: 'must be empty: this operation takes none' }]],
+      [null, [{ parameter: '(body)', message: 'must be empty: this operation takes none' }]],
     ] as const) {
       const refused = await call('POST', '/admin/companies/1/deactivate', { body });
       assert.equal(refused.status, 422, JSON.stringify(body));
@@ -228,6 +229,13 @@ describeEachDialect('admin API companies', (dialect) => {
     }
     assert.equal((await call('GET', '/admin/companies/1')).json.data.active, true);
     assert.equal((await call('POST', '/admin/companies/1/activate', { body: {} })).status, 200);
+    // JSON sent as text/plain is refused as every other type is, not read as a string.
+    const text = await call('POST', '/admin/companies/1/deactivate', {
+      body: Buffer.from('{}'),
+      contentType: 'text/plain',
+    });
+    assert.equal(text.status, 415);
+    assert.equal(text.json.code, 'unsupported_media_type');
     assert.deepEqual(auditLines(logLines()), [
       { actor: 'platform', action: 'company.deactivate', companyId: 1 },
       { actor: 'platform', action: 'company.activate', companyId: 1 },

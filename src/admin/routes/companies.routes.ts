@@ -66,6 +66,7 @@ export const companyRoutes: AdminRoutes = async (app, { deps }) => {
           tag: 'Companies',
           params: CompanyIdParams,
           success: [200, 'The company after the change.', dataOf(ref(AdminCompanySchema))],
+          emptyBody: true,
           errors: [404, 422],
         }),
         preValidation: refuseUndeclaredBody,

@@ -80,6 +80,7 @@ export const keyRoutes: AdminRoutes = async (app, { deps }) => {
         tag: 'Keys',
         params: KeyIdParams,
         success: [200, 'The key after the change.', dataOf(ref(AdminKeySchema))],
+        emptyBody: true,
         errors: [404, 422],
       }),
       preValidation: refuseUndeclaredBody,
