@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { answerError, sendProblem } from '../http/error-handler.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../http/errors.ts';
 import { ImportError } from '../import/import-error.ts';
 import { ERROR_MESSAGE_KEYWORD } from '../schemas/common.ts';
 import type { ParameterError } from '../schemas/problems.ts';
@@ -32,6 +32,29 @@ export const importFailed = (error: ImportError) =>
   new ApiError('import_failed', `${error.message}; nothing was imported.`, {
     errors: [{ line: error.line, field: error.field, message: error.problem }],
   });
+
+/**
+ * A change that met another writer: SQLite's one writer at a time past the busy timeout, a
+ * PostgreSQL statement past its timeout (what an import holding the company's rows causes: a
+ * change's own statements are quick), a deadlock between two imports. Nothing was changed, and
+ * the generic "temporarily unavailable" said nothing of why.
+ */
+function writeConflict(error: unknown, request: FastifyRequest): ApiError | null {
+  if (request.method !== 'POST') return null;
+  const code = (error as { code?: unknown }).code;
+  const detail =
+    code === 'SQLITE_BUSY'
+      ? 'Another import or command is writing to this SQLite database, which takes one writer at a time; nothing was changed: retry when it has finished.'
+      : code === '57014'
+        ? 'A statement did not finish within DATABASE_STATEMENT_TIMEOUT_MS: another import or command holds rows this change needs until it commits (an import of the same company), or the database is slow or not answering; nothing was changed: retry when that import has finished.'
+        : code === '40P01'
+          ? 'Another import or command wrote some of the same rows at the same time (a deadlock), and this change was undone; nothing was changed: retry.'
+          : null;
+  if (detail === null) return null;
+  return new ApiError('service_unavailable', detail, {
+    headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+  });
+}
 
 export const ndjsonExpected = () =>
   new ApiError(
@@ -124,6 +147,11 @@ export function answerAdminError(
   if (undecodable) return sendProblem(reply, undecodable);
   if (error.validation && error.validationContext === 'body') {
     return sendProblem(reply, invalidBody(bodyErrors(error, request)));
+  }
+  const conflict = writeConflict(error, request);
+  if (conflict) {
+    request.log.warn({ err: error }, 'a change met another writer');
+    return sendProblem(reply, conflict);
   }
   return answerError(error, request, reply);
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { ADMIN_TOKEN, PREVIOUS_ADMIN_TOKEN, type TestAdmin, useAdmin } from '../helpers/admin.ts';
 import { describeEachDialect, useTempDir } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -242,6 +243,34 @@ describeEachDialect('admin API companies', (dialect) => {
       { actor: 'platform', action: 'company.activate', companyId: 1 },
     ]);
   });
+
+  // SQLite's one writer only: registered for it alone, so that no suite reports a skip.
+  if (dialect === 'sqlite')
+    it('says another import or command is writing when SQLite stays locked past the busy timeout', async (t) => {
+      const { api, call } = await useAdmin(t, dialect, { records: [company(1)] });
+      const writer = new Database(
+        api.config.database.dialect === 'sqlite' ? api.config.database.path : '',
+      );
+      t.after(() => writer.close());
+      writer.exec('BEGIN IMMEDIATE');
+      for (const [path, request] of [
+        ['/admin/companies/1/deactivate', {}],
+        [
+          '/admin/import',
+          { body: Buffer.from(ndjson([company(1)])), contentType: 'application/x-ndjson' },
+        ],
+      ] as const) {
+        const refused = await call('POST', path, request);
+        assert.equal(refused.status, 503, path);
+        assert.equal(refused.headers['retry-after'], '5');
+        assert.equal(
+          refused.json.detail,
+          'Another import or command is writing to this SQLite database, which takes one writer at a time; nothing was changed: retry when it has finished.',
+        );
+      }
+      writer.exec('ROLLBACK');
+      assert.equal((await call('GET', '/admin/companies/1')).json.data.active, true);
+    });
 });
 
 describe('admin API methods', () => {
