@@ -82,34 +82,47 @@ function exactBodies(): ValidatorFactory {
   };
 }
 
+/** How often the admin listener looks at the bodies still arriving. */
+const BODY_CHECK_MS = 250;
+
 /**
- * Node stops enforcing the request timeout (`HTTP_REQUEST_TIMEOUT_MS`) once its server closes,
- * and a shutdown waits for the requests in flight: an admin import whose client stopped sending
- * its body mid-way held the exit for as long as the client kept its connection. While the
- * listener closes, a body still arriving past the timeout is cut as Node would have cut it
- * (the import rolls back).
+ * The admin listener's `HTTP_REQUEST_TIMEOUT_MS`, in place of Node's: what counts is the time a
+ * body keeps the service waiting for it, not the time the service takes to read it. Node counts
+ * the whole request, so an import the service read more slowly than its client sent it (a large
+ * body while another import ran) was cut unanswered at 30 s, and logged as a client that did not
+ * send in time. Every BODY_CHECK_MS, a body with nothing received and unread is counted as
+ * waited for; one waited for longer than the timeout is cut as Node cut it (its route told that
+ * it did not arrive in time: an import rolls back). A client trickling its body, or stopping,
+ * is cut as before; the request line and headers keep Node's own timeout. Enforced while the
+ * listener closes too (Node's check stops with its server, and a shutdown waits for the
+ * requests in flight).
  */
-function enforceRequestTimeoutWhileClosing(app: FastifyInstance): void {
-  const arriving = new Map<IncomingMessage, number>();
+function enforceBodyTimeout(app: FastifyInstance, timeoutMs: number): void {
+  const waitedMs = new Map<IncomingMessage, number>();
   app.addHook('onRequest', async (request) => {
     const raw = request.raw;
     if (raw.complete) return;
-    arriving.set(raw, Date.now());
-    const done = () => arriving.delete(raw);
-    raw.once('end', done).once('close', done);
+    waitedMs.set(raw, 0);
+    raw.once('close', () => waitedMs.delete(raw));
   });
-  let enforcing: NodeJS.Timeout | undefined;
-  app.addHook('preClose', async () => {
-    enforcing = setInterval(() => {
-      for (const [raw, startedAt] of arriving) {
-        if (Date.now() - startedAt <= app.server.requestTimeout) continue;
-        arriving.delete(raw);
-        raw.destroy(bodyCutShort(408));
-        raw.socket.destroy();
+  const check = setInterval(() => {
+    for (const [raw, waited] of waitedMs) {
+      if (raw.complete) {
+        waitedMs.delete(raw);
+        continue;
       }
-    }, 250);
-  });
-  app.addHook('onClose', async () => clearInterval(enforcing));
+      const now = raw.readableLength === 0 ? waited + BODY_CHECK_MS : waited;
+      if (now <= timeoutMs) {
+        waitedMs.set(raw, now);
+        continue;
+      }
+      waitedMs.delete(raw);
+      raw.destroy(bodyCutShort(408));
+      raw.socket.destroy();
+    }
+  }, BODY_CHECK_MS);
+  check.unref();
+  app.addHook('onClose', async () => clearInterval(check));
 }
 
 /**
@@ -136,7 +149,8 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     // (Fastify refuses a hop count; a function that trusts the connection's peer alone says it.)
     trustProxy: config.admin?.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
-    requestTimeout: config.requestTimeoutMs,
+    // The body's timeout is enforceBodyTimeout's; the headers' stays Node's.
+    requestTimeout: 0,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     // Bytes that are not HTTP and router errors get problem+json here too, as on the API.
     clientErrorHandler: answerClientErrors(404),
@@ -153,7 +167,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  enforceRequestTimeoutWhileClosing(app);
+  enforceBodyTimeout(app, config.requestTimeoutMs);
   await decodeRequestBodies(app);
   // A method a path does not take is 405 with those it takes, as on the public listener: every
   // method can be routed (POST keeps its body), and each path's others are refused once every

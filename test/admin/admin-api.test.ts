@@ -729,14 +729,13 @@ describeEachDialect('admin API import', (dialect) => {
   });
 
   it('closes within the request timeout while an import body stalls, rolling it back', async (t) => {
-    const { admin, api } = await useAdmin(t, dialect);
+    const { admin, api } = await useAdmin(t, dialect, { config: { requestTimeoutMs: 1000 } });
     await admin.listen({ port: 0, host: '127.0.0.1' });
     const { port } = admin.server.address() as AddressInfo;
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => {});
     socket.write(importHead(100_000) + ndjson([company(3)]).toString());
     await sleep(300);
-    admin.server.requestTimeout = 1000;
     const started = Date.now();
     await admin.close();
     socket.destroy();

@@ -7,13 +7,21 @@ import { dirname, join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Dialect } from '../../src/db/connect.ts';
 import { SERVICE_ENV, SERVICE_NODE_OPTIONS } from '../../src/heap.ts';
 import { cdapi, cdapiJson } from '../helpers/cli.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { expense, smallCompany, writeJpeg, writeNdjson } from '../helpers/records.ts';
+import {
+  company,
+  expense,
+  ndjson,
+  smallCompany,
+  writeJpeg,
+  writeNdjson,
+} from '../helpers/records.ts';
 import { freePort, type Served, serve, serveCompany } from '../helpers/serve.ts';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -518,6 +526,50 @@ describe('cdapi serve shutting down with requests that never arrive whole', () =
       DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`,
     });
     assert.deepEqual(companies, []);
+  });
+});
+
+describe('cdapi serve admin import the service reads more slowly than it arrives', () => {
+  it('counts against HTTP_REQUEST_TIMEOUT_MS only the time its body keeps the service waiting', async (t) => {
+    const dir = useTempDir(t);
+    const path = join(dir, 'serve.db');
+    const adminPort = await freePort();
+    const token = 'slow-import-admin-token-0123456789abcdef';
+    const server = await serve({
+      DATABASE_URL: `sqlite:${path}`,
+      SIGNING_SECRET: 'slow-import-signing-secret-0123456789',
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
+      HTTP_REQUEST_TIMEOUT_MS: '1000',
+      ADMIN_PORT: String(adminPort),
+      ADMIN_TOKEN: token,
+    });
+    t.after(() => server.child.kill('SIGKILL'));
+    // SQLite's write lock, held 3 s: the import waits for it (the busy timeout is 10 s) before
+    // it reads a line, while its client has sent all it could.
+    const writer = new Database(path);
+    t.after(() => writer.close());
+    writer.exec('BEGIN IMMEDIATE');
+    const released = sleep(3000).then(() => writer.exec('ROLLBACK'));
+    // 40 MiB of blank lines after the company: more than the sockets' buffers hold, so the
+    // body is still arriving, at the pace the service reads it, when the timeout has passed.
+    const body = Buffer.concat([
+      ndjson([company(1)]),
+      Buffer.from(`${' '.repeat(1023)}\n`.repeat(40 * 1024)),
+    ]);
+    const answer = await fetch(`http://127.0.0.1:${adminPort}/admin/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+      body,
+    }).finally(() => released);
+    assert.equal(answer.status, 200, await answer.clone().text());
+    assert.deepEqual(
+      ((await answer.json()) as { data: { company_ids: number[] } }).data.company_ids,
+      [1],
+    );
+    assert.deepEqual(
+      server.logLines().filter((line) => line.msg.startsWith('request timed out')),
+      [],
+    );
   });
 });
 
