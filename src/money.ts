@@ -36,7 +36,8 @@ export function parseMoney(value: unknown, maxFractionDigits = MONEY_SCALE_DIGIT
   }
   if (decimal === null) throw new MoneyError('must be a decimal string or a number');
   const { negative, digits, exponent } = decimal;
-  if (negative && digits !== '') throw new MoneyError('must not be negative');
+  // `-0` too: import-format.md refuses a sign, and a zero written with one is a mistake.
+  if (negative) throw new MoneyError('must not be negative');
   if (digits === '') return 0;
   if (-exponent > maxFractionDigits) {
     throw new MoneyError(`has more than ${maxFractionDigits} decimal places`);

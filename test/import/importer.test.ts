@@ -864,6 +864,11 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         expect: /^line 4: amount: must not be negative$/,
       },
       {
+        name: 'zero with a minus sign',
+        line: expense(1, 5, 1, 1, { amount: '-0.00' }),
+        expect: /^line 4: amount: must not be negative$/,
+      },
+      {
         name: 'decimals beyond the currency',
         line: expense(1, 5, 1, 1, { currency: 'JPY', amount: '1500.5', items: [] }),
         expect: /^line 4: amount: has more than 0 decimal places$/,
