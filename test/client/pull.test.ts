@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { text as streamText } from 'node:stream/consumers';
 import { describe, it, type TestContext } from 'node:test';
+import { csvField } from '../../client/src/pull/csv.ts';
 import { onThisMachine } from '../../client/src/pull/main.ts';
 import { lineProgress, terminalProgress } from '../../client/src/pull/progress.ts';
 import { DEFAULT_DEMO_EMPLOYEES } from '../../src/demo/context.ts';
@@ -870,5 +871,18 @@ describe('cdapi-pull progress', () => {
       finished.map((line) => line.replace(/ in [\d.]+ s$/, '')),
       ['cdapi-pull: 1 receipt', 'cdapi-pull: 1 record', 'cdapi-pull: 2 receipts'],
     );
+  });
+
+  it('writes null as an empty CSV field and the empty string quoted, as COPY … CSV reads them', () => {
+    assert.deepEqual([null, '', ' ', 'a,b', 'say "hi"', 'two\nlines', 12.5, '=1+1'].map(csvField), [
+      '',
+      '""',
+      ' ',
+      '"a,b"',
+      '"say ""hi"""',
+      '"two\nlines"',
+      '12.5',
+      '=1+1',
+    ]);
   });
 });

@@ -4,11 +4,15 @@ import type { Mirror } from './mirror.ts';
 
 const ROWS_A_WRITE = 1000;
 
-/** RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
+/**
+ * RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. Null is an
+ * empty field and the empty string a quoted one (`""`), as PostgreSQL's `COPY … CSV` writes and
+ * reads them, so the two stay apart (a leave's `reason` null or "").
+ */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
   const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return text === '' || /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** Writes `DIR/<table>.csv` for every resource table of the mirror, replacing each file whole. */
