@@ -244,14 +244,12 @@ async function lostCursor(
       .select('changes_forgotten_seq')
       .where('id', '=', companyId)
       .executeTakeFirst(),
-    ranks.length === 0
-      ? []
-      : db
-          .selectFrom('changes_forgotten')
-          .select(['resource', 'change_seq', 'record_id'])
-          .where('company_id', '=', companyId)
-          .where('resource', 'in', ranks)
-          .execute(),
+    // Every resource's (five rows at most): the newest of all tells whether they are up to date.
+    db
+      .selectFrom('changes_forgotten')
+      .select(['resource', 'change_seq', 'record_id'])
+      .where('company_id', '=', companyId)
+      .execute(),
     // Number 0 is the data from before the feed (migration 0008), and the beginning.
     cursor.seq === 0
       ? true
@@ -264,10 +262,24 @@ async function lostCursor(
           .then((row) => row !== undefined),
   ]);
   if (company === undefined) return null;
-  for (const row of forgotten) {
-    const seq = Number(row.change_seq);
-    const since = cursor.forgotten === undefined || seq > cursor.forgotten;
-    const position = { seq, rank: Number(row.resource), id: Number(row.record_id) };
+  const positions = forgotten
+    .filter((row) => ranks.includes(Number(row.resource)))
+    .map((row) => ({
+      seq: Number(row.change_seq),
+      rank: Number(row.resource),
+      id: Number(row.record_id),
+    }));
+  // An import by a release before migration 0015 (during a roll-out) forgets deletions into
+  // the company's row alone, which is then newer than every row of changes_forgotten: its
+  // number bounds every resource, at the end of its import (as 0015 filled the table), or a
+  // cursor from before it would read on past deletions it never saw. So does a purged company
+  // imported again, whose cursors from before the purge are lost.
+  const newestOfAll = Number(company.changes_forgotten_seq);
+  if (newestOfAll > 0 && forgotten.every((row) => Number(row.change_seq) < newestOfAll)) {
+    positions.push({ seq: newestOfAll, rank: FEED_RESOURCES.length, id: 0 });
+  }
+  for (const position of positions) {
+    const since = cursor.forgotten === undefined || position.seq > cursor.forgotten;
     if (since && before(cursor, position) < 0) return 'forgotten';
   }
   // From an import the feed does not hold (past its latest one, or lost), or given when the

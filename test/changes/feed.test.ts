@@ -484,6 +484,43 @@ describeEachDialect('GET /changes', (dialect) => {
     assert.ok(!summary(all.entries).includes('delete expense 2'));
   });
 
+  it('answers 410 for a cursor from before deletions an instance of a release before 0015 forgot', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load([...smallCompany(1, 0), expense(1, 2, 1, 1), expense(1, 3, 1, 1)]);
+    const key = await api.createKey(1);
+    const { cursor } = await readAll(api, key);
+    await api.load([{ type: 'delete', resource: 'expense', company_id: 1, id: 2 }]);
+    await api.load([{ type: 'delete', resource: 'expense', company_id: 1, id: 3 }]);
+    // What such a release's import did when it forgot them (CHANGES_RETENTION_DAYS): the
+    // deletions leave the feed, and only the company's row says so; changes_forgotten, which it
+    // does not know, keeps what it held.
+    const { db } = api.handle;
+    const newest = await db
+      .selectFrom('deleted_records')
+      .select(['change_seq', 'resource', 'record_id'])
+      .where('company_id', '=', 1)
+      .orderBy('change_seq', 'desc')
+      .executeTakeFirstOrThrow();
+    await db.deleteFrom('deleted_records').where('company_id', '=', 1).execute();
+    await db
+      .updateTable('companies')
+      .set({
+        changes_forgotten_seq: Number(newest.change_seq),
+        changes_forgotten_resource: Number(newest.resource),
+        changes_forgotten_id: Number(newest.record_id),
+      })
+      .where('id', '=', 1)
+      .execute();
+    // Read on, the client would never learn that expenses 2 and 3 are gone.
+    const expired = await api.get(`/changes?after=${cursor}`, key);
+    assert.equal(expired.status, 410, expired.body);
+    assert.equal(expired.json.code, 'cursor_expired');
+    // From the beginning it reads, and a cursor it gives reads on.
+    const all = await readAll(api, key);
+    assert.ok(!summary(all.entries).some((entry) => entry.includes('expense 2')));
+    assert.equal((await api.get(`/changes?after=${all.cursor}`, key)).status, 200);
+  });
+
   it('answers 410 for a cursor inside an import, before a deletion it has forgotten, and not after it', async (t) => {
     const api = await useApi(t, dialect, { records: [] });
     await api.load([...smallCompany(1, 0), expense(1, 2, 1, 1), expense(1, 3, 1, 1)]);
