@@ -15,9 +15,11 @@ export function registerMigrateCommand(program: Command): void {
         creates: true,
       });
       print(options.json, outcome, () =>
-        outcome.applied.length === 0
-          ? 'Database is up to date.'
-          : `Applied ${count(outcome.applied.length, 'migration')}: ${outcome.applied.join(', ')}`,
+        outcome.newer
+          ? `Database is up to date; it also holds ${count(outcome.newer.length, 'migration')} of a newer release (${outcome.newer.join(', ')}), left alone.`
+          : outcome.applied.length === 0
+            ? 'Database is up to date.'
+            : `Applied ${count(outcome.applied.length, 'migration')}: ${outcome.applied.join(', ')}`,
       );
     });
 }

@@ -81,6 +81,8 @@ export async function unreadableTables(handle: DatabaseHandle): Promise<string[]
 
 export interface MigrationOutcome {
   applied: string[];
+  /** Migrations of a newer release the database holds (a roll-back): left as they are. */
+  newer?: string[];
 }
 
 /** The migrations the database records, by name; none before the first made their table. */
@@ -107,7 +109,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
   const unknown = recorded.filter((name) => !Object.hasOwn(migrations, name));
   if (unknown.length > 0) {
     const missing = Object.keys(migrations).filter((name) => !recorded.includes(name));
-    if (missing.length === 0) return { applied: [] };
+    if (missing.length === 0) return { applied: [], newer: unknown };
     throw new Error(
       `the database holds migrations this version of cdapi does not have (${unknown.join(', ')}) and lacks some it has (${missing.join(', ')}): it was migrated by another version; migrate it with that one`,
     );
