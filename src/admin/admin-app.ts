@@ -1,7 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -15,7 +14,6 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import {
   answerClientErrors,
   answerRouterError,
-  bodyCutShort,
   rememberRequestId,
   routeEveryRequest,
 } from '../http/client-errors.ts';
@@ -32,6 +30,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import type { ReceiptStore } from '../receipts/store.ts';
 import { ADMIN_MODELS } from '../schemas/admin.ts';
 import { AdminAuth } from './auth.ts';
+import { enforceBodyTimeout } from './body-timeout.ts';
 import {
   adminMethodNotAllowed,
   answerAdminError,
@@ -80,49 +79,6 @@ function exactBodies(): ValidatorFactory {
     });
     return (route) => (route.httpPart === 'body' ? exact : coercing)(route);
   };
-}
-
-/** How often the admin listener looks at the bodies still arriving. */
-const BODY_CHECK_MS = 250;
-
-/**
- * The admin listener's `HTTP_REQUEST_TIMEOUT_MS`, in place of Node's: what counts is the time a
- * body keeps the service waiting for it, not the time the service takes to read it. Node counts
- * the whole request, so an import the service read more slowly than its client sent it (a large
- * body while another import ran) was cut unanswered at 30 s, and logged as a client that did not
- * send in time. Every BODY_CHECK_MS, a body with nothing received and unread is counted as
- * waited for; one waited for longer than the timeout is cut as Node cut it (its route told that
- * it did not arrive in time: an import rolls back). A client trickling its body, or stopping,
- * is cut as before; the request line and headers keep Node's own timeout. Enforced while the
- * listener closes too (Node's check stops with its server, and a shutdown waits for the
- * requests in flight).
- */
-function enforceBodyTimeout(app: FastifyInstance, timeoutMs: number): void {
-  const waitedMs = new Map<IncomingMessage, number>();
-  app.addHook('onRequest', async (request) => {
-    const raw = request.raw;
-    if (raw.complete) return;
-    waitedMs.set(raw, 0);
-    raw.once('close', () => waitedMs.delete(raw));
-  });
-  const check = setInterval(() => {
-    for (const [raw, waited] of waitedMs) {
-      if (raw.complete) {
-        waitedMs.delete(raw);
-        continue;
-      }
-      const now = raw.readableLength === 0 ? waited + BODY_CHECK_MS : waited;
-      if (now <= timeoutMs) {
-        waitedMs.set(raw, now);
-        continue;
-      }
-      waitedMs.delete(raw);
-      raw.destroy(bodyCutShort(408));
-      raw.socket.destroy();
-    }
-  }, BODY_CHECK_MS);
-  check.unref();
-  app.addHook('onClose', async () => clearInterval(check));
 }
 
 /**

@@ -16,6 +16,7 @@ import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databas
 import { eventually } from '../helpers/eventually.ts';
 import {
   company,
+  employee,
   expense,
   ndjson,
   smallCompany,
@@ -25,6 +26,26 @@ import {
 import { freePort, type Served, serve, serveCompany } from '../helpers/serve.ts';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+
+/**
+ * `cdapi serve` on a new SQLite file, with an admin listener (`token`) and the timeouts a test
+ * of requests that arrive slowly wants: 1 s for the headers, `requestTimeoutMs` for the request.
+ */
+async function servedWithAdmin(t: TestContext, requestTimeoutMs: number) {
+  const path = join(useTempDir(t), 'serve.db');
+  const adminPort = await freePort();
+  const token = 'slow-requests-admin-token-0123456789abcdef';
+  const server = await serve({
+    DATABASE_URL: `sqlite:${path}`,
+    SIGNING_SECRET: 'slow-requests-signing-secret-0123456789',
+    HTTP_HEADERS_TIMEOUT_MS: '1000',
+    HTTP_REQUEST_TIMEOUT_MS: String(requestTimeoutMs),
+    ADMIN_PORT: String(adminPort),
+    ADMIN_TOKEN: token,
+  });
+  t.after(() => server.child.kill('SIGKILL'));
+  return { path, adminPort, token, server };
+}
 
 /** One company and a key on a fresh database, served by `cdapi serve` with `extraEnv`. */
 async function servedCompany(
@@ -467,18 +488,7 @@ describe('cdapi serve on a SQLite file not made yet', () => {
 
 describe('cdapi serve shutting down with requests that never arrive whole', () => {
   it('answers them as while it ran, within its timeouts, and exits 0', async (t) => {
-    const dir = useTempDir(t);
-    const adminPort = await freePort();
-    const token = 'shutdown-test-admin-token-0123456789abcdef';
-    const server = await serve({
-      DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`,
-      SIGNING_SECRET: 'shutdown-test-signing-secret-0123456789',
-      HTTP_HEADERS_TIMEOUT_MS: '1000',
-      HTTP_REQUEST_TIMEOUT_MS: '2000',
-      ADMIN_PORT: String(adminPort),
-      ADMIN_TOKEN: token,
-    });
-    t.after(() => server.child.kill('SIGKILL'));
+    const { path, adminPort, token, server } = await servedWithAdmin(t, 2000);
     /** A connection that sends `text` and no more, and all it receives until it is closed. */
     const halfSent = async (port: number, text: string) => {
       const socket = connect(port, '127.0.0.1');
@@ -522,31 +532,37 @@ describe('cdapi serve shutting down with requests that never arrive whole', () =
       cut.map((line) => line.msg),
       ['request timed out: its body did not arrive in time'],
     );
-    const companies = cdapiJson(['companies', 'list'], {
-      DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`,
-    });
+    const companies = cdapiJson(['companies', 'list'], { DATABASE_URL: `sqlite:${path}` });
     assert.deepEqual(companies, []);
   });
 });
 
 describe('cdapi serve admin import the service reads more slowly than it arrives', () => {
-  it('counts against HTTP_REQUEST_TIMEOUT_MS only the time its body keeps the service waiting', async (t) => {
-    const dir = useTempDir(t);
-    const path = join(dir, 'serve.db');
-    const adminPort = await freePort();
-    const token = 'slow-import-admin-token-0123456789abcdef';
-    const server = await serve({
-      DATABASE_URL: `sqlite:${path}`,
-      SIGNING_SECRET: 'slow-import-signing-secret-0123456789',
-      HTTP_HEADERS_TIMEOUT_MS: '1000',
-      HTTP_REQUEST_TIMEOUT_MS: '1000',
-      ADMIN_PORT: String(adminPort),
-      ADMIN_TOKEN: token,
+  /** POSTs `body` to the admin import; it must import `records` with no timeout logged. */
+  async function importsWhole(
+    served: Awaited<ReturnType<typeof servedWithAdmin>>,
+    body: Buffer | ReadableStream<Buffer>,
+    records: number,
+  ) {
+    const answer = await fetch(`http://127.0.0.1:${served.adminPort}/admin/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/x-ndjson' },
+      body,
+      duplex: 'half',
     });
-    t.after(() => server.child.kill('SIGKILL'));
+    assert.equal(answer.status, 200, await answer.clone().text());
+    assert.equal(((await answer.json()) as { data: { records: number } }).data.records, records);
+    assert.deepEqual(
+      served.server.logLines().filter((line) => line.msg.startsWith('request timed out')),
+      [],
+    );
+  }
+
+  it('counts against HTTP_REQUEST_TIMEOUT_MS only the time its body keeps the service waiting', async (t) => {
+    const served = await servedWithAdmin(t, 1000);
     // SQLite's write lock, held 3 s: the import waits for it (the busy timeout is 10 s) before
     // it reads a line, while its client has sent all it could.
-    const writer = new Database(path);
+    const writer = new Database(served.path);
     t.after(() => writer.close());
     writer.exec('BEGIN IMMEDIATE');
     const released = sleep(3000).then(() => writer.exec('ROLLBACK'));
@@ -556,20 +572,21 @@ describe('cdapi serve admin import the service reads more slowly than it arrives
       ndjson([company(1)]),
       Buffer.from(`${' '.repeat(1023)}\n`.repeat(40 * 1024)),
     ]);
-    const answer = await fetch(`http://127.0.0.1:${adminPort}/admin/import`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
-      body,
-    }).finally(() => released);
-    assert.equal(answer.status, 200, await answer.clone().text());
-    assert.deepEqual(
-      ((await answer.json()) as { data: { company_ids: number[] } }).data.company_ids,
-      [1],
-    );
-    assert.deepEqual(
-      server.logLines().filter((line) => line.msg.startsWith('request timed out')),
-      [],
-    );
+    await importsWhole(served, body, 1).finally(() => released);
+  });
+
+  it('does not cut an import read more slowly than it is sent, however long it takes', async (t) => {
+    const served = await servedWithAdmin(t, 1000);
+    // 200,000 employees (about 50 MB), sent chunked a hundred lines a chunk as a client
+    // streaming an export does: the import reads them for several seconds, while the client
+    // is held back by the connection, never by itself.
+    async function* lines() {
+      yield ndjson([company(1)]);
+      for (let first = 1; first <= 200_000; first += 100) {
+        yield ndjson(Array.from({ length: 100 }, (_, i) => employee(1, first + i)));
+      }
+    }
+    await importsWhole(served, ReadableStream.from(lines()), 200_001);
   });
 });
 

@@ -6,6 +6,7 @@ import { ImportSummarySchema } from '../../schemas/admin.ts';
 import { ref } from '../../schemas/common.ts';
 import { countedImport } from '../../services/import.service.ts';
 import { audit } from '../audit.ts';
+import { countClientWaitsOnly } from '../body-timeout.ts';
 import type { AdminDeps, AdminRoutes } from '../deps.ts';
 import { ndjsonExpected } from '../errors.ts';
 import { adminOperation, dataOf } from '../operation.ts';
@@ -57,6 +58,8 @@ export const importRoutes: AdminRoutes<
     async (request) => {
       const body = request.body as Readable | undefined;
       if (!body) throw ndjsonExpected();
+      // Read as fast as the import takes it: its client is charged only for keeping it waiting.
+      countClientWaitsOnly(request.raw);
       const summary = await countedImport(
         deps.database,
         () =>
