@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import {
   existsSync,
@@ -8,7 +8,6 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  rmdirSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -450,15 +449,22 @@ describe('cdapi-pull', () => {
     assert.deepEqual(readFileSync(out), before, 'the file is untouched');
     assert.equal(existsSync(`${out}.lock`), false);
     rmSync(link);
-    // A folder where the lock goes is named, not taken for another run making the lock.
-    mkdirSync(`${out}.lock`);
-    const blocked = await runPull(['--base-url', base, '--out', out], key);
-    assert.equal(blocked.code, 1);
-    assert.equal(
-      blocked.stderr,
-      `cdapi-pull: ${out}.lock is a folder, where cdapi-pull keeps the lock of ${out}: move it away, then run again\n`,
-    );
-    rmdirSync(`${out}.lock`);
+    // What is not a file where the lock goes is named: not taken for another run making the
+    // lock, nor read (a named pipe would block the read for good).
+    for (const [kind, make] of [
+      ['a folder', () => mkdirSync(`${out}.lock`)],
+      ['a symbolic link', () => symlinkSync('/nonexistent/lock', `${out}.lock`)],
+      ['a named pipe', () => execFileSync('mkfifo', [`${out}.lock`])],
+    ] as const) {
+      make();
+      const blocked = await runPull(['--base-url', base, '--out', out], key);
+      assert.equal(blocked.code, 1, kind);
+      assert.equal(
+        blocked.stderr,
+        `cdapi-pull: ${out}.lock is ${kind}, where cdapi-pull keeps the lock of ${out}: move it away, then run again\n`,
+      );
+      rmSync(`${out}.lock`, { recursive: true });
+    }
     assert.equal((await runPull(['--base-url', base, '--out', out], key)).code, 0);
     const compared = await listsAndMirror(client, out);
     assert.deepEqual(compared.mirror, compared.service);

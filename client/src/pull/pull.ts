@@ -5,6 +5,7 @@ import {
   readlinkSync,
   realpathSync,
   rmSync,
+  type Stats,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -295,15 +296,19 @@ function lockOutput(out: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return () => {};
     }
+    // Only a file a run made is read (a FIFO would block the read for good, a link lead
+    // elsewhere) or taken over.
+    const found = lstatSync(path, { throwIfNoEntry: false });
+    if (found === undefined) continue; // released meanwhile
+    if (!found.isFile()) {
+      throw new Error(
+        `${path} is ${kindOf(found)}, where cdapi-pull keeps the lock of ${out}: move it away, then run again`,
+      );
+    }
     let holder: string[];
     try {
       holder = readFileSync(path, 'utf8').trim().split(' ');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
-        throw new Error(
-          `${path} is a folder, where cdapi-pull keeps the lock of ${out}: move it away, then run again`,
-        );
-      }
+    } catch {
       continue; // released meanwhile
     }
     const pid = Number(holder[0]);
@@ -315,6 +320,15 @@ function lockOutput(out: string): () => void {
     rmSync(path, { force: true });
   }
   throw new Error(`cannot take ${path}: another cdapi-pull keeps making it`);
+}
+
+/** What a path that is not a regular file is, for a message. */
+function kindOf(found: Stats): string {
+  if (found.isDirectory()) return 'a folder';
+  if (found.isSymbolicLink()) return 'a symbolic link';
+  if (found.isFIFO()) return 'a named pipe';
+  if (found.isSocket()) return 'a socket';
+  return 'a device';
 }
 
 /**
