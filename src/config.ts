@@ -367,6 +367,13 @@ function parseReceiptsDir(raw: string): string {
   return resolve(raw);
 }
 
+/** The receipt store beside a SQLite file, refused as RECEIPTS_DIR is when it is a loop of links. */
+function storeBesideDatabase(database: DatabaseTarget): string | null {
+  const store = besideDatabase(database, 'receipts');
+  if (store !== null) throughLinks(store, 'RECEIPTS_DIR');
+  return store;
+}
+
 /** The receipt store of a command that reads or writes receipts; fails naming the variable. */
 export function requireReceiptsDir(config: Config): string {
   if (config.receiptsDir !== null) return config.receiptsDir;
@@ -388,7 +395,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database,
     receiptsDir: env.RECEIPTS_DIR
       ? parseReceiptsDir(env.RECEIPTS_DIR)
-      : besideDatabase(database, 'receipts'),
+      : storeBesideDatabase(database),
     logLevel,
     changesRetentionDays: parseInteger(
       'CHANGES_RETENTION_DAYS',

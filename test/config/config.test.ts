@@ -298,18 +298,21 @@ describe('configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cdapi-loop-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     symlinkSync(join(dir, 'store'), join(dir, 'store'));
-    assert.throws(
-      () =>
-        loadServerConfig({
-          DATABASE_URL: `sqlite:${join(dir, 'hr.db')}`,
-          RECEIPTS_DIR: join(dir, 'store'),
-        }),
-      (error: Error) =>
-        error instanceof ConfigError &&
-        error.message ===
-          `RECEIPTS_DIR: ${join(dir, 'store')} is a loop of symbolic links (or a chain of more than 40)`,
-    );
-    assert.deepEqual(readdirSync(dir), ['store']);
+    // Named, or the one beside the database (hr-receipts) when none is.
+    symlinkSync(join(dir, 'hr-receipts'), join(dir, 'hr-receipts'));
+    for (const [env, store] of [
+      [{ RECEIPTS_DIR: join(dir, 'store') }, join(dir, 'store')],
+      [{}, join(dir, 'hr-receipts')],
+    ] as const) {
+      assert.throws(
+        () => loadServerConfig({ DATABASE_URL: `sqlite:${join(dir, 'hr.db')}`, ...env }),
+        (error: Error) =>
+          error instanceof ConfigError &&
+          error.message ===
+            `RECEIPTS_DIR: ${store} is a loop of symbolic links (or a chain of more than 40)`,
+      );
+    }
+    assert.deepEqual(readdirSync(dir).sort(), ['hr-receipts', 'store']);
   });
 
   it('keeps a generated signing secret beside the SQLite file, as it keeps the receipts', (t) => {
