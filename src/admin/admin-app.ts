@@ -160,6 +160,8 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
+    // No bytes is no body, whatever the type says (clients that always send one).
+    if (bytes.length === 0) return done(null, undefined);
     if (!isUtf8(bytes)) return done(unreadableJsonBody('not UTF-8'), undefined);
     const text = bytes.toString('utf8');
     parseJson(request, text, (error, value) => {

@@ -230,6 +230,12 @@ describeEachDialect('admin API companies', (dialect) => {
     }
     assert.equal((await call('GET', '/admin/companies/1')).json.data.active, true);
     assert.equal((await call('POST', '/admin/companies/1/activate', { body: {} })).status, 200);
+    // No bytes with a JSON type is no body, as clients that always send the type mean it.
+    const empty = await call('POST', '/admin/companies/1/activate', {
+      body: Buffer.alloc(0),
+      contentType: 'application/json',
+    });
+    assert.equal(empty.status, 200, empty.body);
     // JSON sent as text/plain is refused as every other type is, not read as a string.
     const text = await call('POST', '/admin/companies/1/deactivate', {
       body: Buffer.from('{}'),
@@ -239,6 +245,7 @@ describeEachDialect('admin API companies', (dialect) => {
     assert.equal(text.json.code, 'unsupported_media_type');
     assert.deepEqual(auditLines(logLines()), [
       { actor: 'platform', action: 'company.deactivate', companyId: 1 },
+      { actor: 'platform', action: 'company.activate', companyId: 1 },
       { actor: 'platform', action: 'company.activate', companyId: 1 },
       { actor: 'platform', action: 'company.activate', companyId: 1 },
     ]);
@@ -522,7 +529,7 @@ describeEachDialect('admin API keys', (dialect) => {
         'The request body is not UTF-8: send a JSON object encoded as UTF-8.',
       ),
     );
-    for (const body of ['{"name":', '', '{"name":"x",}']) {
+    for (const body of ['{"name":', '{"name":"x",}']) {
       const response = await call('POST', '/admin/companies/1/keys', { body: Buffer.from(body) });
       assert.equal(response.status, 400, body);
       assert.equal(
@@ -531,6 +538,10 @@ describeEachDialect('admin API keys', (dialect) => {
         body,
       );
     }
+    // No bytes is no body: the fields it lacks are named.
+    const empty = await call('POST', '/admin/companies/1/keys', { body: Buffer.alloc(0) });
+    assert.equal(empty.status, 422, empty.body);
+    assert.equal(empty.json.code, 'validation_failed');
     // JSON, with a key that would reach a prototype: an undeclared field, never read.
     for (const body of [
       '{"__proto__":{"x":1},"name":"x"}',
