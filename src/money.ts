@@ -28,7 +28,8 @@ export function parseMoney(value: unknown, maxFractionDigits = MONEY_SCALE_DIGIT
       throw new MoneyError('is not a plain decimal number (digits, a point and digits: 1250.50)');
     }
   } else if (typeof value === 'number' && Number.isFinite(value)) {
-    decimal = readDecimal(String(value));
+    // String(-0) is "0": a JSON -0 carries its sign as "-0" does.
+    decimal = readDecimal(Object.is(value, -0) ? '-0' : String(value));
   } else if (value instanceof InexactNumber) {
     decimal = readDecimal(value.source);
   } else {

@@ -869,6 +869,15 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         expect: /^line 4: amount: must not be negative$/,
       },
       {
+        name: 'a JSON -0',
+        // As text: JSON.stringify writes -0 as 0.
+        line: JSON.stringify(expense(1, 5, 1, 1, { amount: 0 })).replace(
+          '"amount":0',
+          '"amount":-0',
+        ),
+        expect: /^line 4: amount: must not be negative$/,
+      },
+      {
         name: 'decimals beyond the currency',
         line: expense(1, 5, 1, 1, { currency: 'JPY', amount: '1500.5', items: [] }),
         expect: /^line 4: amount: has more than 0 decimal places$/,
