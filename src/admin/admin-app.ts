@@ -180,6 +180,11 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       return done(unreadableJsonBody('not valid JSON'), undefined);
     });
   });
+  // An operation that reads a body, sent none: validated as `{}`, so the 422 names the fields it
+  // lacks rather than saying the body must be an object.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
   app.setErrorHandler(answerAdminError);
   app.setNotFoundHandler((_request, reply) => sendProblem(reply, noSuchResource()));
   for (const model of ADMIN_MODELS) app.addSchema(model);
