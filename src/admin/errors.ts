@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { POSTGRES_DEADLOCK, POSTGRES_STATEMENT_TIMEOUT } from '../db/unavailable.ts';
 import { answerError, sendProblem } from '../http/error-handler.ts';
 import { ApiError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../http/errors.ts';
 import { ImportError } from '../import/import-error.ts';
@@ -45,9 +46,9 @@ function writeConflict(error: unknown, request: FastifyRequest): ApiError | null
   const detail =
     code === 'SQLITE_BUSY'
       ? 'Another import or command is writing to this SQLite database, which takes one writer at a time; nothing was changed: retry when it has finished.'
-      : code === '57014'
+      : code === POSTGRES_STATEMENT_TIMEOUT
         ? 'A statement did not finish within DATABASE_STATEMENT_TIMEOUT_MS: another import or command holds rows this change needs until it commits (an import of the same company), or the database is slow or not answering; nothing was changed: retry when that import has finished.'
-        : code === '40P01'
+        : code === POSTGRES_DEADLOCK
           ? 'Another import or command wrote some of the same rows at the same time (a deadlock), and this change was undone; nothing was changed: retry.'
           : null;
   if (detail === null) return null;

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { SchemaOutdatedError } from '../db/schema-outdated-error.ts';
-import { isConnectionRefused } from '../db/unavailable.ts';
+import { isConnectionRefused, POSTGRES_DEADLOCK } from '../db/unavailable.ts';
 import { limitHeapGrowth } from '../heap.ts';
 import { ImportError, ImportInterrupted } from '../import/import-error.ts';
 import { ServiceError } from '../services/errors.ts';
@@ -84,9 +84,6 @@ registerImportCommand(program);
 registerDemoCommand(program);
 registerCompanyCommands(program);
 registerKeyCommands(program);
-
-/** PostgreSQL's code for a transaction it ended to break a deadlock. */
-const POSTGRES_DEADLOCK = '40P01';
 
 function reason(error: unknown): string {
   if (error instanceof ConfigError) return `configuration: ${error.message}`;

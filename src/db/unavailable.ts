@@ -1,3 +1,9 @@
+/** PostgreSQL's code for a statement cancelled by its statement timeout (query_canceled). */
+export const POSTGRES_STATEMENT_TIMEOUT = '57014';
+
+/** PostgreSQL's code for a transaction it ended to break a deadlock. */
+export const POSTGRES_DEADLOCK = '40P01';
+
 // Connection-level failures: the database is down, restarting or out of connections, a
 // statement ran past its timeout, or the server did not answer at all (pg's query_timeout:
 // "Query read timeout"), or the database was closed to new connections (ALLOW_CONNECTIONS
@@ -19,7 +25,7 @@ const UNAVAILABLE_CODES = new Set([
   'SQLITE_LOCKED',
   'SQLITE_CANTOPEN',
   'SQLITE_IOERR',
-  '57014', // query_canceled: statement timeout
+  POSTGRES_STATEMENT_TIMEOUT,
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
