@@ -21,6 +21,7 @@ import { type AuthContext, createAuthenticator } from './http/auth.ts';
 import {
   answerClientErrors,
   answerRouterErrorUnless,
+  readOnlyRefusal,
   rememberRequestId,
   routeEveryRequest,
 } from './http/client-errors.ts';
@@ -133,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A connection silent both ways for this long is closed, even mid-response (a client that
     // stops reading); never shorter than a query may run.
     connectionTimeout: Math.max(config.keepAliveTimeoutMs, config.statementTimeoutMs + 5000),
-    clientErrorHandler: answerClientErrors(405),
+    clientErrorHandler: answerClientErrors(readOnlyRefusal),
     // A request-target in absolute form with an empty host (`GET http:///…`) reaches the router
     // with no path it can take: it is refused for its host (400), as `hostProblem` refuses it
     // on a route, not answered as an unknown path.

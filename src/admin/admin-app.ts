@@ -21,7 +21,12 @@ import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
 import { keepAliveAnnouncer } from '../http/keep-alive.ts';
 import { registerErrorsPage } from '../http/openapi/errors-page.ts';
-import { knownPaths, refuseOtherMethods, routeEveryMethod } from '../http/plugins/read-only.ts';
+import {
+  knownPaths,
+  refusalWithMethodsOf,
+  refuseOtherMethods,
+  routeEveryMethod,
+} from '../http/plugins/read-only.ts';
 import { registerQueryKeywords } from '../http/query-keywords.ts';
 import { logEachRequest } from '../http/request-log.ts';
 import { buildSerializer } from '../http/serializers.ts';
@@ -88,6 +93,8 @@ function exactBodies(): ValidatorFactory {
  */
 export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyInstance> {
   const { config } = options;
+  // Each path's methods, as its routes are made (`knownPaths`, below).
+  const paths = new Map<string, Set<string>>();
   const app = Fastify({
     ...(options.logger
       ? { loggerInstance: options.logger.child({ listener: 'admin' }) }
@@ -109,7 +116,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     requestTimeout: 0,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     // Bytes that are not HTTP and router errors get problem+json here too, as on the API.
-    clientErrorHandler: answerClientErrors(404),
+    clientErrorHandler: answerClientErrors(refusalWithMethodsOf(paths, adminMethodNotAllowed)),
     frameworkErrors: answerRouterError,
     genReqId: (request) => rememberRequestId(request, randomUUID()),
     schemaController: {
@@ -129,7 +136,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   // method can be routed (POST keeps its body), and each path's others are refused once every
   // route is made.
   routeEveryMethod(app, { bodies: 'known' });
-  const paths = knownPaths(app);
+  knownPaths(app, paths);
   routeEveryRequest(app);
   drainUnreadBodies(app);
   const announceKeepAlive = keepAliveAnnouncer(config.keepAliveTimeoutMs);

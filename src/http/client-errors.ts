@@ -91,16 +91,25 @@ function pathOf(target: string): string | null {
 }
 
 /**
- * The answer to a method Node's parser does not know (`FOO /api/company/v1/leaves`):
- * `onKnownPath` on a path GET is routed on (the API's 405, as for any other method but GET and
- * HEAD), 404 on any other path; 400 when the request line is not whole in the bytes received or
- * is not HTTP.
+ * What a listener answers a method Node's parser does not know on `path`: the 405 of the
+ * methods that path takes, or null where no route is made for it (404).
  */
-function unknownMethodStatus(
+export type UnknownMethodRefusal = (app: FastifyInstance, path: string) => ApiError | null;
+
+/** The API's: every path it routes takes GET and HEAD alone. */
+export const readOnlyRefusal: UnknownMethodRefusal = (app, path) =>
+  app.findRoute({ method: 'GET', url: path }) ? methodNotAllowed() : null;
+
+/**
+ * The refusal of a method Node's parser does not know (`FOO /api/company/v1/leaves`), as
+ * `refusalOn` says for its path; a 404 on a path no route is made for; a 400 when the request
+ * line is not whole in the bytes received or is not HTTP.
+ */
+function unknownMethodRefusal(
   app: FastifyInstance,
   error: ParserError,
-  onKnownPath: 404 | 405,
-): 400 | 404 | 405 {
+  refusalOn: UnknownMethodRefusal,
+): ApiError | 400 | 404 {
   const { rawPacket: received, bytesParsed } = error;
   if (!Buffer.isBuffer(received) || bytesParsed === undefined) return 400;
   // Requests before this one on the connection may share the bytes (pipelining).
@@ -110,7 +119,7 @@ function unknownMethodStatus(
   const line = REQUEST_LINE.exec(received.toString('latin1', start, end + 1));
   if (!line) return 400;
   const path = pathOf(line[1] as string);
-  return path !== null && app.findRoute({ method: 'GET', url: path }) ? onKnownPath : 404;
+  return (path !== null && refusalOn(app, path)) || 404;
 }
 
 /**
@@ -148,26 +157,26 @@ export function noteLatestResponse(socket: Socket, response: ServerResponse): vo
  * that did not arrive within the timeouts. Answered with problem+json, then the connection is
  * closed. Logged as a request line with the error's code alone (the error carries the raw
  * bytes received, Authorization header and all), unless the request's head was read: then its
- * own line says how it ended. An unknown method on a path GET is routed on
- * gets `onKnownPath`: the API's 405, or the 404 the admin listener answers every method it does
- * not route.
+ * own line says how it ended. An unknown method on a known path gets `refusalOn`'s 405, with
+ * the methods that path takes.
  *
  * Requests read before the refused one on the same connection (pipelining) are answered first,
  * each whole: Node queues their answers behind the one being written, so the refusal waits for
  * the latest request's answer, which leaves last.
  */
-export const answerClientErrors = (onKnownPath: 404 | 405) =>
+export const answerClientErrors = (refusalOn: UnknownMethodRefusal) =>
   function answerClientError(this: FastifyInstance, error: ParserError, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
     answered.add(socket);
-    const status =
+    const refusal =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 408
         : error.code === 'HPE_HEADER_OVERFLOW'
           ? 431
           : error.code === 'HPE_INVALID_METHOD'
-            ? unknownMethodStatus(this, error, onKnownPath)
+            ? unknownMethodRefusal(this, error, refusalOn)
             : 400;
+    const status = typeof refusal === 'number' ? refusal : refusal.status;
     const latest = (socket as ReadingSocket)[LATEST_RESPONSE];
     const reading = latest?.req;
     /** Answers `status` and ends the connection, then calls `then`. */
@@ -186,8 +195,10 @@ export const answerClientErrors = (onKnownPath: 404 | 405) =>
           'request',
         );
       }
-      const body = JSON.stringify(protocolProblem(status));
-      const allow = status === 405 ? `Allow: ${methodNotAllowed().headers.allow}\r\n` : '';
+      const body = JSON.stringify(
+        typeof refusal === 'number' ? protocolProblem(status) : refusal.toProblem(),
+      );
+      const allow = typeof refusal === 'number' ? '' : `Allow: ${refusal.headers.allow}\r\n`;
       // The headers every error answer carries: its date (RFC 9110 §6.6.1), the type with its
       // charset, no-store, a request id and nosniff. Once the connection's end is sent, no
       // other answer can be written to it.

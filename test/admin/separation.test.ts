@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { it } from 'node:test';
 import { ADMIN_TOKEN, useAdmin } from '../helpers/admin.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
-import { NO_SUCH_RESOURCE } from '../helpers/problems.ts';
+import { NO_SUCH_RESOURCE, problem } from '../helpers/problems.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
 import { company } from '../helpers/records.ts';
 
@@ -51,11 +51,45 @@ describeEachDialect('the admin API and the public listener', (dialect) => {
     assert.equal((await call('GET', '/admin/companies')).status, 200);
   });
 
-  it('answers a method Node does not know 404 on the admin listener, as any method it does not route', async (t) => {
+  it('answers a method Node does not know 405 on a path the admin listener serves, with the methods that path takes', async (t) => {
     const { admin } = await useAdmin(t, dialect, { records: [company(1)] });
     await admin.listen({ host: '127.0.0.1', port: 0 });
     const { port } = admin.server.address() as AddressInfo;
-    for (const path of ['/admin/companies', '/admin/keys', '/admin/openapi.json', '/nope']) {
+    const answers: Record<string, string> = {
+      '/admin/companies': 'GET, HEAD',
+      '/admin/companies/1': 'GET, HEAD',
+      '/admin/companies/1/keys': 'GET, HEAD, POST',
+      '/admin/companies/%2F/keys': 'GET, HEAD, POST',
+      '/admin/companies/1/deactivate': 'POST',
+      '/admin/keys/7/revoke': 'POST',
+      'http://localhost/admin/import?x=1': 'POST',
+      '/admin/openapi.json': 'GET, HEAD',
+      '/admin': 'GET, HEAD',
+    };
+    for (const [method, target] of Object.keys(answers).flatMap((path) => [
+      ['FOO', path],
+      ['get', path],
+    ])) {
+      const response = await rawRequest(
+        port,
+        `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`,
+      );
+      const allow = answers[target as string] as string;
+      assert.equal(response?.status, 405, `${method} ${target}: ${response?.body}`);
+      assert.equal(response.headers.allow, allow, `${method} ${target}`);
+      assert.equal(response.headers.connection, 'close', `${method} ${target}`);
+      assert.deepEqual(
+        JSON.parse(response.body),
+        problem('method_not_allowed', 'Method not allowed', 405, `This path takes ${allow} only.`),
+      );
+    }
+    // A path it does not serve, or one a route's parameters cannot spell, is 404.
+    for (const path of [
+      '/admin/keys',
+      '/nope',
+      '/admin/companies/1/',
+      '/admin/companies/%E4/keys',
+    ]) {
       const response = await rawRequest(
         port,
         `FOO ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`,

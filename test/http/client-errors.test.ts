@@ -3,7 +3,11 @@ import { EventEmitter, once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
-import { answerClientErrors, noteLatestResponse } from '../../src/http/client-errors.ts';
+import {
+  answerClientErrors,
+  noteLatestResponse,
+  readOnlyRefusal,
+} from '../../src/http/client-errors.ts';
 import { API_PREFIX } from '../../src/http/deps.ts';
 import { useApi } from '../helpers/api.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -38,7 +42,7 @@ describe('client errors', () => {
     // An earlier pipelined request's answer, still being written.
     const underWay = Object.assign(new EventEmitter(), { writableFinished: false });
     noteLatestResponse(server, underWay as unknown as ServerResponse);
-    const answer = answerClientErrors(405);
+    const answer = answerClientErrors(readOnlyRefusal);
     // Node's parser reports the error for the bad request, then again for each later chunk.
     for (let chunk = 0; chunk < 15; chunk++) {
       const error = Object.assign(new Error('Invalid method encountered'), {

@@ -1,5 +1,6 @@
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { UnknownMethodRefusal } from '../client-errors.ts';
 import { API_PREFIX } from '../deps.ts';
 import { type ApiError, methodNotAllowed } from '../errors.ts';
 
@@ -18,17 +19,23 @@ export function routeEveryMethod(app: FastifyInstance, { bodies }: { bodies: 'no
   }
 }
 
+/** The handlers of `refuseOtherMethods`' routes, which add no method to a path. */
+const refusals = new WeakSet<object>();
+
 /**
  * The API is read-only: any other method on a known path is 405, with the methods it has.
- * `knownPaths` starts collecting the methods of each path made after it; `refuseOtherMethods`,
+ * `knownPaths` starts collecting the methods of each path made after it (into `paths`); `refuseOtherMethods`,
  * called once the routes are made, answers every other method on each of them (the admin
  * listener's paths, which take POST too, the same way with its own refusal). Refused in
  * onRequest, before the body is read: a body Fastify cannot parse (an unknown content type,
  * broken JSON) must not turn the 405 into a 415 or 400.
  */
-export function knownPaths(app: FastifyInstance): Map<string, Set<string>> {
-  const paths = new Map<string, Set<string>>();
+export function knownPaths(
+  app: FastifyInstance,
+  paths = new Map<string, Set<string>>(),
+): Map<string, Set<string>> {
   app.addHook('onRoute', (route) => {
+    if (refusals.has(route.handler)) return;
     const routed = [route.method].flat();
     const methods = paths.get(route.url);
     // HEAD alone (a GET route's own, or the reference page's `/docs/` redirect) makes no path
@@ -40,6 +47,9 @@ export function knownPaths(app: FastifyInstance): Map<string, Set<string>> {
   });
   return paths;
 }
+
+/** An `Allow` header's value: `methods`, in order. */
+const allowOf = (methods: ReadonlySet<string>) => [...methods].sort().join(', ');
 
 export function refuseOtherMethods(
   app: FastifyInstance,
@@ -53,12 +63,12 @@ export function refuseOtherMethods(
     refusal?: (allow: string) => ApiError;
   } = {},
 ): void {
-  // The routes made here are collected too: the paths as they were before them.
-  for (const [url, methods] of [...paths]) {
-    const allow = [...methods].sort().join(', ');
+  for (const [url, methods] of paths) {
+    const allow = allowOf(methods);
     const refuse = async (_request: FastifyRequest, _reply: FastifyReply) => {
       throw refusal(allow);
     };
+    refusals.add(refuse);
     app.route({
       method: METHODS.filter((method) => !methods.has(method)),
       url: url.slice(prefix.length) || '/',
@@ -69,4 +79,28 @@ export function refuseOtherMethods(
       handler: refuse,
     });
   }
+}
+
+/**
+ * `refusal` of a method Node's parser does not know, with the methods its path takes, as
+ * `knownPaths` collected them; null on a path none of them matches. The router names no route
+ * for a request, only its parameters, so the route is the one of `paths` they spell the path
+ * with (`/admin/companies/:id/keys` and `{ id: '7' }`: `/admin/companies/7/keys`).
+ */
+export function refusalWithMethodsOf(
+  paths: ReadonlyMap<string, ReadonlySet<string>>,
+  refusal: (allow: string) => ApiError,
+): UnknownMethodRefusal {
+  return (app, path) => {
+    const params = app.findRoute({ method: 'GET', url: path })?.params as
+      | Record<string, string>
+      | undefined;
+    if (!params) return null;
+    const requested = decodeURIComponent(path);
+    for (const [url, methods] of paths) {
+      const spelled = url.replace(/:(\w+)/g, (_, name: string) => params[name] ?? '');
+      if (spelled === requested) return refusal(allowOf(methods));
+    }
+    return null;
+  };
 }
