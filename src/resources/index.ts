@@ -7,7 +7,9 @@ import { leaveType } from './leave-type.ts';
 
 /**
  * Every record type, in the order people read them (import files, messages, the CLI's
- * summary). Everything that needs all of them takes them from here.
+ * summary). Everything that needs all of them takes them from here. A type's place after
+ * `company` is its number in the change feed (`feedRank`), stored in `deleted_records`,
+ * `changes_forgotten` and the cursors clients keep: a new type goes at the end.
  */
 export const RECORD_TYPES = [
   company,

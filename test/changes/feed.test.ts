@@ -3,6 +3,7 @@ import { it } from 'node:test';
 import { Migrator } from 'kysely';
 import { FEED_RESOURCES } from '../../src/db/changes.queries.ts';
 import { migrateDatabase, migrationProvider } from '../../src/db/migrate.ts';
+import { feedRank } from '../../src/import/change-log.ts';
 import { PARENT_TYPES, TENANT_RECORD_TYPES } from '../../src/resources/index.ts';
 import { FEED_RESOURCE_NAMES } from '../../src/schemas/changes.ts';
 import { EmployeeSummarySchema } from '../../src/schemas/common.ts';
@@ -57,6 +58,21 @@ it('the feed’s resources are the record types of a company, in the order its s
   assert.deepEqual(
     [...FEED_RESOURCE_NAMES],
     types.map(([type]) => type),
+  );
+  // A resource's place is its number in deleted_records, changes_forgotten and every cursor a
+  // client keeps: the numbers given never change, a new record type takes the next one.
+  assert.deepEqual(
+    (['employee', 'leave_type', 'leave', 'expense_category', 'expense'] as const).map((type) => [
+      type,
+      feedRank(type),
+    ]),
+    [
+      ['employee', 0],
+      ['leave_type', 1],
+      ['leave', 2],
+      ['expense_category', 3],
+      ['expense', 4],
+    ],
   );
 });
 
