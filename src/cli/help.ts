@@ -10,7 +10,10 @@ type Variable = readonly [name: string, meaning: string];
 /** Every command reads these. */
 const COMMON_VARIABLES: readonly Variable[] = [
   ['DATABASE_URL', 'sqlite:PATH or postgres://… (default sqlite:./data/company-data.db)'],
-  ['RECEIPTS_DIR', 'receipt store (default: beside the SQLite file; required with PostgreSQL)'],
+  [
+    'RECEIPTS_DIR',
+    'receipt store (default: beside the SQLite file; with PostgreSQL, required by serve, import, demo and companies purge)',
+  ],
   ['LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
   ['CHANGES_RETENTION_DAYS', 'days GET /changes remembers deletions (default 30)'],
   [

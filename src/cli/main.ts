@@ -14,12 +14,18 @@ import { registerKeyCommands } from './keys.command.ts';
 import { registerMigrateCommand } from './migrate.command.ts';
 import { registerServeCommand } from './serve.command.ts';
 
+/** With --json anywhere before `--`, failures are machine-readable too. */
+const args = process.argv.slice(2);
+const jsonOutput = args
+  .slice(0, args.includes('--') ? args.indexOf('--') : undefined)
+  .includes('--json');
+
 /** The oldest Node.js the CLI runs on; better-sqlite3's binary crashes on Node 20. */
 const MIN_NODE = [22, 12] as const;
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
-  process.stderr.write(
-    `cdapi: Node.js ${MIN_NODE.join('.')} or later is required (this is ${process.version}); npx cdapi runs on the project's own Node\n`,
+  printFailure(
+    `Node.js ${MIN_NODE.join('.')} or later is required (this is ${process.version}); npx cdapi runs on the project's own Node`,
   );
   process.exit(1);
 }
@@ -34,12 +40,6 @@ for (const stream of [process.stdout, process.stderr]) {
     if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
   });
 }
-
-/** With --json anywhere before `--`, failures are machine-readable too. */
-const args = process.argv.slice(2);
-const jsonOutput = args
-  .slice(0, args.includes('--') ? args.indexOf('--') : undefined)
-  .includes('--json');
 
 /**
  * Every failure ends as one line on stderr and a non-zero exit code: `cdapi: reason`, or with
