@@ -2,7 +2,7 @@
  * Every error the API answers, once: code, HTTP status, title, and when it is answered (the
  * error table of docs/api.md is generated from it: `npm run openapi`). Bodies are RFC 9457
  * problem details (`application/problem+json`) built by `problem()`; the named problems the
- * service throws are in src/http/errors.ts.
+ * service throws are in src/http/errors.ts, the admin listener's own in src/admin/errors.ts.
  */
 export const ERRORS = {
   bad_request: {
@@ -63,7 +63,7 @@ export const ERRORS = {
   content_too_large: {
     status: 413,
     title: 'Content too large',
-    when: 'a request body over the framework’s limit (no operation reads a body, so none today)',
+    when: 'a request body over its limit: the public API reads none; on the admin listener, a JSON body over 1 MiB',
   },
   uri_too_long: {
     status: 414,
@@ -73,7 +73,7 @@ export const ERRORS = {
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',
-    when: 'a `Content-Encoding` of the request that no decoder knows',
+    when: 'a `Content-Encoding` of the request that no decoder knows; on the admin listener, a body whose `Content-Type` the operation does not take (`application/json`, or NDJSON for an import)',
   },
   range_not_satisfiable: {
     status: 416,
@@ -83,7 +83,7 @@ export const ERRORS = {
   validation_failed: {
     status: 422,
     title: 'Validation failed',
-    when: 'query parameters are invalid; `errors` names each one with its message',
+    when: 'query parameters (on the admin listener, body fields) are invalid; `errors` names each one with its message',
   },
   import_failed: {
     status: 422,
@@ -108,7 +108,7 @@ export const ERRORS = {
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',
-    when: 'the database is unreachable, restarting or out of connections, or a query outlasts `DATABASE_STATEMENT_TIMEOUT_MS` (`Retry-After: 5`); or the instance is busy (`Retry-After: 1`)',
+    when: 'the database is unreachable, restarting or out of connections, or a query outlasts `DATABASE_STATEMENT_TIMEOUT_MS` (`Retry-After: 5`); or the instance is busy (`Retry-After: 1`); on the admin listener, a change that met another import or command writing the same rows (nothing was changed)',
   },
 } as const;
 
