@@ -20,6 +20,8 @@ export type DatabaseTarget =
 /** What every command needs: where the data and the receipt files live. */
 export interface Config {
   readonly database: DatabaseTarget;
+  /** `DATABASE_URL` as it was given; undefined when it was not, and the default applies. */
+  readonly databaseUrl: string | undefined;
   /**
    * The receipt store: `RECEIPTS_DIR`, else a folder beside the SQLite file. Null when neither
    * names one (PostgreSQL or an in-memory SQLite without `RECEIPTS_DIR`): commands that touch
@@ -393,6 +395,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const database = parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
   return Object.freeze({
     database,
+    databaseUrl: env.DATABASE_URL || undefined,
     receiptsDir: env.RECEIPTS_DIR
       ? parseReceiptsDir(env.RECEIPTS_DIR)
       : storeBesideDatabase(database),

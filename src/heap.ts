@@ -45,6 +45,8 @@ const SEMI_SPACE_OPTION = /(?:^|\s)--max[-_]semi[-_]space[-_]size(?:[=\s]|$)/;
  * parent, the service runs as started.
  */
 export function restartWithServiceMemorySettings(): void {
+  // The one reader of process.env outside config.ts: not configuration, the environment the
+  // process passes on to its replacement whole.
   const options = [...process.execArgv, process.env.NODE_OPTIONS ?? ''];
   const addOptions = options.some((option) => SEMI_SPACE_OPTION.test(option))
     ? []

@@ -41,7 +41,7 @@ export async function withDatabase<T>(
   const config = loadConfig();
   const absent = sqliteFileToMake(config.database);
   if (!options.creates && absent !== null) {
-    const missing = process.env.DATABASE_URL
+    const missing = config.databaseUrl
       ? `names ${absent}, which does not exist`
       : `is not set, and its default, ${absent}, does not exist`;
     throw new ConfigError(

@@ -105,7 +105,7 @@ export function registerServeCommand(program: Command): void {
           );
         } else if (existingCompany !== undefined) {
           lines.push(
-            `Using the existing data. A new key: ${keysCreateLine(existingCompany, process.env.DATABASE_URL)}`,
+            `Using the existing data. A new key: ${keysCreateLine(existingCompany, config.databaseUrl)}`,
           );
         }
         process.stderr.write(`${lines.join('\n')}\n`);

@@ -108,3 +108,13 @@ describe('src imports', () => {
     assert.deepEqual(cycles, []);
   });
 });
+
+describe('src configuration', () => {
+  it('is read from process.env by config.ts alone (and heap.ts, which passes it on whole)', () => {
+    const readers = sourceFiles(SRC)
+      .filter((file) => /\bprocess\.env\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file))
+      .sort();
+    assert.deepEqual(readers, ['config.ts', 'heap.ts']);
+  });
+});

@@ -68,6 +68,7 @@ export function testServerConfig(
 ): ServerConfig {
   return {
     database: database.target,
+    databaseUrl: undefined,
     receiptsDir: join(dir, 'receipts'),
     logLevel: 'silent',
     changesRetentionDays: 30,
