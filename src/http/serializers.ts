@@ -1,4 +1,14 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { Type } from 'typebox';
+import type { FeedPage } from '../db/changes.queries.ts';
+import {
+  ChangeSchema,
+  ChangesPageSchema,
+  FEED_RECORD_SCHEMAS,
+  FEED_RESOURCE_NAMES,
+} from '../schemas/changes.ts';
+import { ref } from '../schemas/common.ts';
+import { MODELS } from '../schemas/models.ts';
 import { compiledOnce } from './compiled-once.ts';
 
 type Schema = Record<string, unknown>;
@@ -48,8 +58,8 @@ export function nullableForSerializer(schema: unknown, models: Models): unknown 
 /**
  * Fastify's serializer factory (fast-json-stringify) given every schema, the shared models and
  * each route's, as `nullableForSerializer` makes them. The schemas the OpenAPI document and
- * request validation read are not changed. (The change feed writes its pages with
- * `JSON.stringify`: see its route.)
+ * request validation read are not changed. (The change feed's pages are written by
+ * `feedPageSerializer`.)
  */
 export function buildSerializer(): ReturnType<typeof SerializerSelector> {
   const factory = SerializerSelector();
@@ -68,4 +78,43 @@ export function serializedModels(models: Models): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(models).map(([id, model]) => [id, nullableForSerializer(model, models)]),
   );
+}
+
+/**
+ * The change feed's page, each entry written by the serializer of its own resource: the
+ * document's `Change` with `record` as that resource's model (or null). Fastify's would
+ * serialize the document's union of five record models, trying each in turn (20× slower than
+ * `JSON.stringify`). What no schema declares is dropped here too, as from every other answer.
+ */
+export function feedPageSerializer(): (page: FeedPage) => string {
+  const models = Object.fromEntries(
+    MODELS.map((model) => [(model as { $id?: string }).$id, model]),
+  );
+  const compile = buildSerializer()(models, undefined);
+  const serializer = (schema: unknown) =>
+    compile({ schema, method: 'GET', url: '/changes', httpStatus: '200' }) as (
+      data: unknown,
+    ) => string;
+  const { $id: _id, ...change } = ChangeSchema as typeof ChangeSchema & { $id?: string };
+  const entryOf = Object.fromEntries(
+    FEED_RESOURCE_NAMES.map((name) => [
+      name,
+      serializer({
+        ...change,
+        properties: {
+          ...change.properties,
+          record: Type.Union([ref(FEED_RECORD_SCHEMAS[name]), Type.Null()]),
+        },
+      }),
+    ]),
+  );
+  const meta = serializer(ChangesPageSchema.properties.meta);
+  return (page) => {
+    const entries = page.data.map((entry) => {
+      const write = entryOf[entry.resource];
+      if (!write) throw new Error(`the change feed has no resource ${entry.resource}`);
+      return write(entry);
+    });
+    return `{"data":[${entries.join(',')}],"meta":${meta(page.meta)}}`;
+  };
 }

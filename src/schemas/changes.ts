@@ -48,6 +48,15 @@ export const ChangesQuery = Type.Object({
 });
 export type ChangesQuery = Static<typeof ChangesQuery>;
 
+/** What an upsert of each resource carries as its `record`. */
+export const FEED_RECORD_SCHEMAS = {
+  employee: EmployeeSchema,
+  leave_type: LeaveTypeSchema,
+  leave: LeaveDetailSchema,
+  expense_category: ExpenseCategorySchema,
+  expense: ExpenseDetailSchema,
+} as const satisfies Record<(typeof FEED_RESOURCE_NAMES)[number], unknown>;
+
 export const ChangeSchema = model(
   'Change',
   Type.Object(

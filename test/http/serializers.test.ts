@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { registerQueryKeywords } from '../../src/http/query-keywords.ts';
-import { buildSerializer, serializedModels } from '../../src/http/serializers.ts';
+import {
+  buildSerializer,
+  feedPageSerializer,
+  serializedModels,
+} from '../../src/http/serializers.ts';
 import { pooledValidators } from '../../src/http/validators.ts';
 import { dataOf, listOf } from '../../src/schemas/common.ts';
 import { ExpenseDetailSchema } from '../../src/schemas/expenses.ts';
@@ -92,7 +96,7 @@ describe('response serializers', () => {
   it('see a field that may be null as nullable, not as a union: only a change’s record keeps its anyOf', () => {
     const serialized = serializedModels(models);
     assert.deepEqual(Object.keys(serialized), Object.keys(models));
-    // The change feed writes its pages with JSON.stringify (see its route), not with these.
+    // The change feed writes each entry with its own resource's record (feedPageSerializer).
     assert.deepEqual(
       Object.entries(serialized).flatMap(([id, model]) => unionsIn(model, id)),
       ['Change.properties.record'],
@@ -145,6 +149,97 @@ describe('response serializers', () => {
       buildSerializer()({ Thing: { $id: 'Thing', ...model } }, {})(route(pointing));
     assert.equal(withModel(narrow)(record), '{"id":1}');
     assert.equal(withModel(wide)(record), '{"id":1,"name":"Ayşe"}');
+  });
+});
+
+describe('the change feed’s serializer', () => {
+  const records = {
+    employee: {
+      id: 6,
+      employee_number: 'E-00006',
+      full_name: 'Zeynep Yılmaz',
+      email: 'zeynep@example.com',
+      department: 'Ops',
+      position: 'Lead',
+      status: 'active',
+      hire_date: '2020-01-06',
+      updated_at: '2022-02-14T09:39:00Z',
+    },
+    leave_type: {
+      id: 1,
+      name: 'Annual leave',
+      type_key: 'annual',
+      description: null,
+      max_days_per_year: 14,
+      quota_type: 'yearly',
+      requires_document: false,
+      affects_annual_balance: true,
+    },
+    leave: {
+      ...leave,
+      document: { deadline: '2022-02-20', obligation_status: 'pending', has_attachments: true },
+    },
+    expense_category: {
+      id: 1,
+      name: 'Travel',
+      description: 'Taxis, trains',
+      requires_receipt: true,
+      max_amount: 1500.5,
+    },
+    expense,
+  };
+  const entry = (
+    resource: keyof typeof records,
+    change: 'upsert' | 'delete',
+  ): Record<string, unknown> => ({
+    cursor: `NDIuMi4x${resource.length}`,
+    resource,
+    id: records[resource].id,
+    change,
+    changed_at: '2022-02-14T09:40:00Z',
+    record: change === 'upsert' ? records[resource] : null,
+  });
+  const page = (data: Record<string, unknown>[]) => ({
+    data,
+    meta: { next_cursor: 'NDIuMi4xMDE3', has_more: true },
+  });
+  const write = feedPageSerializer() as (page: unknown) => string;
+
+  it('writes what JSON.stringify writes, an upsert of each resource and deletes', () => {
+    const names = Object.keys(records) as (keyof typeof records)[];
+    const full = page(names.flatMap((name) => [entry(name, 'upsert'), entry(name, 'delete')]));
+    assert.equal(write(full), JSON.stringify(full));
+    assert.equal(write(page([])), JSON.stringify(page([])));
+  });
+
+  it('drops every field its resource’s schema does not declare, in entries and records alike', () => {
+    const leaking = page([
+      { ...entry('employee', 'upsert'), company_id: 2 },
+      {
+        ...entry('employee', 'upsert'),
+        record: { ...records.employee, salary_e4: 1, national_id: '1', iban: 'TR00' },
+      },
+      {
+        ...entry('leave', 'upsert'),
+        record: {
+          ...records.leave,
+          employee: { ...employee, salary: 1 },
+          document: { ...records.leave.document, files: ['sick-note.pdf'] },
+        },
+      },
+      {
+        ...entry('expense', 'upsert'),
+        record: { ...expense, items: [{ ...expense.items[0], cost_center: 'x' }] },
+      },
+    ]);
+    const written = JSON.parse(write(leaking));
+    const clean = page([
+      entry('employee', 'upsert'),
+      entry('employee', 'upsert'),
+      entry('leave', 'upsert'),
+      entry('expense', 'upsert'),
+    ]);
+    assert.deepEqual(written, clean);
   });
 });
 

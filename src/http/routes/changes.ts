@@ -15,6 +15,7 @@ import { cursorExpired, insufficientScope, validationFailed } from '../errors.ts
 import { RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
 import { jsonResponse, operation, problemResponse } from '../openapi/operation.ts';
 import { valueList } from '../params.ts';
+import { feedPageSerializer } from '../serializers.ts';
 
 /** The scope each resource of the feed needs; employees need none. */
 const SCOPE_OF: Record<FeedResource, Scope | null> = {
@@ -42,6 +43,8 @@ async function refuseUnreadableResources(request: FastifyRequest): Promise<void>
   }
 }
 
+const writeFeedPage = feedPageSerializer() as (data: unknown) => string;
+
 export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
   app.get(
     '/changes',
@@ -66,10 +69,9 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
           ),
         },
       }),
-      // The records are built field by field by the same functions as the single-record and
-      // reference operations (explicit columns, mapped at one boundary); a union of five
-      // schemas per entry made the generic serializer try each in turn, 20× slower.
-      serializerCompiler: () => (data: unknown) => JSON.stringify(data),
+      // Each entry by its resource's schema; the problems as they are.
+      serializerCompiler: ({ httpStatus }) =>
+        httpStatus === '200' ? writeFeedPage : (data: unknown) => JSON.stringify(data),
       preValidation: refuseUnreadableResources,
     },
     async (request) => {
