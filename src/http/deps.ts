@@ -102,12 +102,15 @@ const requestHost = (request: FastifyRequest): string =>
  * 400 for an invalid Host), or null. The host and scheme are those of `Host` (`X-Forwarded-Host`
  * and `X-Forwarded-Proto` behind a trusted proxy, the target's own host for a request-target in
  * absolute form); an empty host (HTTP/1.0) is the listener's. Also a request that is not
- * HTTP/1.0 or 1.1.
+ * HTTP/1.0 or 1.1, or whose target holds a `#`.
  */
 export function hostProblem(request: FastifyRequest): ApiError | null {
   // Node's parser takes a request line without a version (HTTP/0.9, which has no headers) and
   // HTTP/2.0, which an HTTP/1 listener does not speak: neither is a request this service reads.
   if (request.raw.httpVersionMajor !== 1) return unusableHost('version');
+  // RFC 9112 §3.2 has no fragment in a request-target; Node's parser passes a `#`, and the
+  // router cuts the path at it while the query keeps it: a proxy in front may read another URL.
+  if (request.raw.url?.includes('#')) return unusableHost('fragment');
   const target = targetHost(request);
   const host = target ?? request.host;
   // An http(s) URI with an empty host is invalid (RFC 9110 §4.2.1): `GET http:///me`.

@@ -95,7 +95,7 @@ export const cursorExpired = (lost: LostCursor = 'forgotten') =>
  * which no URL can be built.
  */
 export const unusableHost = (
-  part: 'host' | 'target' | 'missing' | 'several' | 'scheme' | 'version',
+  part: 'host' | 'target' | 'missing' | 'several' | 'scheme' | 'version' | 'fragment',
 ) =>
   new ApiError(
     'bad_request',
@@ -107,6 +107,8 @@ export const unusableHost = (
       several: 'A request must carry one Host header, not several.',
       scheme: 'X-Forwarded-Proto is neither http nor https.',
       version: 'The request line must end in HTTP/1.0 or HTTP/1.1.',
+      fragment:
+        'A request-target carries no fragment: leave out the # and what follows it, or send a # in a value as %23.',
     }[part],
   );
 

@@ -8,7 +8,7 @@ export const ERRORS = {
   bad_request: {
     status: 400,
     title: 'Bad request',
-    when: 'the bytes are not HTTP (a NUL in a header, a space in the target, raw non-ASCII bytes in the target such as an unencoded `?search=straße`, which must be sent percent-encoded, `stra%C3%9Fe`, a method that is not a token, a request line that does not end in `HTTP/1.0` or `HTTP/1.1`); an HTTP/1.1 request without `Host` or with several `Host` lines, or a `Host` (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`; for a request-target in absolute form, its own host) that names no host, as answers’ URLs are built from it; on the admin listener, a JSON body that is not UTF-8 or not JSON; any other client error the framework might raise',
+    when: 'the bytes are not HTTP (a NUL in a header, a space in the target, raw non-ASCII bytes in the target such as an unencoded `?search=straße`, which must be sent percent-encoded, `stra%C3%9Fe`, a method that is not a token, a request line that does not end in `HTTP/1.0` or `HTTP/1.1`; on the public listener, a raw `#` in the target, which must be sent as `%23`); an HTTP/1.1 request without `Host` or with several `Host` lines, or a `Host` (behind a trusted proxy, `X-Forwarded-Host` or `X-Forwarded-Proto`; for a request-target in absolute form, its own host) that names no host, as answers’ URLs are built from it; on the admin listener, a JSON body that is not UTF-8 or not JSON; any other client error the framework might raise',
   },
   unauthenticated: {
     status: 401,

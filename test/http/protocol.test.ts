@@ -610,6 +610,19 @@ describe('paths and methods', () => {
         400,
         'Bad request',
       ]),
+      // RFC 9112 has no fragment in a request-target: the router cut the path at it (the
+      // query dropped) and kept it in a query.
+      ...[
+        `${API_PREFIX}/employees#?status=bogus`,
+        `${API_PREFIX}/employees?search=E-00#01`,
+        '/healthz#x',
+      ].map((target): [string, string, string, number, string] => [
+        `a # in the target ${target}`,
+        rawGet(target, [['Authorization', 'Bearer x']]),
+        'bad_request',
+        400,
+        'Bad request',
+      ]),
       [
         'two Host header lines',
         `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n`,
