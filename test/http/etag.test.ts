@@ -86,4 +86,19 @@ describeEachDialect('conditional requests', (dialect) => {
     assert.equal(unauthenticated.status, 401);
     assert.equal(unauthenticated.headers.vary, 'accept-encoding');
   });
+
+  it('says every text outside the operations varies by Accept-Encoding, compressed or not; images do not', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    const paths = ['/docs/', '/docs/json', '/docs/static/index.css', '/docs/errors', '/healthz'];
+    for (const url of [...paths, '/api/company/v1/openapi.json']) {
+      for (const coding of ['identity', 'gzip']) {
+        const response = await api.app.inject({ url, headers: { 'accept-encoding': coding } });
+        assert.equal(response.statusCode, 200, `${url} ${coding}`);
+        assert.equal(response.headers.vary, 'accept-encoding', `${url} ${coding}`);
+      }
+    }
+    const favicon = await api.app.inject({ url: '/docs/static/favicon-32x32.png' });
+    assert.equal(favicon.statusCode, 200);
+    assert.equal(favicon.headers.vary, undefined);
+  });
 });

@@ -9,6 +9,9 @@ export function ifNoneMatchNames(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
 }
 
+/** The types of body compression may apply to: text, JSON, JavaScript, YAML, XML (not images). */
+const COMPRESSIBLE = /^(text\/|application\/([\w.+-]*json|javascript|(x-)?yaml|[\w.+-]*xml)\b)/i;
+
 /**
  * Conditional requests (docs/api.md "Responses"): every 200 JSON answer of an API operation carries
  * an ETag, a digest of its body, so the tag changes exactly when the answer would. The same request
@@ -18,13 +21,16 @@ export function ifNoneMatchNames(ifNoneMatch: string, etag: string): boolean {
  */
 export function registerETags(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.config.scope === undefined) return payload;
+    const operation = request.routeOptions.config.scope !== undefined;
     // A body may go out compressed or not, so every answer of an operation (an error over 1 KB
-    // is compressed too; a 304, a redirect and an uncompressed 200 alike) says it varies by
-    // Accept-Encoding, as RFC 9110 §12.5.5 asks; @fastify/compress adds it only where it
-    // compresses, and keeps this one.
-    reply.header('vary', 'accept-encoding');
-    if (reply.statusCode !== 200) return payload;
+    // is compressed too; a 304, a redirect and an uncompressed 200 alike), and every text the
+    // other paths send (the reference page, its files, the errors page, the document), says it
+    // varies by Accept-Encoding, as RFC 9110 §12.5.5 asks; @fastify/compress adds it only where
+    // it compresses, and keeps this one.
+    if (operation || COMPRESSIBLE.test(String(reply.getHeader('content-type') ?? ''))) {
+      reply.header('vary', 'accept-encoding');
+    }
+    if (!operation || reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
       return payload;
