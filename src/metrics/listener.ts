@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { ServerConfig } from '../config.ts';
 import { keepAliveAnnouncer } from '../http/keep-alive.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
@@ -28,6 +31,10 @@ export async function listenForMetrics(
   const announceKeepAlive = keepAliveAnnouncer(timeouts.keepAliveTimeoutMs);
   const server = createServer(options, (request, response) => {
     announceKeepAlive(response);
+    // The headers every answer of the service carries; the id is the answer's own (nothing
+    // here logs a request, so a client's would name nothing).
+    response.setHeader('x-request-id', randomUUID());
+    response.setHeader('x-content-type-options', 'nosniff');
     const text = (status: number, body: string, headers: Record<string, string> = {}) =>
       response
         .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers })
@@ -40,16 +47,23 @@ export async function listenForMetrics(
       text(405, 'Only GET and HEAD\n', { allow: 'GET, HEAD' });
       return;
     }
-    metrics.scrape().then(
-      (body) => {
-        response.writeHead(200, {
-          'content-type': metrics.contentType,
-          'cache-control': 'no-store',
-        });
-        response.end(request.method === 'HEAD' ? undefined : body);
-      },
-      () => text(500, 'The metrics could not be collected\n'),
-    );
+    // Scrapers ask for gzip (Prometheus does): a few hundred KB of text is a tenth of that.
+    const gzipped = acceptsGzip(request.headers['accept-encoding']);
+    metrics
+      .scrape()
+      .then(async (text) => (gzipped ? await gzipAsync(text) : text))
+      .then(
+        (body) => {
+          response.writeHead(200, {
+            'content-type': metrics.contentType,
+            'cache-control': 'no-store',
+            vary: 'accept-encoding',
+            ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
+          });
+          response.end(request.method === 'HEAD' ? undefined : body);
+        },
+        () => text(500, 'The metrics could not be collected\n'),
+      );
   });
   server.listen({ host, port });
   await Promise.race([
@@ -57,6 +71,19 @@ export async function listenForMetrics(
     once(server, 'error').then(([error]) => Promise.reject(error)),
   ]);
   return server;
+}
+
+const gzipAsync = promisify(gzip);
+
+/** Whether `Accept-Encoding` names gzip (or x-gzip) with a weight above zero. */
+export function acceptsGzip(field: string | undefined): boolean {
+  return (field ?? '').split(',').some((entry) => {
+    const [name = '', ...parameters] = entry.split(';').map((part) => part.trim());
+    return (
+      /^(x-)?gzip$/i.test(name) &&
+      !parameters.some((parameter) => /^q\s*=\s*0(\.0{0,3})?$/i.test(parameter))
+    );
+  });
 }
 
 /** Closes the listener and any scrape connection kept alive. */

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { get, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/connect.ts';
 import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
@@ -10,6 +12,17 @@ import { testRedisUrl, useRedisPrefix } from '../helpers/redis.ts';
 import { freePort, serveCompany } from '../helpers/serve.ts';
 
 const EMPLOYEES = '/api/company/v1/employees';
+
+/** GET `url` with this Accept-Encoding, its body as sent (fetch would decode it). */
+async function getBytes(url: string, acceptEncoding: string) {
+  const [response] = (await once(
+    get(url, { headers: { 'accept-encoding': acceptEncoding } }),
+    'response',
+  )) as [IncomingMessage];
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return { headers: response.headers, body: Buffer.concat(chunks) };
+}
 
 /** `cdapi serve` over one company, with its metrics listener on a port of its own. */
 async function servedWithMetrics(
@@ -126,6 +139,22 @@ describeEachDialect('Prometheus metrics', (dialect) => {
     // Half the keep-alive timeout it enforces (72 s by default), as the other listeners say.
     for (const answer of [unknownPath, await fetch(metricsUrl)]) {
       assert.equal(answer.headers.get('keep-alive'), 'timeout=36');
+    }
+    // Every answer carries an id and nosniff, as the service's others do; gzip when asked for.
+    for (const answer of [unknownPath, await fetch(metricsUrl)]) {
+      assert.match(answer.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
+    }
+    const plain = await fetch(metricsUrl, { headers: { 'accept-encoding': 'identity' } });
+    assert.equal(plain.headers.get('content-encoding'), null);
+    assert.equal(plain.headers.get('vary'), 'accept-encoding');
+    assert.match(await plain.text(), /^# HELP /);
+    const zipped = await getBytes(metricsUrl, 'gzip');
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.match(gunzipSync(zipped.body).toString(), /^# HELP /);
+    for (const refused of ['gzip;q=0', 'br', '*']) {
+      const answer = await getBytes(metricsUrl, refused);
+      assert.equal(answer.headers['content-encoding'], undefined, refused);
     }
     assert.equal((await fetch(metricsUrl, { method: 'POST' })).status, 405);
     assert.equal((await fetch(metricsUrl, { method: 'HEAD' })).status, 200);
