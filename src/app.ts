@@ -11,9 +11,7 @@ import { DerivedCache } from './db/derived-cache.ts';
 import { EmployeeDirectories } from './db/embedded-employees.ts';
 import type { LoadedSamples } from './db/list-samples.ts';
 import type { AnchorRun, SortBounds } from './db/list-source.ts';
-import { holdsCurrentSchema, unreadableTables } from './db/migrate.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
-import { isSchemaMissing } from './db/unavailable.ts';
 import { forCompression } from './http/accept-encoding.ts';
 import { Admission } from './http/admission.ts';
 import { api } from './http/api.ts';
@@ -27,7 +25,6 @@ import {
 } from './http/client-errors.ts';
 import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
-import { databaseUnreachable, databaseUnreadable, databaseWithoutSchema } from './http/errors.ts';
 import { keepAliveAnnouncer } from './http/keep-alive.ts';
 import { redirectToPage, registerDocsPageFixes } from './http/openapi/docs-page.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
@@ -38,6 +35,7 @@ import { knownPaths, refuseOtherMethods, routeEveryMethod } from './http/plugins
 import { registerQueryKeywords } from './http/query-keywords.ts';
 import { logEachRequest } from './http/request-log.ts';
 import { ResponseCache } from './http/response-cache.ts';
+import { healthRoutes } from './http/routes/health.ts';
 import { buildSerializer } from './http/serializers.ts';
 import { pooledValidators } from './http/validators.ts';
 import { holdsApiKeySecret, KEY_PREFIX } from './keys/api-key.ts';
@@ -283,44 +281,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Where every problem's `type` points: each error code explained under its own anchor.
   registerErrorsPage(app);
 
-  // Health answers are about this moment: no proxy or cache may keep one.
-  app.get('/healthz', { logLevel: 'warn' }, async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return { status: 'ok' };
-  });
-  // Not ready (503) without the database; ready but `degraded` while rate limits cannot be
-  // shared, so a load balancer keeps the instance while operators are told.
-  app.get('/readyz', { logLevel: 'warn' }, async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const databases: Array<[check: string, label: string, handle: DatabaseHandle]> =
+  await app.register(healthRoutes, {
+    databases:
       primary === database
         ? [['database', 'The database', database]]
         : [
             ['primary', 'The primary database', primary],
             ['replica', 'The read replica', database],
-          ];
-    const checks: Record<string, 'ok' | 'unreachable'> = {};
-    for (const [check, label, handle] of databases) {
-      const current = await holdsCurrentSchema(handle.db).catch((error: unknown) => {
-        if (isSchemaMissing(error)) return false;
-        throw databaseUnreachable(label);
-      });
-      if (!current) throw databaseWithoutSchema(label);
-      const unreadable = await unreadableTables(handle).catch(() => {
-        throw databaseUnreachable(label);
-      });
-      if (unreadable.length > 0) {
-        app.log.error(
-          { tables: unreadable },
-          `${label}'s login may not read these tables: grant it SELECT on them`,
-        );
-        throw databaseUnreadable(label);
-      }
-      checks[check] = 'ok';
-    }
-    Object.assign(checks, options.limiter.checks());
-    const degraded = Object.values(checks).some((state) => state !== 'ok');
-    return { status: degraded ? 'degraded' : 'ok', checks };
+          ],
+    limiter: options.limiter,
   });
 
   refuseOtherMethods(app, pathsOutsideApi, { prefix: '' });
