@@ -1,3 +1,6 @@
+/** A calendar day in milliseconds (UTC has no daylight-saving change). */
+export const DAY_MS = 86_400_000;
+
 /** A time as the API writes timestamps: UTC, whole seconds, `YYYY-MM-DDTHH:MM:SSZ`. */
 export function formatTimestamp(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');

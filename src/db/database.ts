@@ -272,7 +272,7 @@ export interface ChangeCommitsTable {
 /** A deleted record, remembered for the change feed until it is forgotten (migration 0008). */
 export interface DeletedRecordsTable {
   company_id: number;
-  /** The resource's number in the feed's order (src/changes/resources.ts). */
+  /** The resource's number in the feed's order (`FEED_RESOURCES`, src/db/changes.queries.ts). */
   resource: number;
   record_id: number;
   change_seq: number;
@@ -321,14 +321,10 @@ export interface Database {
 export type Db = Kysely<Database>;
 
 export type Company = Selectable<CompaniesTable>;
-export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewCompany = Insertable<CompaniesTable>;
-export type NewApiKey = Insertable<ApiKeysTable>;
 export type NewEmployee = Insertable<EmployeesTable>;
 export type NewLeaveType = Insertable<LeaveTypesTable>;
 export type NewLeave = Insertable<LeavesTable>;
-export type NewLeaveAttachment = Insertable<LeaveAttachmentsTable>;
 export type NewExpenseCategory = Insertable<ExpenseCategoriesTable>;
 export type NewExpense = Insertable<ExpensesTable>;
-export type NewExpenseItem = Insertable<ExpenseItemsTable>;
 export type NewReceipt = Insertable<ReceiptsTable>;

@@ -3,8 +3,8 @@ import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
 import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
 import { walkedPage } from './list-pages.ts';
-import type { ListSource, PageRequest, SortOrder } from './list-source.ts';
-import { offsetOf, type Page, pageOf, rowsOf } from './pagination.ts';
+import { type ListSource, offsetOf, type PageRequest, type SortOrder } from './list-source.ts';
+import { type Page, pageOf, rowsOf } from './pagination.ts';
 import { oneOfIds, preparedQuery } from './plan-once.ts';
 import { matchesSearch, type SearchedTable } from './search.ts';
 
@@ -93,7 +93,7 @@ const employeeById = preparedQuery((db, values: { companyId: number; id: number 
     .where('id', '=', values.id),
 );
 
-/** The company's employees among `ids`, as the API serves each (for the change feed). */
+/** The company's employees among `ids`, as the API serves each (the change feed's, a list page's). */
 export async function findEmployees(db: Db, companyId: number, ids: number[]): Promise<Employee[]> {
   if (ids.length === 0) return [];
   const rows = await employeesAmong(db, { companyId, ids });

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { LeaveStatus } from '../domain.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
+import { DAY_MS } from '../time.ts';
 import type { Database, Db } from './database.ts';
 import { type EmbeddedEmployee, embeddedEmployees, employeesById } from './embedded-employees.ts';
 import { countLeavesOf } from './leave-counts.ts';
@@ -224,8 +225,6 @@ function toLeave(row: LeaveRow, people: LeavePeople): Leave {
     updated_at: row.updated_at,
   };
 }
-
-const DAY_MS = 86_400_000;
 
 /** Up to this many employees found by a search are listed in the leave query itself. */
 const LISTED_EMPLOYEES = 500;

@@ -7,13 +7,14 @@ import {
 } from 'kysely';
 import type { Db } from './database.ts';
 import { type ColumnSamples, sampleBefore, sampleBelow } from './list-samples.ts';
-import type {
-  Anchor,
-  AnchorRun,
-  ListOrder,
-  ListSource,
-  PageRequest,
-  SortBounds,
+import {
+  type Anchor,
+  type AnchorRun,
+  type ListOrder,
+  type ListSource,
+  offsetOf,
+  type PageRequest,
+  type SortBounds,
 } from './list-source.ts';
 import { isPostgres } from './search.ts';
 import type { Chain } from './sqlite-readers.ts';
@@ -30,8 +31,6 @@ export const ANCHOR_INTERVAL = 1000;
 // follow qualified column names given as strings.
 // biome-ignore lint/suspicious/noExplicitAny: see above.
 export type AnyQuery = SelectQueryBuilder<any, any, any>;
-
-const offsetOf = ({ page, perPage }: PageRequest): number => (page - 1) * perPage;
 
 const reversed = (order: ListOrder): ListOrder => ({
   ...order,

@@ -18,6 +18,9 @@ export interface PageRequest {
   perPage: number;
 }
 
+/** How many rows come before a page. */
+export const offsetOf = ({ page, perPage }: PageRequest): number => (page - 1) * perPage;
+
 /** The sort key and id of one row of an ordered list. */
 export interface Anchor {
   value: unknown;

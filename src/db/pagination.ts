@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { DAY_MS } from '../time.ts';
 import { cachedCount } from './derived-cache.ts';
 import { indexedBy } from './index-hints.ts';
 import {
@@ -30,7 +31,14 @@ import {
   type SampledListName,
   sampleBelow,
 } from './list-samples.ts';
-import type { Anchor, ListOrder, ListSource, PageRequest, SortBounds } from './list-source.ts';
+import {
+  type Anchor,
+  type ListOrder,
+  type ListSource,
+  offsetOf,
+  type PageRequest,
+  type SortBounds,
+} from './list-source.ts';
 import { isPostgres } from './search.ts';
 
 export interface PaginationMeta {
@@ -46,8 +54,6 @@ export interface Page<T> {
   data: T[];
   meta: PaginationMeta;
 }
-
-export const offsetOf = ({ page, perPage }: PageRequest): number => (page - 1) * perPage;
 
 /** Meta for a page: `from`/`to` are 1-based positions, null on an empty page; last_page ≥ 1. */
 export function pageOf<T>(data: T[], total: number, request: PageRequest): Page<T> {
@@ -411,8 +417,6 @@ export async function listPage<Row extends { id: number }>(
 }
 
 const sum = (counts: readonly number[]) => counts.reduce((all, count) => all + count, 0);
-
-const DAY_MS = 86_400_000;
 
 /** December 9999 (`monthOf`): the last month a stored date or timestamp can be in. */
 const LAST_MONTH_STORED = 9999 * 12 + 11;

@@ -1,4 +1,4 @@
-import { formatTimestamp } from '../time.ts';
+import { DAY_MS, formatTimestamp } from '../time.ts';
 import { int, type Rng } from './random.ts';
 
 /**
@@ -7,7 +7,6 @@ import { int, type Rng } from './random.ts';
  */
 
 export type Day = number;
-const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
 export const dayOf = (date: Date): Day => Math.floor(date.getTime() / DAY_MS);

@@ -3,6 +3,7 @@ import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, type Problem, problem } from '../schemas/problems.ts';
+import { ABSOLUTE_FORM } from './deps.ts';
 import { type ApiError, methodNotAllowed, noSuchResource } from './errors.ts';
 
 /**
@@ -68,9 +69,6 @@ type ParserError = NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: 
  */
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\S+) HTTP\/1\.[01]\r?\n/;
 
-/** An absolute-form request-target: its scheme and authority, then its path (none is `/`). */
-const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/;
-
 /**
  * The path of a request-target, with its percent-escapes checked as the router checks them;
  * null where the router would find no path (`*`, escapes that are not UTF-8): the 404 of an
@@ -80,7 +78,7 @@ function pathOf(target: string): string | null {
   const query = target.indexOf('?');
   const path = target.startsWith('/')
     ? target.slice(0, query < 0 ? undefined : query)
-    : ABSOLUTE_FORM.exec(target)?.[1]?.replace(/^$/, '/');
+    : ABSOLUTE_FORM.exec(target)?.[2]?.replace(/^$/, '/');
   if (!path?.startsWith('/')) return null;
   try {
     decodeURIComponent(path);

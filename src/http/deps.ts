@@ -74,8 +74,11 @@ function validAuthority(text: string): boolean {
   return !/(?:^|\.)\d+$/.test(host) || isIPv4(host);
 }
 
-/** The authority of a request-target in absolute form (`GET http://host:port/path`). */
-const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/;
+/**
+ * A request-target in absolute form (`GET http://host:port/path`): its authority, then its path
+ * (empty for none, which is `/`).
+ */
+export const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)([^?#]*)/;
 
 /**
  * The authority of a request-target in absolute form, which RFC 9112 §3.2.2 puts before `Host`,

@@ -13,8 +13,10 @@ import {
 import { validationFailed } from './errors.ts';
 
 /**
- * Turns validated query strings into the typed filters the query modules take. The schemas
- * (src/schemas/common.ts) have already refused every malformed value, so these only convert.
+ * Turns validated query strings into the typed filters the query modules take: the schemas
+ * (src/schemas/common.ts) have refused every malformed value by then, so the converters below
+ * only convert. `queryValueErrors` and `rejectBadQueryValues` are the checks no single
+ * parameter's schema can make (bytes that are not UTF-8, `from` after `to`, …), run before them.
  */
 
 /** How every integer in a query or path is written: decimal digits and nothing else. */
