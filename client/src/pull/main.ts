@@ -13,6 +13,9 @@ everything, later runs only what changed (deletions included), an interrupted ru
   --base-url URL     the API base, e.g. https://api.example.com/api/company/v1
   --out FILE         the SQLite file (created when missing)
   --csv DIR          also write one CSV file per table into DIR
+  --csv-escape-formulas
+                     in those files, begin text a spreadsheet would run as a formula
+                     (=, +, -, @, tab, CR first) with ' (for files opened in Excel)
   --receipts DIR     download each expense's receipt (processed variant) into DIR
   --resources LIST   comma list of employee, leave_type, leave, expense_category, expense
                      (default: every resource the key may read)
@@ -89,6 +92,7 @@ export async function main(
         'base-url': { type: 'string' },
         out: { type: 'string' },
         csv: { type: 'string' },
+        'csv-escape-formulas': { type: 'boolean' },
         receipts: { type: 'string' },
         resources: { type: 'string' },
         'page-size': { type: 'string' },
@@ -132,6 +136,8 @@ export async function main(
     if (values.compress && values['no-compress'])
       throw new UsageError('--compress and --no-compress: give one of them');
     if (!values.out) throw new UsageError('--out is required');
+    if (values['csv-escape-formulas'] && !values.csv)
+      throw new UsageError('--csv-escape-formulas: give --csv DIR too');
     const apiKey = env.CDAPI_KEY;
     if (!apiKey)
       throw new UsageError('set CDAPI_KEY to the API key (it is never taken as an argument)');
@@ -140,6 +146,7 @@ export async function main(
       apiKey,
       out: values.out,
       csvDir: values.csv,
+      csvEscapeFormulas: values['csv-escape-formulas'],
       receiptsDir: values.receipts,
       resources: values.resources === undefined ? undefined : parseResources(values.resources),
       pageSize: values['page-size'] === undefined ? 1000 : parsePageSize(values['page-size']),

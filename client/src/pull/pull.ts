@@ -25,6 +25,8 @@ export interface PullOptions {
   apiKey: string;
   out: string;
   csvDir?: string | undefined;
+  /** In the CSV files, text a spreadsheet would run as a formula begins with `'`. */
+  csvEscapeFormulas?: boolean | undefined;
   receiptsDir?: string | undefined;
   /** Default: every resource the key may read. */
   resources?: Resource[] | undefined;
@@ -263,7 +265,9 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     }
     if (options.receiptsDir)
       await syncReceipts(client, mirror, options.receiptsDir, options.progress, options.signal);
-    if (options.csvDir) writeCsv(mirror, options.csvDir);
+    if (options.csvDir) {
+      writeCsv(mirror, options.csvDir, { escapeFormulas: options.csvEscapeFormulas });
+    }
     done = true;
     return {
       upserts,
