@@ -14,7 +14,7 @@ import { type ApiDeps, receiptUrls } from '../deps.ts';
 import { cursorExpired, insufficientScope, validationFailed } from '../errors.ts';
 import { RATE_LIMIT_HEADERS } from '../openapi/headers.ts';
 import { jsonResponse, operation, problemResponse } from '../openapi/operation.ts';
-import { valueList } from '../params.ts';
+import { splitList, valueList } from '../params.ts';
 import { feedPageSerializer } from '../serializers.ts';
 
 /** The scope each resource of the feed needs; employees need none. */
@@ -27,6 +27,35 @@ const SCOPE_OF: Record<FeedResource, Scope | null> = {
 };
 
 /**
+ * The ranks of the feed's resources a key with `scopes` reads: those `named` (all when none is
+ * named) that it may read. A named one it may not read was refused before validation
+ * (`refuseUnreadableResources`); the ranks stay within the readable ones all the same.
+ */
+function readableRanks(scopes: readonly string[], named: FeedResource[] | undefined): number[] {
+  return FEED_RESOURCES.flatMap(({ name }, rank) => {
+    const scope = SCOPE_OF[name];
+    const readable = scope === null || scopes.includes(scope);
+    return readable && (named === undefined || named.includes(name)) ? [rank] : [];
+  });
+}
+
+/** `after` as a position in `companyId`'s feed; a 422 for one this operation did not give it. */
+function cursorOf(after: string | undefined, companyId: number): FeedCursor | undefined {
+  if (after === undefined) return undefined;
+  const decoded = decodeCursor(after);
+  // A cursor of another company's feed is not a position in this one.
+  if (!decoded || (decoded.companyId ?? companyId) !== companyId) {
+    throw validationFailed([
+      {
+        parameter: 'after',
+        message: 'must be a cursor from an earlier answer of this operation for this company',
+      },
+    ]);
+  }
+  return decoded;
+}
+
+/**
  * docs/api.md ("Authentication, in this order") puts a missing scope (403) before a bad parameter
  * (422): `resources` naming a resource the key may not read is refused from the query's raw text,
  * before the query is validated (`?resources=expense&limit=0` is a 403 for a key without
@@ -36,7 +65,7 @@ async function refuseUnreadableResources(request: FastifyRequest): Promise<void>
   const raw = (request.query as Record<string, unknown>).resources;
   for (const list of Array.isArray(raw) ? raw : [raw]) {
     if (typeof list !== 'string') continue;
-    for (const name of list.split(',').map((part) => part.trim())) {
+    for (const name of splitList(list)) {
       const scope = Object.hasOwn(SCOPE_OF, name) ? SCOPE_OF[name as FeedResource] : null;
       if (scope && !request.auth.scopes.includes(scope)) throw insufficientScope(scope);
     }
@@ -76,30 +105,8 @@ export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async 
     },
     async (request) => {
       const { query, auth } = request;
-      const named = valueList<FeedResource>(query.resources);
-      const readable = FEED_RESOURCES.flatMap((resource, rank) => {
-        const scope = SCOPE_OF[resource.name];
-        return scope === null || auth.scopes.includes(scope) ? [rank] : [];
-      });
-      // A named resource the key may not read was refused before validation
-      // (refuseUnreadableResources); the ranks stay within the readable ones all the same.
-      const ranks = named
-        ? readable.filter((rank) => named.includes(FEED_RESOURCES[rank]?.name as FeedResource))
-        : readable;
-      let cursor: FeedCursor | undefined;
-      if (query.after !== undefined) {
-        const decoded = decodeCursor(query.after);
-        // A cursor of another company's feed is not a position in this one.
-        if (!decoded || (decoded.companyId ?? auth.company.id) !== auth.company.id) {
-          throw validationFailed([
-            {
-              parameter: 'after',
-              message: 'must be a cursor from an earlier answer of this operation for this company',
-            },
-          ]);
-        }
-        cursor = decoded;
-      }
+      const ranks = readableRanks(auth.scopes, valueList<FeedResource>(query.resources));
+      const cursor = cursorOf(query.after, auth.company.id);
       const read = (db: Db) =>
         readChanges(
           db,
