@@ -1,8 +1,7 @@
+import type { Problem } from './types.ts';
+
 /** One bad query parameter of a 422 `validation_failed`. */
-export interface ParameterError {
-  parameter: string;
-  message: string;
-}
+export type ParameterError = NonNullable<Problem['errors']>[number];
 
 /**
  * An answer of the API that is not a success: the problem+json body's fields, the HTTP status

@@ -41,7 +41,7 @@ export interface Receipt {
 }
 
 /** The record types of the change feed, as `resources` names them. */
-export type Resource = 'employee' | 'leave_type' | 'leave' | 'expense_category' | 'expense';
+export type Resource = Schemas['Change']['resource'];
 
 interface RecordOf {
   employee: Employee;
@@ -50,6 +50,12 @@ interface RecordOf {
   expense_category: ExpenseCategory;
   expense: ExpenseDetail;
 }
+
+// A resource the document adds without its record above does not compile.
+const everyResourceHasItsRecord: [Exclude<Resource, keyof RecordOf>] extends [never]
+  ? true
+  : never = true;
+void everyResourceHasItsRecord;
 
 /** One entry of `GET /changes`: the record as the API serves it now, or null for a delete. */
 export type Change = {
