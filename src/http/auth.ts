@@ -43,6 +43,12 @@ declare module 'fastify' {
  */
 const CACHE_TTL_MS = 1000;
 const CACHE_MAX_ENTRIES = 10_000;
+/**
+ * Keys no row has (well-formed, so each cost a read) are cached apart, in fewer entries: a
+ * client sending many made-up keys, which no rate limit counts as no key is known, evicts only
+ * them, never a key in use.
+ */
+const UNKNOWN_CACHE_MAX_ENTRIES = 1_000;
 /** last_used_at is written at most once a minute per key, so reads never queue behind writes. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 /**
@@ -68,7 +74,9 @@ export function createAuthenticator(options: {
   now?: () => number;
 }): Authenticator {
   const clock = options.now ?? Date.now;
-  const cache = new Map<string, { key: KeyForAuth | null; expires: number }>();
+  type Entry = { key: KeyForAuth | null; expires: number };
+  const cache = new Map<string, Entry>();
+  const unknownKeys = new Map<string, Entry>();
   const reading = new Map<string, Promise<KeyForAuth | null>>();
   const lastWrites = new Map<number, number>();
   const keyCache = { hits: 0, misses: 0 };
@@ -80,8 +88,12 @@ export function createAuthenticator(options: {
       pending = findKeyForAuth(options.primaryDb, hash)
         .then((key) => {
           cache.delete(hash);
-          if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-          cache.set(hash, { key, expires: now + CACHE_TTL_MS });
+          unknownKeys.delete(hash);
+          const [entries, max] = key
+            ? [cache, CACHE_MAX_ENTRIES]
+            : [unknownKeys, UNKNOWN_CACHE_MAX_ENTRIES];
+          if (entries.size >= max) entries.delete(entries.keys().next().value as string);
+          entries.set(hash, { key, expires: now + CACHE_TTL_MS });
           return key;
         })
         .finally(() => reading.delete(hash));
@@ -91,7 +103,7 @@ export function createAuthenticator(options: {
   }
 
   async function lookup(hash: string, now: number): Promise<KeyForAuth | null> {
-    const cached = cache.get(hash);
+    const cached = cache.get(hash) ?? unknownKeys.get(hash);
     if (cached && cached.expires > now) {
       keyCache.hits += 1;
       // A failed early read leaves the entry to expire; the next request then reads it.

@@ -3,6 +3,7 @@ import { it } from 'node:test';
 import type { CompiledQuery } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import { createAuthenticator } from '../../src/http/auth.ts';
+import { generateApiKey } from '../../src/keys/api-key.ts';
 import { MemoryRateLimitStore } from '../../src/ratelimit/memory-store.ts';
 import { authenticateKey, companyWithKey } from '../helpers/authenticate.ts';
 import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
@@ -78,5 +79,30 @@ describeEachDialect('the key cache', (dialect) => {
     now += 2_000;
     await request();
     assert.deepEqual({ ...authenticator.keyCache }, { hits: 3, misses: 4 }, 'expired: read');
+  });
+
+  it('keeps a key in use cached while made-up keys are sent by the thousand', async (t) => {
+    const { handle } = await useDatabase(t, dialect);
+    const { key } = await companyWithKey(t, handle, 'cache');
+    const { db, reads } = countingKeyReads(handle.db);
+    const now = 1_000_000;
+    const authenticator = createAuthenticator({
+      primaryDb: db,
+      writePrimary: (write) => write(db),
+      limiter: new MemoryRateLimitStore(),
+      onWriteError: (error) => assert.fail(String(error)),
+      now: () => now,
+    });
+    await authenticateKey(authenticator, key);
+    assert.equal(reads.count, 1);
+    // More made-up keys (well-formed, so each is read) than the cache holds entries.
+    for (let i = 0; i < 12_000; i++) {
+      await assert.rejects(authenticateKey(authenticator, generateApiKey().key), {
+        code: 'unauthenticated',
+      });
+    }
+    assert.equal(reads.count, 12_001);
+    await authenticateKey(authenticator, key);
+    assert.equal(reads.count, 12_001, 'the key in use was answered from the cache');
   });
 });
