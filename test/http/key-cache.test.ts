@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import type { CompiledQuery } from 'kysely';
+import type { Dialect } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
 import { createAuthenticator } from '../../src/http/auth.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
@@ -36,19 +37,25 @@ function countingKeyReads(db: Db) {
   return { db: counted, reads };
 }
 
+/** A company's key, and an authenticator over a database that counts its key reads. */
+async function keyWithCountedReads(t: TestContext, dialect: Dialect, now: () => number) {
+  const { handle } = await useDatabase(t, dialect);
+  const { key } = await companyWithKey(t, handle, 'cache');
+  const { db, reads } = countingKeyReads(handle.db);
+  const authenticator = createAuthenticator({
+    primaryDb: db,
+    writePrimary: (write) => write(db),
+    limiter: new MemoryRateLimitStore(),
+    onWriteError: (error) => assert.fail(String(error)),
+    now,
+  });
+  return { key, reads, authenticator };
+}
+
 describeEachDialect('the key cache', (dialect) => {
   it('reads a key in use again before its entry expires, once for a burst of requests', async (t) => {
-    const { handle } = await useDatabase(t, dialect);
-    const { key } = await companyWithKey(t, handle, 'cache');
-    const { db, reads } = countingKeyReads(handle.db);
     let now = 1_000_000;
-    const authenticator = createAuthenticator({
-      primaryDb: db,
-      writePrimary: (write) => write(db),
-      limiter: new MemoryRateLimitStore(),
-      onWriteError: (error) => assert.fail(String(error)),
-      now: () => now,
-    });
+    const { key, reads, authenticator } = await keyWithCountedReads(t, dialect, () => now);
     const request = () => authenticateKey(authenticator, key);
     const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
     /** Until every read begun has been answered and cached. */
@@ -82,17 +89,7 @@ describeEachDialect('the key cache', (dialect) => {
   });
 
   it('keeps a key in use cached while made-up keys are sent by the thousand', async (t) => {
-    const { handle } = await useDatabase(t, dialect);
-    const { key } = await companyWithKey(t, handle, 'cache');
-    const { db, reads } = countingKeyReads(handle.db);
-    const now = 1_000_000;
-    const authenticator = createAuthenticator({
-      primaryDb: db,
-      writePrimary: (write) => write(db),
-      limiter: new MemoryRateLimitStore(),
-      onWriteError: (error) => assert.fail(String(error)),
-      now: () => now,
-    });
+    const { key, reads, authenticator } = await keyWithCountedReads(t, dialect, () => 1_000_000);
     await authenticateKey(authenticator, key);
     assert.equal(reads.count, 1);
     // More made-up keys (well-formed, so each is read) than the cache holds entries.
