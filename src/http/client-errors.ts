@@ -3,7 +3,7 @@ import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, type Problem, problem } from '../schemas/problems.ts';
-import { ABSOLUTE_FORM } from './deps.ts';
+import { ABSOLUTE_FORM, targetProblem } from './deps.ts';
 import { type ApiError, methodNotAllowed, noSuchResource } from './errors.ts';
 
 /**
@@ -70,33 +70,43 @@ type ParserError = NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: 
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\S+) HTTP\/1\.[01]\r?\n/;
 
 /**
- * The path of a request-target, with its percent-escapes checked as the router checks them;
- * null where the router would find no path (`*`, escapes that are not UTF-8): the 404 of an
- * unknown path.
+ * The path of a request-target, up to its query or a `#`, as the router reads it, with its
+ * percent-escapes checked as the router checks them; null where the router would find no path
+ * (`*`, escapes that are not UTF-8, an absolute form without a host): the 404 of an unknown path.
  */
 function pathOf(target: string): string | null {
-  const query = target.indexOf('?');
-  const path = target.startsWith('/')
-    ? target.slice(0, query < 0 ? undefined : query)
-    : ABSOLUTE_FORM.exec(target)?.[2]?.replace(/^$/, '/');
+  const absolute = ABSOLUTE_FORM.exec(target);
+  if (absolute?.[1] === '') return null;
+  const path = target.startsWith('/') ? target : absolute?.[2]?.replace(/^$/, '/');
   if (!path?.startsWith('/')) return null;
+  const end = path.search(/[?#]/);
+  const routed = end < 0 ? path : path.slice(0, end);
   try {
-    decodeURIComponent(path);
-    return path;
+    decodeURIComponent(routed);
+    return routed;
   } catch {
     return null;
   }
 }
 
 /**
- * What a listener answers a method Node's parser does not know on `path`: the 405 of the
- * methods that path takes, or null where no route is made for it (404).
+ * What a listener answers a method Node's parser does not know on `target`, whose path (null:
+ * none the router finds) is `path`: the 405 of the methods that path takes, a 400 the listener
+ * answers any method for that target, or null where no route is made for it (404).
  */
-export type UnknownMethodRefusal = (app: FastifyInstance, path: string) => ApiError | null;
+export type UnknownMethodRefusal = (
+  app: FastifyInstance,
+  path: string | null,
+  target: string,
+) => ApiError | null;
 
-/** The API's: every path it routes takes GET and HEAD alone. */
-export const readOnlyRefusal: UnknownMethodRefusal = (app, path) =>
-  app.findRoute({ method: 'GET', url: path }) ? methodNotAllowed() : null;
+/**
+ * The API's: a target it answers 400 by any method (a `#`, an absolute form without a host),
+ * else every path it routes takes GET and HEAD alone.
+ */
+export const readOnlyRefusal: UnknownMethodRefusal = (app, path, target) =>
+  targetProblem(target) ??
+  (path !== null && app.findRoute({ method: 'GET', url: path }) ? methodNotAllowed() : null);
 
 /**
  * The refusal of a method Node's parser does not know (`FOO /api/company/v1/leaves`), as
@@ -116,8 +126,8 @@ function unknownMethodRefusal(
   if (end < 0) return 400;
   const line = REQUEST_LINE.exec(received.toString('latin1', start, end + 1));
   if (!line) return 400;
-  const path = pathOf(line[1] as string);
-  return (path !== null && refusalOn(app, path)) || 404;
+  const target = line[1] as string;
+  return refusalOn(app, pathOf(target), target) ?? 404;
 }
 
 /**
@@ -196,7 +206,8 @@ export const answerClientErrors = (refusalOn: UnknownMethodRefusal) =>
       const body = JSON.stringify(
         typeof refusal === 'number' ? protocolProblem(status) : refusal.toProblem(),
       );
-      const allow = typeof refusal === 'number' ? '' : `Allow: ${refusal.headers.allow}\r\n`;
+      const allowed = typeof refusal === 'number' ? undefined : refusal.headers.allow;
+      const allow = allowed === undefined ? '' : `Allow: ${allowed}\r\n`;
       // The headers every error answer carries: its date (RFC 9110 §6.6.1), the type with its
       // charset, no-store, a request id and nosniff. Once the connection's end is sent, no
       // other answer can be written to it.

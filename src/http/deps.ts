@@ -111,13 +111,10 @@ export function hostProblem(request: FastifyRequest): ApiError | null {
   // Node's parser takes a request line without a version (HTTP/0.9, which has no headers) and
   // HTTP/2.0, which an HTTP/1 listener does not speak: neither is a request this service reads.
   if (request.raw.httpVersionMajor !== 1) return unusableHost('version');
-  // RFC 9112 §3.2 has no fragment in a request-target; Node's parser passes a `#`, and the
-  // router cuts the path at it while the query keeps it: a proxy in front may read another URL.
-  if (request.raw.url?.includes('#')) return unusableHost('fragment');
+  const problem = targetProblem(request.raw.url ?? '');
+  if (problem) return problem;
   const target = targetHost(request);
   const host = target ?? request.host;
-  // An http(s) URI with an empty host is invalid (RFC 9110 §4.2.1): `GET http:///me`.
-  if (target === '') return unusableHost('target');
   if (host === '') {
     // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 predates it.
     return request.raw.httpVersion === '1.0' ? null : unusableHost('missing');
@@ -129,6 +126,18 @@ export function hostProblem(request: FastifyRequest): ApiError | null {
   // Schemes are case-insensitive (RFC 3986 §3.1): a proxy's `X-Forwarded-Proto: HTTPS` is https.
   const scheme = schemeOf(request);
   if (scheme !== 'http' && scheme !== 'https') return unusableHost('scheme');
+  return null;
+}
+
+/**
+ * The 400 of a request-target no method may have, or null: RFC 9112 §3.2 has no fragment in
+ * one (Node's parser passes a `#`, and the router cuts the path at it while a query keeps it: a
+ * proxy in front may read another URL), and an http(s) URI with an empty host is invalid
+ * (RFC 9110 §4.2.1: `GET http:///me`).
+ */
+export function targetProblem(target: string): ApiError | null {
+  if (target.includes('#')) return unusableHost('fragment');
+  if (ABSOLUTE_FORM.exec(target)?.[1] === '') return unusableHost('target');
   return null;
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, STATUS_CODES } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { ServerConfig } from '../config.ts';
@@ -64,6 +64,26 @@ export async function listenForMetrics(
         },
         () => text(500, 'The metrics could not be collected\n'),
       );
+  });
+  // Bytes Node's parser refuses (not HTTP, an unknown method, headers over its limit, a request
+  // that did not arrive in time) get its status with the headers every answer carries.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
+    const body = `${STATUS_CODES[status]}\n`;
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+        `Content-Length: ${body.length}\r\nX-Request-Id: ${randomUUID()}\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   server.listen({ host, port });
   await Promise.race([

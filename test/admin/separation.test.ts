@@ -61,6 +61,8 @@ describeEachDialect('the admin API and the public listener', (dialect) => {
       '/admin/companies/1/keys': 'GET, HEAD, POST',
       '/admin/companies/%2F/keys': 'GET, HEAD, POST',
       '/admin/companies/1/deactivate': 'POST',
+      '/admin/import#': 'POST',
+      '/admin/companies/1/keys#x': 'GET, HEAD, POST',
       '/admin/keys/7/revoke': 'POST',
       'http://localhost/admin/import?x=1': 'POST',
       '/admin/openapi.json': 'GET, HEAD',
@@ -89,6 +91,7 @@ describeEachDialect('the admin API and the public listener', (dialect) => {
       '/nope',
       '/admin/companies/1/',
       '/admin/companies/%E4/keys',
+      'http:///admin/import',
     ]) {
       const response = await rawRequest(
         port,

@@ -623,6 +623,16 @@ describe('paths and methods', () => {
         400,
         'Bad request',
       ]),
+      // The same for a method Node's parser does not know, answered from the request line.
+      ...[`${API_PREFIX}/leaves#x`, `http:///${API_PREFIX.slice(1)}/leaves`].map(
+        (target): [string, string, string, number, string] => [
+          `FOO ${target}`,
+          `FOO ${target} HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+          'bad_request',
+          400,
+          'Bad request',
+        ],
+      ),
       [
         'two Host header lines',
         `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n`,

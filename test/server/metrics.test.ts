@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/connect.ts';
 import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
+import { rawRequest } from '../helpers/raw-http.ts';
 import { testRedisUrl, useRedisPrefix } from '../helpers/redis.ts';
 import { freePort, serveCompany } from '../helpers/serve.ts';
 
@@ -155,6 +156,13 @@ describeEachDialect('Prometheus metrics', (dialect) => {
     for (const refused of ['gzip;q=0', 'br', '*']) {
       const answer = await getBytes(metricsUrl, refused);
       assert.equal(answer.headers['content-encoding'], undefined, refused);
+    }
+    // What Node's parser refuses too (an unknown method, bytes that are not HTTP).
+    for (const request of ['FOO /metrics HTTP/1.1\r\nHost: x\r\n\r\n', 'hello\r\n\r\n']) {
+      const refused = await rawRequest(Number(new URL(metricsUrl).port), request);
+      assert.equal(refused?.status, 400, request);
+      assert.match(refused.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+      assert.equal(refused.headers['x-content-type-options'], 'nosniff');
     }
     assert.equal((await fetch(metricsUrl, { method: 'POST' })).status, 405);
     assert.equal((await fetch(metricsUrl, { method: 'HEAD' })).status, 200);

@@ -9,8 +9,12 @@ export function ifNoneMatchNames(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
 }
 
-/** The types of body compression may apply to: text, JSON, JavaScript, YAML, XML (not images). */
-const COMPRESSIBLE = /^(text\/|application\/([\w.+-]*json|javascript|(x-)?yaml|[\w.+-]*xml)\b)/i;
+/** The types of body compression may apply to: text, JSON, JavaScript, YAML, XML, SVG. */
+const COMPRESSIBLE =
+  /^(text\/|image\/svg\+xml|application\/([\w.+-]*json|javascript|(x-)?yaml|[\w.+-]*xml)\b)/i;
+
+/** A static file that is an image (the reference page's icons). */
+const IMAGE_PATH = /\.(png|jpe?g|gif|ico|webp)(\?|$)/i;
 
 /**
  * Conditional requests (docs/api.md "Responses"): every 200 JSON answer of an API operation carries
@@ -27,7 +31,12 @@ export function registerETags(app: FastifyInstance): void {
     // other paths send (the reference page, its files, the errors page, the document), says it
     // varies by Accept-Encoding, as RFC 9110 §12.5.5 asks; @fastify/compress adds it only where
     // it compresses, and keeps this one.
-    if (operation || COMPRESSIBLE.test(String(reply.getHeader('content-type') ?? ''))) {
+    // A 304 carries no type: it says what its 200 would (RFC 9110 §15.4.5), an image's nothing.
+    const type =
+      reply.statusCode === 304 && !IMAGE_PATH.test(request.url)
+        ? 'text/plain'
+        : String(reply.getHeader('content-type') ?? '');
+    if (operation || COMPRESSIBLE.test(type)) {
       reply.header('vary', 'accept-encoding');
     }
     if (!operation || reply.statusCode !== 200) return payload;

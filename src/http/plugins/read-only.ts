@@ -92,6 +92,7 @@ export function refusalWithMethodsOf(
   refusal: (allow: string) => ApiError,
 ): UnknownMethodRefusal {
   return (app, path) => {
+    if (path === null) return null;
     const params = app.findRoute({ method: 'GET', url: path })?.params as
       | Record<string, string>
       | undefined;
