@@ -24,9 +24,10 @@ const refusals = new WeakSet<object>();
 
 /**
  * The API is read-only: any other method on a known path is 405, with the methods it has.
- * `knownPaths` starts collecting the methods of each path made after it (into `paths`); `refuseOtherMethods`,
- * called once the routes are made, answers every other method on each of them (the admin
- * listener's paths, which take POST too, the same way with its own refusal). Refused in
+ * `knownPaths` starts collecting the methods of each path made after it (into `paths`);
+ * `refuseOtherMethods`, called once the routes are made, answers every other method on each of
+ * them (the admin listener's paths, which take POST too, the same way with its own refusal),
+ * and `refusalWithMethodsOf` a method Node's parser does not know. Refused in
  * onRequest, before the body is read: a body Fastify cannot parse (an unknown content type,
  * broken JSON) must not turn the 405 into a 415 or 400.
  */
