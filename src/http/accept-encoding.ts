@@ -12,12 +12,7 @@
  */
 export function forCompression(field: string): string {
   if (!MAY_NEED_READING.test(field)) return field;
-  const entries = field.split(',').map((entry) => {
-    const [name = '', ...parameters] = entry.split(';').map((part) => part.trim());
-    const refused = parameters.some((parameter) => Q_ZERO.test(parameter));
-    return { text: entry.trim(), name: name.toLowerCase(), refused };
-  });
-  const isGzip = ({ name }: { name: string }) => name === 'gzip' || name === 'x-gzip';
+  const entries = entriesOf(field);
   if (!entries.some(isGzip)) return field;
   const gzipRefused = entries.some((entry) => isGzip(entry) && entry.refused);
   return entries
@@ -25,6 +20,24 @@ export function forCompression(field: string): string {
     .map((entry) => entry.text)
     .join(', ');
 }
+
+/**
+ * Whether `Accept-Encoding` names gzip (or x-gzip) with a weight above zero: where a listener
+ * without the compression plugin (the metrics one) compresses. `*` is left aside.
+ */
+export const acceptsGzip = (field: string | undefined): boolean =>
+  entriesOf(field ?? '').some((entry) => isGzip(entry) && !entry.refused);
+
+/** The field's entries: each as written, its coding in lower case, and whether `q=0` refuses it. */
+function entriesOf(field: string) {
+  return field.split(',').map((entry) => {
+    const [name = '', ...parameters] = entry.split(';').map((part) => part.trim());
+    const refused = parameters.some((parameter) => Q_ZERO.test(parameter));
+    return { text: entry.trim(), name: name.toLowerCase(), refused };
+  });
+}
+
+const isGzip = ({ name }: { name: string }) => name === 'gzip' || name === 'x-gzip';
 
 const MAY_NEED_READING = /\*|x-gzip/i;
 /** A weight of zero, as RFC 9110 §12.4.2 writes it: `q=0`, `q=0.`, `q=0.000`. */

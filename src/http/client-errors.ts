@@ -59,6 +59,13 @@ export function answerRouterErrorUnless(refuse: (request: FastifyRequest) => Api
   };
 }
 
+/**
+ * The status of a client error Node reports (as its own handler answers it): a request that did
+ * not arrive in time 408, a request line and headers over the limit 431, anything else 400.
+ */
+export const parserErrorStatus = (code: string | undefined): 400 | 408 | 431 =>
+  code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+
 /** The parser's error, with the bytes it was reading and how far into them it failed. */
 type ParserError = NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: number };
 
@@ -177,13 +184,9 @@ export const answerClientErrors = (refusalOn: UnknownMethodRefusal) =>
     if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
     answered.add(socket);
     const refusal =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? 408
-        : error.code === 'HPE_HEADER_OVERFLOW'
-          ? 431
-          : error.code === 'HPE_INVALID_METHOD'
-            ? unknownMethodRefusal(this, error, refusalOn)
-            : 400;
+      error.code === 'HPE_INVALID_METHOD'
+        ? unknownMethodRefusal(this, error, refusalOn)
+        : parserErrorStatus(error.code);
     const status = typeof refusal === 'number' ? refusal : refusal.status;
     const latest = (socket as ReadingSocket)[LATEST_RESPONSE];
     const reading = latest?.req;

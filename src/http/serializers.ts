@@ -7,8 +7,8 @@ import {
   FEED_RECORD_SCHEMAS,
   FEED_RESOURCE_NAMES,
 } from '../schemas/changes.ts';
-import { ref } from '../schemas/common.ts';
-import { MODELS } from '../schemas/models.ts';
+import { ref, withoutId } from '../schemas/common.ts';
+import { modelsById } from '../schemas/models.ts';
 import { compiledOnce } from './compiled-once.ts';
 
 type Schema = Record<string, unknown>;
@@ -21,8 +21,7 @@ const isSchema = (value: unknown): value is Schema =>
 /** A shared model as it is serialized, its `$id` dropped: for inlining where it is pointed at. */
 function inlined(model: unknown, models: Models): Schema | undefined {
   if (!isSchema(model)) return undefined;
-  const { $id: _id, ...schema } = nullableForSerializer(model, models) as Schema;
-  return schema;
+  return withoutId(nullableForSerializer(model, models) as Schema);
 }
 
 /**
@@ -87,15 +86,12 @@ export function serializedModels(models: Models): Record<string, unknown> {
  * `JSON.stringify`). What no schema declares is dropped here too, as from every other answer.
  */
 export function feedPageSerializer(): (page: FeedPage) => string {
-  const models = Object.fromEntries(
-    MODELS.map((model) => [(model as { $id?: string }).$id, model]),
-  );
-  const compile = buildSerializer()(models, undefined);
+  const compile = buildSerializer()(modelsById(), undefined);
   const serializer = (schema: unknown) =>
     compile({ schema, method: 'GET', url: '/changes', httpStatus: '200' }) as (
       data: unknown,
     ) => string;
-  const { $id: _id, ...change } = ChangeSchema as typeof ChangeSchema & { $id?: string };
+  const change = withoutId(ChangeSchema);
   const entryOf = Object.fromEntries(
     FEED_RESOURCE_NAMES.map((name) => [
       name,

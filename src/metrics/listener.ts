@@ -4,6 +4,8 @@ import { createServer, type Server, STATUS_CODES } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { ServerConfig } from '../config.ts';
+import { acceptsGzip } from '../http/accept-encoding.ts';
+import { parserErrorStatus } from '../http/client-errors.ts';
 import { keepAliveAnnouncer } from '../http/keep-alive.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
 
@@ -72,12 +74,7 @@ export async function listenForMetrics(
       socket.destroy();
       return;
     }
-    const status =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? 431
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? 408
-          : 400;
+    const status = parserErrorStatus(error.code);
     const body = `${STATUS_CODES[status]}\n`;
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
@@ -94,17 +91,6 @@ export async function listenForMetrics(
 }
 
 const gzipAsync = promisify(gzip);
-
-/** Whether `Accept-Encoding` names gzip (or x-gzip) with a weight above zero. */
-export function acceptsGzip(field: string | undefined): boolean {
-  return (field ?? '').split(',').some((entry) => {
-    const [name = '', ...parameters] = entry.split(';').map((part) => part.trim());
-    return (
-      /^(x-)?gzip$/i.test(name) &&
-      !parameters.some((parameter) => /^q\s*=\s*0(\.0{0,3})?$/i.test(parameter))
-    );
-  });
-}
 
 /** Closes the listener and any scrape connection kept alive. */
 export async function closeMetricsListener(server: Server): Promise<void> {

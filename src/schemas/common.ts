@@ -65,6 +65,12 @@ export const NullableTimestamp = nullable(Timestamp);
 export const model = <T extends TSchema>(id: string, schema: T): T =>
   Object.assign(schema, { $id: id });
 
+/** A model's schema without its `$id`: for inlining where the shared models are not known. */
+export function withoutId<T extends object>(schema: T): Omit<T, '$id'> {
+  const { $id: _id, ...inlined } = schema as T & { $id?: unknown };
+  return inlined;
+}
+
 /**
  * A `$ref` to a registered model, typed as the model itself, so handlers stay type-checked.
  * The serializer and the OpenAPI generator both resolve it against the shared schemas.

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ProblemSchema } from './common.ts';
+import { ProblemSchema, withoutId } from './common.ts';
 
 /** `GET /healthz`: the process answers. */
 export const AliveSchema = Type.Object({ status: Type.Literal('ok') });
@@ -13,10 +13,8 @@ export const ReadySchema = Type.Object({
   checks: Type.Record(Type.String(), Type.Enum(['ok', 'unreachable'], { type: 'string' })),
 });
 
-const { $id: _id, ...problem } = ProblemSchema as typeof ProblemSchema & { $id?: string };
-
 /**
  * Not ready: the database is unreachable, behind the code, or refuses the service's login. The
  * problem model itself: the probes are served beside the API, where its shared models are not.
  */
-export const NotReadySchema = problem;
+export const NotReadySchema = withoutId(ProblemSchema);

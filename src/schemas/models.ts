@@ -23,3 +23,7 @@ export const MODELS = [
   ExpenseCategorySchema,
   ChangeSchema,
 ] as const;
+
+/** `MODELS` by `$id`, as the serializer factory takes them. */
+export const modelsById = (): Record<string, unknown> =>
+  Object.fromEntries(MODELS.map((model) => [(model as { $id?: string }).$id, model]));

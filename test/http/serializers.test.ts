@@ -10,10 +10,9 @@ import { pooledValidators } from '../../src/http/validators.ts';
 import { dataOf, listOf } from '../../src/schemas/common.ts';
 import { ExpenseDetailSchema } from '../../src/schemas/expenses.ts';
 import { LeaveSchema } from '../../src/schemas/leaves.ts';
-import { MODELS } from '../../src/schemas/models.ts';
+import { modelsById } from '../../src/schemas/models.ts';
 
-const idOf = (model: object) => (model as { $id: string }).$id;
-const models = Object.fromEntries(MODELS.map((model) => [idOf(model), model]));
+const models = modelsById();
 
 /** Where a schema (as JSON) still holds an `anyOf`, as dotted paths. */
 function unionsIn(schema: unknown, path: string, found: string[] = []): string[] {
