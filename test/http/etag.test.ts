@@ -111,4 +111,37 @@ describeEachDialect('conditional requests', (dialect) => {
       assert.equal(again.headers.vary, vary, url);
     }
   });
+
+  it('tags the API description and the errors page as it tags answers: 304 for their tag, 200 for another', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    const documents = ['/api/company/v1/openapi.json', '/docs/json', '/docs/yaml', '/docs/errors'];
+    for (const url of documents) {
+      const first = await api.app.inject({ url });
+      assert.equal(first.statusCode, 200, url);
+      const etag = String(first.headers.etag);
+      assert.match(etag, /^W\/"[\w-]{27}"$/, url);
+      const gzip = await api.app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(gzip.headers.etag, etag, `${url}: a compressed body is the same answer`);
+      for (const condition of [etag, etag.slice(2), '*']) {
+        for (const method of ['GET', 'HEAD'] as const) {
+          const again = await api.app.inject({
+            method,
+            url,
+            headers: { 'if-none-match': condition },
+          });
+          assert.equal(again.statusCode, 304, `${method} ${url} ${condition}`);
+          assert.equal(again.body, '', url);
+          assert.equal(again.headers.etag, etag, url);
+          assert.equal(again.headers['content-length'], undefined, url);
+        }
+      }
+      const other = await api.app.inject({ url, headers: { 'if-none-match': 'W/"other"' } });
+      assert.equal(other.statusCode, 200, url);
+      assert.equal(other.body, first.body, url);
+    }
+    // The probes say how the instance is now: never a 304.
+    const probe = await api.app.inject({ url: '/healthz', headers: { 'if-none-match': '*' } });
+    assert.equal(probe.statusCode, 200);
+    assert.equal(probe.headers.etag, undefined);
+  });
 });

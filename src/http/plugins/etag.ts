@@ -1,6 +1,8 @@
 import { hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { ERRORS_PAGE_PATH } from '../../schemas/problems.ts';
+import { API_PREFIX } from '../deps.ts';
 
 /** Whether an `If-None-Match` value names `etag` (weak comparison, RFC 9110 §13.1.2). */
 export function ifNoneMatchNames(ifNoneMatch: string, etag: string): boolean {
@@ -17,11 +19,23 @@ const COMPRESSIBLE =
 const IMAGE_PATH = /\.(png|jpe?g|gif|ico|webp)(\?|$)/i;
 
 /**
+ * The documents outside the operations that carry an ETag as they do: the API description (120 KB,
+ * which tools fetch again and again; `/docs/json` and `/docs/yaml` are the reference page's copies)
+ * and the errors page. The reference page's own files carry @fastify/static's tags.
+ */
+const TAGGED_DOCUMENTS = new Set([
+  `${API_PREFIX}/openapi.json`,
+  '/docs/json',
+  '/docs/yaml',
+  ERRORS_PAGE_PATH,
+]);
+
+/**
  * Conditional requests (docs/api.md "Responses"): every 200 JSON answer of an API operation carries
  * an ETag, a digest of its body, so the tag changes exactly when the answer would. The same request
  * with a matching `If-None-Match` gets a 304 without a body; the request was still counted and
- * checked. The tag is weak: a compressed body is the same answer. Registered on the root before
- * compression, whose hook must see the body afterwards.
+ * checked. The tag is weak: a compressed body is the same answer. The documents above are tagged
+ * the same way. Registered on the root before compression, whose hook must see the body afterwards.
  */
 export function registerETags(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
@@ -39,11 +53,10 @@ export function registerETags(app: FastifyInstance): void {
     if (operation || COMPRESSIBLE.test(type)) {
       reply.header('vary', 'accept-encoding');
     }
-    if (!operation || reply.statusCode !== 200) return payload;
+    if (reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
-      return payload;
-    }
+    const document = TAGGED_DOCUMENTS.has(request.routeOptions.url ?? '');
+    if (!(document || (operation && type.startsWith('application/json')))) return payload;
     // Encoded once, here: hashing the text encoded a copy of it, and compression or the socket
     // (after Buffer.byteLength's own pass over it) encoded it again.
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
