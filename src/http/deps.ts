@@ -93,12 +93,22 @@ function targetHost(request: FastifyRequest): string | null {
 /** The scheme the client used, in its canonical lower case. */
 const schemeOf = (request: FastifyRequest): string => request.protocol.toLowerCase();
 
+/** The port each scheme's URLs leave out (RFC 3986 §6.2.3). */
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: ':80', https: ':443' };
+
 /**
- * The host (and port) the client reached (see `targetHost`; else `request.host`), without the
- * colon of an empty port, which URLs leave out (RFC 3986 §6.2.3).
+ * The host (and port) the client reached (see `targetHost`; else `request.host`), as URLs
+ * spell it (RFC 3986 §6.2.2–6.2.3): in lower case (`B.Test` is `b.test`), without an empty port
+ * or the scheme's default one (`b.test:80` over http is `b.test`). The URLs built on it, and
+ * the response cache's key, are then the same for every spelling of one host.
  */
-const requestHost = (request: FastifyRequest): string =>
-  (targetHost(request) ?? request.host).replace(/:$/, '');
+function requestHost(request: FastifyRequest): string {
+  const host = (targetHost(request) ?? request.host).replace(/:$/, '').toLowerCase();
+  const defaultPort = DEFAULT_PORTS[schemeOf(request)];
+  return defaultPort !== undefined && host.endsWith(defaultPort)
+    ? host.slice(0, -defaultPort.length)
+    : host;
+}
 
 /**
  * The 400 for a request from which this API's absolute URLs cannot be built (RFC 9112 asks a

@@ -10,8 +10,11 @@ import { insufficientScope, NOT_FOUND, validationFailed } from '../helpers/probl
 import { NOT_PLAIN_NUMBERS } from '../helpers/query-values.ts';
 import { category, company, employee, expense, writeJpeg } from '../helpers/records.ts';
 
-/** app.inject speaks plain HTTP to Host `localhost:80`; without PUBLIC_BASE_URL, URLs use it. */
-const INJECTED_BASE = 'http://localhost:80/api/company/v1';
+/**
+ * app.inject speaks plain HTTP to Host `localhost:80`; without PUBLIC_BASE_URL, URLs use it,
+ * without http's default port.
+ */
+const INJECTED_BASE = 'http://localhost/api/company/v1';
 const PUBLIC_BASE = 'https://api.example.com/api/company/v1';
 const EXPENSE_STATUSES_MESSAGE =
   'must be a comma-separated list of: pending, approved, rejected, paid, cancelled';
@@ -200,7 +203,7 @@ describeEachDialect('GET /expenses', (dialect) => {
       for (const host of [
         '[::1]:8080',
         '10.0.0.7',
-        'api_internal.local:80',
+        'api_internal.local:8080',
         'ex.com:65535',
         'hr.acme.test.',
         'x',
@@ -211,10 +214,16 @@ describeEachDialect('GET /expenses', (dialect) => {
           `http://${host}/api/company/v1/expenses/500/receipt`,
         );
       }
-      // An empty port is the scheme's default (RFC 3986 §3.2.3); URLs leave its colon out.
+      // An empty port is the scheme's default (RFC 3986 §3.2.3); URLs leave its colon out, and
+      // the default port itself, and spell the host in lower case (§6.2.2–6.2.3).
       for (const [host, built] of [
         ['hr.acme.test:', 'hr.acme.test'],
         ['[::1]:', '[::1]'],
+        ['api_internal.local:80', 'api_internal.local'],
+        ['HR.Acme.TEST:8080', 'hr.acme.test:8080'],
+        ['[FE80::1]:80', '[fe80::1]'],
+        ['x:443', 'x:443'],
+        ['x:180', 'x:180'],
       ]) {
         const res = await api.get('/expenses/500', key, { headers: { host } });
         assert.equal(
@@ -239,6 +248,15 @@ describeEachDialect('GET /expenses', (dialect) => {
           'https://hr.acme.test/api/company/v1/expenses/500/receipt',
           proto,
         );
+      }
+      // https's default port is left out as http's is; http's is not https's.
+      for (const [host, proto, built] of [
+        ['HR.acme.test:443', 'https', 'https://hr.acme.test'],
+        ['hr.acme.test:80', 'https', 'https://hr.acme.test:80'],
+        ['hr.acme.test:443', 'http', 'http://hr.acme.test:443'],
+      ] as const) {
+        const res = await forwarded({ 'x-forwarded-host': host, 'x-forwarded-proto': proto });
+        assert.equal(res.json.data.receipt_url, `${built}/api/company/v1/expenses/500/receipt`);
       }
       for (const headers of [
         { 'x-forwarded-host': 'a b' } as Record<string, string>,
