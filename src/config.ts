@@ -1,21 +1,23 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { type AdminToken, adminToken } from './admin-tokens.ts';
+import { ConfigError } from './config-error.ts';
 import {
-  existsSync,
-  linkSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, dirname, extname, join, resolve, sep } from 'node:path';
-import { makeDirectorySync } from './directories.ts';
+  parseBoolean,
+  parseHost,
+  parseInteger,
+  parsePublicBaseUrl,
+  parseRedisUrl,
+} from './config-values.ts';
+import {
+  besideDatabase,
+  type DatabaseTarget,
+  DEFAULT_DATABASE_URL,
+  parseDatabaseUrl,
+  throughLinks,
+} from './database-url.ts';
+import { resolveSigningSecret } from './signing-secret.ts';
 
 /** The only module that reads process.env. Every value is validated once and frozen. */
-
-export type DatabaseTarget =
-  | { dialect: 'sqlite'; path: string }
-  | { dialect: 'postgres'; url: string };
 
 /** What every command needs: where the data and the receipt files live. */
 export interface Config {
@@ -80,16 +82,6 @@ export interface ServerConfig extends Config {
   readonly maxQueueWaitMs: number;
 }
 
-/**
- * A token the admin API accepts: its SHA-256 digest (never the token), its length (to find it
- * inside a longer text, such as a request id) and its audit label.
- */
-export interface AdminToken {
-  readonly label: string;
-  readonly sha256: Buffer;
-  readonly length: number;
-}
-
 export interface AdminConfig {
   readonly port: number;
   /** `ADMIN_TOKEN`, then `ADMIN_TOKEN_PREVIOUS` while a rotation is under way. */
@@ -101,259 +93,7 @@ export interface AdminConfig {
   readonly trustProxy: boolean;
 }
 
-export class ConfigError extends Error {
-  readonly variable: string;
-
-  constructor(variable: string, problem: string) {
-    super(`${variable}: ${problem}`);
-    this.variable = variable;
-    this.name = 'ConfigError';
-  }
-}
-
-const DEFAULT_DATABASE_FILE = 'company-data.db';
-export const DEFAULT_DATABASE_URL = `sqlite:./data/${DEFAULT_DATABASE_FILE}`;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-export function parseDatabaseUrl(value: string, variable = 'DATABASE_URL'): DatabaseTarget {
-  if (value.startsWith('sqlite:')) {
-    const path = value.slice('sqlite:'.length);
-    if (path.trim() === '')
-      throw new ConfigError(
-        variable,
-        'sqlite: needs a file path, e.g. sqlite:./data/company-data.db',
-      );
-    // A path ending in a separator names a folder; resolved, it would name a file of its name.
-    if (path.endsWith('/') || path.endsWith(sep)) {
-      throw new ConfigError(
-        variable,
-        `${path} names a folder: give the database file's path, e.g. sqlite:${path}company-data.db`,
-      );
-    }
-    // SQLite's URI options would be read as part of the file's name (`a.db?mode=ro`).
-    if (path.includes('?')) {
-      throw new ConfigError(
-        variable,
-        `sqlite: takes a file path alone, without options (?…): ${path.slice(0, path.indexOf('?'))}`,
-      );
-    }
-    if (path === ':memory:') return { dialect: 'sqlite', path };
-    // A loop of links is told here, by name, before anything is made beside the file (SQLite
-    // would say only `unable to open database file`).
-    throughLinks(resolve(path), variable);
-    return { dialect: 'sqlite', path: resolve(path) };
-  }
-  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
-    try {
-      new URL(value);
-    } catch {
-      throw new ConfigError(
-        variable,
-        'is not a valid postgres:// URL (a password holding /, #, ? or @ is percent-encoded: %2F, %23, %3F, %40)',
-      );
-    }
-    return { dialect: 'postgres', url: value };
-  }
-  throw new ConfigError(variable, 'must start with sqlite:, postgres:// or postgresql://');
-}
-
-/** A host name or an IP address to listen on (`HOST`, `cdapi serve --host`). */
-export const isListenHost = (value: string): boolean => /^[\w.:-]{1,253}$/.test(value);
-
-function parseHost(raw: string): string {
-  if (!isListenHost(raw)) throw new ConfigError('HOST', 'must be a host name or an IP address');
-  return raw;
-}
-
-function parseInteger(variable: string, raw: string, min: number, max: number): number {
-  if (!/^\d+$/.test(raw)) throw new ConfigError(variable, `must be a whole number, got "${raw}"`);
-  // Written as the number is (`05` might be read as octal by other tools, as `METRICS_PORT=05`
-  // opened port 5), like the CLI's ids and counts.
-  if (/^0\d/.test(raw)) {
-    throw new ConfigError(variable, `must be written without leading zeros, got "${raw}"`);
-  }
-  const value = Number(raw);
-  if (value < min || value > max)
-    throw new ConfigError(variable, `must be between ${min} and ${max}`);
-  return value;
-}
-
-function parseBoolean(variable: string, raw: string): boolean {
-  const value = raw.toLowerCase();
-  if (['true', '1', 'yes'].includes(value)) return true;
-  if (['false', '0', 'no'].includes(value)) return false;
-  throw new ConfigError(
-    variable,
-    `must be true or false (1 or 0, yes or no, in any case), got "${raw}"`,
-  );
-}
-
-function parsePublicBaseUrl(raw: string): string {
-  // The URL parser would drop white space at the ends and encode it inside; the text given
-  // is what an operator reads in the start-up line, so it is refused instead.
-  if (/[\s\p{Cc}]/u.test(raw)) {
-    throw new ConfigError('PUBLIC_BASE_URL', 'must not contain white space or control characters');
-  }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('PUBLIC_BASE_URL', 'is not an absolute URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError('PUBLIC_BASE_URL', 'must be an http:// or https:// URL');
-  }
-  // Paths are appended to it, and it is written into every body that links a receipt.
-  if (url.username !== '' || url.password !== '') {
-    throw new ConfigError('PUBLIC_BASE_URL', 'must not carry a user name or password');
-  }
-  if (raw.includes('?') || raw.includes('#')) {
-    throw new ConfigError('PUBLIC_BASE_URL', 'must not carry a query (?) or a fragment (#)');
-  }
-  // As the parser writes it (`http:/x` is `http://x/`, `"` and `<` are percent-encoded), so
-  // every URL built on it is one.
-  return url.href.replace(/\/+$/, '');
-}
-
-/** A Redis URL ioredis reads as meant: a host, a port of 1–65535, a database number. */
-function parseRedisUrl(raw: string): string {
-  if (!/^rediss?:\/\//.test(raw)) {
-    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
-  }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(
-      'REDIS_URL',
-      'is not a valid URL (redis://[user:password@]host[:port][/database], port 1–65535)',
-    );
-  }
-  if (url.hostname === '') throw new ConfigError('REDIS_URL', 'must name a host');
-  if (!/^(\/\d{0,5})?$/.test(url.pathname)) {
-    throw new ConfigError(
-      'REDIS_URL',
-      'may end with a database number only (redis://host:6379/0), nothing else after the host',
-    );
-  }
-  return raw;
-}
-
-const SIGNING_SECRET_MIN = 32;
-
-/**
- * SQLite keeps a generated secret beside its file (`besideDatabase`), so signed URLs survive
- * restarts and every process of that database, wherever it was started, signs alike; an
- * in-memory database, which lives as long as its process, gets one of its own. With
- * PostgreSQL several instances must share one secret, so it has to be given.
- */
-function resolveSigningSecret(raw: string | undefined, database: DatabaseTarget): string {
-  if (raw !== undefined && raw !== '') {
-    if (raw.trim().length < SIGNING_SECRET_MIN) {
-      throw new ConfigError(
-        'SIGNING_SECRET',
-        `must be at least ${SIGNING_SECRET_MIN} characters, white space at its ends not counted`,
-      );
-    }
-    return raw;
-  }
-  if (database.dialect === 'postgres') {
-    throw new ConfigError('SIGNING_SECRET', 'is required when DATABASE_URL is PostgreSQL');
-  }
-  const file = besideDatabase(database, 'signing-secret');
-  if (file === null) return randomBytes(32).toString('base64url');
-  let secret: string;
-  try {
-    secret = existsSync(file) ? readFileSync(file, 'utf8').trim() : makeSecretFile(file);
-  } catch (error) {
-    throw new ConfigError(
-      'SIGNING_SECRET',
-      `is not set, and the secret kept beside the SQLite database (DATABASE_URL) cannot be read or made at ${file}: ${(error as Error).message}`,
-    );
-  }
-  // An emptied or cut file would sign with a key anyone can guess: refused, as a short
-  // SIGNING_SECRET is.
-  if (secret.length < SIGNING_SECRET_MIN) {
-    throw new ConfigError(
-      'SIGNING_SECRET',
-      `is not set, and the secret kept at ${file} is shorter than ${SIGNING_SECRET_MIN} characters: remove the file to have a new one made (signed URLs handed out before stop working), or set SIGNING_SECRET`,
-    );
-  }
-  return secret;
-}
-
-/**
- * A new secret in `file`, written whole before the file appears (a temporary file linked into
- * place), so a process starting at the same time reads all of it or makes none: when another
- * was first, its secret is the one taken.
- */
-function makeSecretFile(file: string): string {
-  makeDirectorySync(dirname(file));
-  const secret = randomBytes(32).toString('base64url');
-  const written = `${file}.${process.pid}.tmp`;
-  writeFileSync(written, `${secret}\n`, { mode: 0o600 });
-  try {
-    try {
-      linkSync(written, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw error;
-      // A file system without hard links: created in place, as the next best.
-      writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-    }
-    return secret;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return readFileSync(file, 'utf8').trim();
-  } finally {
-    rmSync(written, { force: true });
-  }
-}
-
-/**
- * What a SQLite database file keeps beside it (its receipt store, its signing secret), so a
- * scratch database never writes into (or deletes from) another database's: `name` beside
- * `company-data.db` (the default database, hence `./data/receipts`, `./data/signing-secret`),
- * `NAME-name` beside any other `NAME.db`. Null for PostgreSQL, which has no file to put it
- * beside (instances and `cdapi import` must name the store and the secret they share), and for
- * an in-memory database.
- */
-function besideDatabase(database: DatabaseTarget, name: string): string | null {
-  if (database.dialect !== 'sqlite' || database.path === ':memory:') return null;
-  const path = throughLinks(database.path);
-  const file = basename(path);
-  const stem = file.slice(0, file.length - extname(file).length) || file;
-  return join(dirname(path), file === DEFAULT_DATABASE_FILE ? name : `${stem}-${name}`);
-}
-
-/**
- * The file a path names once its symbolic links are followed, so a database reached through a
- * link keeps its store and secret beside the file itself, as every other path to it does; a
- * link to a file not made yet leads to the name SQLite will make.
- */
-function throughLinks(path: string, variable = 'DATABASE_URL'): string {
-  try {
-    return realpathSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw linkLoop(path, variable);
-    // Not there yet: follow the links that are (at most 40, as the system does).
-    let current = resolve(path);
-    for (let hops = 0; hops < 40; hops += 1) {
-      try {
-        current = resolve(dirname(current), readlinkSync(current));
-      } catch {
-        return current;
-      }
-    }
-    throw linkLoop(path, variable);
-  }
-}
-
-function linkLoop(path: string, variable: string): ConfigError {
-  return new ConfigError(
-    variable,
-    `${path} is a loop of symbolic links (or a chain of more than 40)`,
-  );
-}
 
 /**
  * RECEIPTS_DIR as an absolute path. White space at its ends is refused: a folder named ` ` (or
@@ -445,29 +185,7 @@ function parseMetricsPort(raw: string | undefined, port: number): number | null 
   return metricsPort;
 }
 
-/** At least this long: 32 characters of `openssl rand -base64 32`'s 44 are 190 bits. */
-export const ADMIN_TOKEN_MIN_LENGTH = 32;
-/** At most this long: the longest bearer token the admin listener reads (src/admin/auth.ts). */
-export const ADMIN_TOKEN_MAX_LENGTH = 512;
 const ADMIN_TOKEN_VARIABLES = ['ADMIN_TOKEN', 'ADMIN_TOKEN_PREVIOUS'] as const;
-
-function adminToken(variable: string, raw: string, label: string): AdminToken {
-  if (
-    raw.length < ADMIN_TOKEN_MIN_LENGTH ||
-    raw.length > ADMIN_TOKEN_MAX_LENGTH ||
-    !/^[\x21-\x7e]+$/.test(raw)
-  ) {
-    throw new ConfigError(
-      variable,
-      `must be ${ADMIN_TOKEN_MIN_LENGTH} to ${ADMIN_TOKEN_MAX_LENGTH} printable characters without spaces (e.g. openssl rand -base64 32)`,
-    );
-  }
-  return Object.freeze({
-    label,
-    sha256: createHash('sha256').update(raw).digest(),
-    length: raw.length,
-  });
-}
 
 /**
  * `ADMIN_PORT` turns the admin listener on, and then `ADMIN_TOKEN` is required. Only the

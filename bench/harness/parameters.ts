@@ -1,4 +1,4 @@
-import { parseDatabaseUrl } from '../../src/config.ts';
+import { parseDatabaseUrl } from '../../src/database-url.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
 import { mulberry32, pick } from '../../src/demo/random.ts';

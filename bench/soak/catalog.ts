@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { parseDatabaseUrl } from '../../src/config.ts';
+import { parseDatabaseUrl } from '../../src/database-url.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
 import { mulberry32, sample } from '../../src/demo/random.ts';

@@ -9,7 +9,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Options as AjvOptions } from 'ajv';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import type { AdminToken, ServerConfig } from '../config.ts';
+import type { AdminToken } from '../admin-tokens.ts';
+import type { ServerConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import {
   answerClientErrors,

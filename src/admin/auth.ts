@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { ADMIN_TOKEN_MAX_LENGTH, type AdminToken } from '../config.ts';
+import { ADMIN_TOKEN_MAX_LENGTH, type AdminToken } from '../admin-tokens.ts';
 import { soleAuthorization } from '../http/auth.ts';
 import { adminUnauthenticated, tooManyFailedLogins } from './errors.ts';
 import { LoginFailures } from './login-failures.ts';

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
-import { type Config, ConfigError, type DatabaseTarget, loadConfig } from '../config.ts';
+import { type Config, loadConfig } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
+import type { DatabaseTarget } from '../database-url.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 
 export interface CommandContext {

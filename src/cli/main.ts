@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import { SchemaOutdatedError } from '../db/schema-outdated-error.ts';
 import { isConnectionRefused, POSTGRES_DEADLOCK } from '../db/unavailable.ts';
 import { limitHeapGrowth } from '../heap.ts';

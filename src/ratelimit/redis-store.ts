@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, type Result } from 'ioredis';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import {
   assertLimits,
   decide,

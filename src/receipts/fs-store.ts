@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import { makeDirectorySync } from '../directories.ts';
 import type { ReceiptStore } from './store.ts';
 

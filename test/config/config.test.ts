@@ -15,12 +15,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import {
-  ConfigError,
   forgetAdminTokens,
   loadConfig,
   loadServerConfig,
   requireReceiptsDir,
 } from '../../src/config.ts';
+import { ConfigError } from '../../src/config-error.ts';
 
 const secret = 'x'.repeat(40);
 /** What every PostgreSQL server configuration below has besides its own settings. */

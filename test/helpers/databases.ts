@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { DatabaseTarget } from '../../src/config.ts';
+import type { DatabaseTarget } from '../../src/database-url.ts';
 import { type DatabaseHandle, type Dialect, openDatabase } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
