@@ -18,9 +18,10 @@ import {
   setEveryTableAside,
   setIndexesAside,
 } from './deferred-indexes.ts';
+import { deleteBatch } from './deleter.ts';
 import { rowWriter } from './row-writer.ts';
 import type { Batch, DeleteBatch } from './rows.ts';
-import { deleteBatch, type WriteOutcome, writeBatch } from './writer.ts';
+import { type WriteOutcome, writeBatch } from './writer.ts';
 
 /** Where an import's rows go: one transaction that takes every batch, or none of them. */
 export interface ImportTransaction {

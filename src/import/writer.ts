@@ -1,27 +1,30 @@
-import { sql } from 'kysely';
-import { chunks } from '../db/chunks.ts';
 import type { Db } from '../db/database.ts';
 import {
   COMPANY,
-  DEPENDENTS,
   PARENT_TYPES,
   type RecordType,
   type RecordTypeOf,
-  recordTypeNamed,
-  TENANT_RECORD_TYPES,
   type TenantRecordType,
   WRITE_ORDER,
 } from '../resources/index.ts';
-import { type ChangeLog, feedRank } from './change-log.ts';
-import type { RowWriter } from './row-writer.ts';
+import type { ChangeLog } from './change-log.ts';
 import {
-  type Batch,
-  childrenDigests,
-  columnValues,
-  type DeleteBatch,
-  type RecordRows,
-  type TableRows,
-} from './rows.ts';
+  continuePurged,
+  embeddedValues,
+  forgetDeletions,
+  stampRows,
+  updatedOf,
+  writeOwnTimes,
+} from './change-tracking.ts';
+import { deleteChildren, dropReceipts, receiptKeysOf, withoutParents } from './record-children.ts';
+import type { RowWriter } from './row-writer.ts';
+import { type Batch, columnValues, type RecordRows, type TableRows } from './rows.ts';
+
+/**
+ * A batch's records written inside the import's transaction: upserted parents first, each
+ * checked against the ids other companies own, their children replaced where they changed.
+ * Delete lines are `deleter.ts`'s.
+ */
 
 export interface WriteOutcome {
   /** A record whose id is already stored for another company; nothing more was written. */
@@ -34,7 +37,10 @@ export interface WriteOutcome {
   absentDeletes: number;
 }
 
-const nothingWritten = (fault: Pick<WriteOutcome, 'conflict'> | Pick<WriteOutcome, 'refused'>) => ({
+/** The outcome of a batch that a conflict or a refused line stopped before it wrote anything. */
+export const nothingWritten = (
+  fault: Pick<WriteOutcome, 'conflict'> | Pick<WriteOutcome, 'refused'>,
+) => ({
   conflict: null,
   refused: null,
   replacedReceiptKeys: [],
@@ -100,253 +106,6 @@ function byCompany(rows: Owned, ids: number[]): Map<number, number[]> {
     else groups.set(companyId, [id]);
   }
   return groups;
-}
-
-/** Each incoming receipt's files, by expense. */
-function receiptKeysOf(receipts: TableRows): Map<number, [original: string, processed: string]> {
-  const keys = new Map<number, [original: string, processed: string]>();
-  const originals = columnValues<string>(receipts, 'original_key');
-  const processed = columnValues<string>(receipts, 'processed_key');
-  columnValues<number>(receipts, 'expense_id').forEach((id, i) => {
-    keys.set(id, [originals[i] as string, processed[i] as string]);
-  });
-  return keys;
-}
-
-/** Deletes the receipt rows of stored expenses; returns the files no incoming row keeps. */
-async function dropReceipts(
-  db: Db,
-  expenseIds: number[],
-  incoming: Map<number, [original: string, processed: string]>,
-): Promise<string[]> {
-  const replaced: string[] = [];
-  const previous = await db
-    .selectFrom('receipts')
-    .select(['expense_id', 'original_key', 'processed_key'])
-    .where('expense_id', 'in', expenseIds)
-    .execute();
-  for (const { expense_id, original_key, processed_key } of previous) {
-    const next = incoming.get(expense_id);
-    if (next?.[0] !== original_key) replaced.push(original_key);
-    if (next?.[1] !== processed_key) replaced.push(processed_key);
-  }
-  await db.deleteFrom('receipts').where('expense_id', 'in', expenseIds).execute();
-  return replaced;
-}
-
-/** The rows of `rows` whose parent (`parentColumn`) is not one of `parents`. */
-function withoutParents(
-  rows: TableRows | undefined,
-  parentColumn: string,
-  parents: ReadonlySet<number>,
-): TableRows {
-  const all = rows as TableRows;
-  if (parents.size === 0) return all;
-  const width = all.columns.length;
-  const parentAt = all.columns.indexOf(parentColumn);
-  const values: unknown[] = [];
-  for (let row = 0; row < all.values.length; row += width) {
-    if (parents.has(all.values[row + parentAt] as number)) continue;
-    for (let i = row; i < row + width; i++) values.push(all.values[i]);
-  }
-  return { columns: all.columns, values };
-}
-
-/** Deletes the rows records bring along (attachments, items), through the children's indexes. */
-async function deleteChildren(
-  db: Db,
-  descriptor: RecordTypeOf,
-  companyId: number,
-  ids: number[],
-): Promise<void> {
-  for (const { table, parentColumn } of descriptor.children) {
-    await db
-      .deleteFrom(table)
-      .where('company_id', '=', companyId)
-      .where(sql.ref(parentColumn), 'in', ids)
-      .execute();
-  }
-}
-
-/**
- * Gives each row its company's import number (the change feed's order), each employee without
- * an `updated_at` of its own the import's time, and each leave and expense the digest of what
- * it brings along. Answers the employees that bring an `updated_at` of their own, by id.
- */
-function stampRows(descriptor: RecordTypeOf, batch: Batch, log: ChangeLog): Map<number, string> {
-  const { columns, values } = batch[descriptor.table] as TableRows;
-  const width = columns.length;
-  const seqAt = columns.indexOf('change_seq');
-  const companyAt = columns.indexOf('company_id');
-  const idAt = columns.indexOf('id');
-  const updatedAt = descriptor.table === 'employees' ? columns.indexOf('updated_at') : -1;
-  const digestAt = columns.indexOf('children_digest');
-  const digests = digestAt < 0 ? null : childrenDigests(descriptor, batch);
-  const ownTimes = new Map<number, string>();
-  if (seqAt < 0) return ownTimes;
-  for (let row = 0; row < values.length; row += width) {
-    const id = values[row + idAt] as number;
-    values[row + seqAt] = log.seqOf(values[row + companyAt] as number);
-    if (updatedAt >= 0) {
-      const own = values[row + updatedAt] as string | null;
-      if (own === null) values[row + updatedAt] = log.importTime;
-      else ownTimes.set(id, own);
-    }
-    if (digests) values[row + digestAt] = digests.get(id) ?? null;
-  }
-  return ownTimes;
-}
-
-/**
- * An employee's own `updated_at` is a stored value like the others: a line that differs from the
- * stored employee only there changes it (the upsert compares every other column, and leaves
- * out `updated_at`, which is the import's time on the lines without one). `ownTimes` holds each
- * employee once (a batch keeps a file's last line for an id). Answers how many changed so.
- */
-async function writeOwnTimes(
-  db: Db,
-  log: ChangeLog,
-  ownTimes: Map<number, string>,
-  groups: Map<number, number[]>,
-): Promise<number> {
-  let changed = 0;
-  for (const [companyId, ids] of groups) {
-    for (const chunk of chunks(ids)) {
-      const stored = await db
-        .selectFrom('employees')
-        .select(['id', 'updated_at'])
-        .where('company_id', '=', companyId)
-        .where('id', 'in', chunk)
-        .execute();
-      const storedAt = new Map(stored.map((row) => [Number(row.id), row.updated_at]));
-      for (const id of chunk) {
-        const updatedAt = ownTimes.get(id) as string;
-        if (storedAt.get(id) === updatedAt) continue;
-        await db
-          .updateTable('employees')
-          .set({ updated_at: updatedAt, change_seq: log.seqOf(companyId) })
-          .where('company_id', '=', companyId)
-          .where('id', '=', id)
-          .execute();
-        changed += 1;
-      }
-    }
-  }
-  return changed;
-}
-
-/** The stored records among `ids` that this import's number now marks: changed, not inserted. */
-async function updatedOf(
-  db: Db,
-  descriptor: TenantRecordType,
-  companyId: number,
-  ids: number[],
-  seq: number,
-) {
-  const rows = await db
-    .selectFrom(descriptor.table)
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('change_seq', '=', seq)
-    .where('id', 'in', ids)
-    .execute();
-  return rows.map((row) => Number(row.id));
-}
-
-/**
- * The columns that records naming them embed, of the company's stored records among `ids`, as
- * one comparable text per id: what tells a change that reaches leaves and expenses (a new
- * department) from one that does not (a new salary).
- */
-async function embeddedValues(
-  db: Db,
-  descriptor: TenantRecordType,
-  companyId: number,
-  ids: number[],
-): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom(descriptor.table)
-    .select(['id', ...descriptor.embedded.map((column) => sql.ref<unknown>(column).as(column))])
-    .where('company_id', '=', companyId)
-    .where('id', 'in', ids)
-    .execute();
-  return new Map(
-    rows.map((row: Record<string, unknown>) => [
-      Number(row.id),
-      JSON.stringify(descriptor.embedded.map((column) => row[column])),
-    ]),
-  );
-}
-
-/**
- * A record that comes back forgets its remembered deletion; the import keeps the deletion's
- * number in case a later line deletes the record again (`deleteBatch`).
- */
-async function forgetDeletions(
-  db: Db,
-  log: ChangeLog,
-  descriptor: TenantRecordType,
-  groups: Map<number, number[]>,
-): Promise<void> {
-  const resource = feedRank(descriptor.type as RecordType);
-  for (const [companyId, ids] of groups) {
-    if (!(await log.keepsDeletions(companyId))) continue;
-    const forgotten = await db
-      .deleteFrom('deleted_records')
-      .where('company_id', '=', companyId)
-      .where('resource', '=', resource)
-      .where('record_id', 'in', ids)
-      .returning(['record_id', 'change_seq'])
-      .execute();
-    for (const row of forgotten) {
-      log.cameBack(companyId, resource, Number(row.record_id), Number(row.change_seq));
-    }
-  }
-}
-
-/**
- * A company made by this batch whose id was purged before goes on from the purged one's numbers
- * (migration 0017): its data version, so no answer kept for the purged one is served for it,
- * and its change feed's, with everything up to the purge forgotten, so a cursor of the purged
- * one's feed is answered 410 rather than read on in the new one's.
- */
-async function continuePurged(db: Db, companyIds: readonly number[]): Promise<void> {
-  const purged = await db
-    .selectFrom('purged_companies')
-    .selectAll()
-    .where('company_id', 'in', companyIds)
-    .execute();
-  for (const row of purged) {
-    const companyId = Number(row.company_id);
-    const seq = Number(row.change_seq);
-    const made = await db
-      .updateTable('companies')
-      .set({
-        data_version: Number(row.data_version),
-        change_seq: seq,
-        changes_forgotten_seq: seq,
-        changes_forgotten_resource: TENANT_RECORD_TYPES.length - 1,
-        changes_forgotten_id: Number.MAX_SAFE_INTEGER,
-      })
-      .where('id', '=', companyId)
-      .where('change_seq', '=', 0)
-      .where('data_version', '=', 0)
-      .executeTakeFirst();
-    if (Number(made.numUpdatedRows) === 0) continue; // not new: it was made again earlier
-    await db
-      .insertInto('changes_forgotten')
-      .values(
-        TENANT_RECORD_TYPES.map((_, resource) => ({
-          company_id: companyId,
-          resource,
-          change_seq: seq,
-          record_id: Number.MAX_SAFE_INTEGER,
-        })),
-      )
-      .execute();
-    await db.deleteFrom('purged_companies').where('company_id', '=', companyId).execute();
-  }
 }
 
 /**
@@ -444,134 +203,4 @@ export async function writeBatch(
     }
   }
   return { conflict: null, refused: null, replacedReceiptKeys, absentDeletes: 0 };
-}
-
-/**
- * Applies delete lines of one type (docs/import-format.md): an id the company does not have is no
- * change, an id of another company a conflict, a record that stored records still name is
- * refused (naming the first such line and how many name it). A deleted record's children and
- * receipt row go with it, and the change feed remembers the deletion.
- */
-export async function deleteBatch(
-  db: Db,
-  writer: RowWriter,
-  log: ChangeLog,
-  batch: DeleteBatch,
-): Promise<WriteOutcome> {
-  const descriptor = recordTypeNamed(batch.type) as TenantRecordType;
-  const stored = new Map(
-    (await writer.owners(descriptor.table, batch.ids)).map((o) => [
-      Number(o.id),
-      Number(o.company_id),
-    ]),
-  );
-  const groups = new Map<number, number[]>();
-  const lineOf = new Map<number, number>();
-  let absentDeletes = 0;
-  for (let i = 0; i < batch.ids.length; i++) {
-    const id = batch.ids[i] as number;
-    const companyId = batch.companyIds[i] as number;
-    const owner = stored.get(id);
-    if (owner === undefined) {
-      absentDeletes += 1;
-      continue;
-    }
-    if (owner !== companyId) {
-      const line = batch.lines[i] as number;
-      return nothingWritten({
-        conflict: { line, label: descriptor.type, id, ownerCompanyId: owner },
-      });
-    }
-    // An earlier line of this batch deletes it: by this line the company no longer has it.
-    if (lineOf.has(id)) {
-      absentDeletes += 1;
-      continue;
-    }
-    lineOf.set(id, batch.lines[i] as number);
-    const group = groups.get(companyId);
-    if (group) group.push(id);
-    else groups.set(companyId, [id]);
-  }
-  const refused = await stillNamed(db, descriptor, groups, lineOf);
-  if (refused) return nothingWritten({ refused });
-
-  await log.seqsOf([...groups.keys()].sort((a, b) => a - b));
-  const replacedReceiptKeys: string[] = [];
-  for (const [companyId, ids] of groups) {
-    await deleteChildren(db, descriptor, companyId, ids);
-    if (descriptor.receipt) replacedReceiptKeys.push(...(await dropReceipts(db, ids, new Map())));
-    await db
-      .deleteFrom(descriptor.table)
-      .where('company_id', '=', companyId)
-      .where('id', 'in', ids)
-      .execute();
-    const seq = log.seqOf(companyId);
-    const resource = feedRank(descriptor.type as RecordType);
-    // A record that was deleted before this import, came back on an earlier line and goes
-    // again: its deletion keeps its number, so a replayed file adds no entry to the feed.
-    await db
-      .insertInto('deleted_records')
-      .values(
-        ids.map((id) => ({
-          company_id: companyId,
-          resource,
-          record_id: id,
-          change_seq: log.goneAgain(companyId, resource, id) ?? seq,
-        })),
-      )
-      .onConflict((oc) =>
-        oc
-          .columns(['company_id', 'resource', 'record_id'])
-          .doUpdateSet((eb) => ({ change_seq: eb.ref('excluded.change_seq') })),
-      )
-      .execute();
-    log.deletionsRemembered(companyId);
-  }
-  return { conflict: null, refused: null, replacedReceiptKeys, absentDeletes };
-}
-
-/** The first deleted record (by line) that stored records still name, and how many do. */
-async function stillNamed(
-  db: Db,
-  descriptor: TenantRecordType,
-  groups: Map<number, number[]>,
-  lineOf: Map<number, number>,
-): Promise<WriteOutcome['refused']> {
-  const naming = new Map<number, { count: number; by: Set<string> }>();
-  for (const [companyId, ids] of groups) {
-    for (const dependent of DEPENDENTS.get(descriptor.type as RecordType) ?? []) {
-      const rows = await db
-        .selectFrom(dependent.descriptor.table)
-        .select([
-          sql.ref<number>(dependent.field).as('id'),
-          (eb) => eb.fn.countAll<number>().as('n'),
-        ])
-        .where('company_id', '=', companyId)
-        .where(sql.ref(dependent.field), 'in', ids)
-        .groupBy(sql.ref(dependent.field))
-        .execute();
-      for (const { id, n } of rows) {
-        const entry = naming.get(Number(id)) ?? { count: 0, by: new Set<string>() };
-        entry.count += Number(n);
-        // A field that names the record in a role of its own says so: `substitute_employee_id`.
-        const role = dependent.field.slice(0, -`_${descriptor.type}_id`.length);
-        const noun = dependent.descriptor.noun[1];
-        entry.by.add(role ? `${noun} as ${role.replaceAll('_', ' ')}` : noun);
-        naming.set(Number(id), entry);
-      }
-    }
-  }
-  let first: { line: number; id: number } | null = null;
-  for (const id of naming.keys()) {
-    const line = lineOf.get(id) as number;
-    if (!first || line < first.line) first = { line, id };
-  }
-  if (!first) return null;
-  const { count, by } = naming.get(first.id) as { count: number; by: Set<string> };
-  const records = count === 1 ? 'record' : 'records';
-  return {
-    line: first.line,
-    field: 'id',
-    problem: `${descriptor.type} ${first.id} is still named by ${count} ${records} (${[...by].join(', ')}); delete them on earlier lines`,
-  };
 }
