@@ -1,10 +1,7 @@
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import compress from '@fastify/compress';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import type { AdminToken } from './admin-tokens.ts';
 import type { ServerConfig } from './config.ts';
 import type { DatabaseHandle } from './db/connect.ts';
 import { listenedDataVersions, readEveryTime, sqliteDataVersions } from './db/data-versions.ts';
@@ -27,19 +24,19 @@ import {
 import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { keepAliveAnnouncer } from './http/keep-alive.ts';
-import { redirectToPage, registerDocsPageFixes } from './http/openapi/docs-page.ts';
-import { swaggerOptions } from './http/openapi/document.ts';
+import { registerDocsPageFixes } from './http/openapi/docs-page.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
+import { registerReferencePage } from './http/openapi/reference-page.ts';
 import { registerETags } from './http/plugins/etag.ts';
 import { registerHeadLikeGet } from './http/plugins/head-like-get.ts';
 import { knownPaths, refuseOtherMethods, routeEveryMethod } from './http/plugins/read-only.ts';
 import { registerQueryKeywords } from './http/query-keywords.ts';
+import { takesRequestId } from './http/request-id.ts';
 import { logEachRequest } from './http/request-log.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { buildSerializer } from './http/serializers.ts';
 import { pooledValidators } from './http/validators.ts';
-import { holdsApiKeySecret, KEY_PREFIX } from './keys/api-key.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
@@ -68,44 +65,6 @@ const SAMPLE_CACHE_ENTRIES = 64;
  * item 77). Exported for the test that pins it.
  */
 export const GZIP_LEVEL = 3;
-
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/**
- * How many characters in a row a request id may share with the request's own Authorization
- * header: a key's first 8 random characters are no secret (`keys list` shows them), but its
- * random part without the checksum is the whole key (the checksum is computed from it), and
- * most of it leaves little to guess.
- */
-const SHARED_WITH_CREDENTIALS = 12;
-
-/**
- * An API key (or its part after `cdk_`), or one of the admin tokens, anywhere in `text`: each
- * stretch of a token's length is hashed. A token is at least 32 characters and a request id at
- * most 128, so that is at most 97 hashes (under a millisecond), and one for an id no longer
- * than the token, such as a proxy's 32-character `$request_id`. Also any part of the request's
- * own credentials (`authorization`) of SHARED_WITH_CREDENTIALS characters or more, such as a
- * key cut short of its checksum, which holds no checksum to be found by.
- */
-function holdsSecret(
-  text: string,
-  adminTokens: readonly AdminToken[],
-  authorization: string | undefined,
-): boolean {
-  if (text.toLowerCase().includes(KEY_PREFIX) || holdsApiKeySecret(text)) return true;
-  if (authorization) {
-    for (let start = 0; start + SHARED_WITH_CREDENTIALS <= text.length; start++) {
-      if (authorization.includes(text.slice(start, start + SHARED_WITH_CREDENTIALS))) return true;
-    }
-  }
-  return adminTokens.some((token) => {
-    for (let start = 0; start + token.length <= text.length; start++) {
-      const stretch = text.slice(start, start + token.length);
-      if (hash('sha256', stretch, 'buffer').equals(token.sha256)) return true;
-    }
-    return false;
-  });
-}
 
 /** Builds the whole service as a Fastify instance; `server.ts` only listens. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -145,9 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const given = request.headers['x-request-id'];
       return rememberRequestId(
         request,
-        typeof given === 'string' &&
-          SANE_REQUEST_ID.test(given) &&
-          !holdsSecret(given, config.admin?.tokens ?? [], request.headers.authorization)
+        takesRequestId(given, config.admin?.tokens ?? [], request.headers.authorization)
           ? given
           : randomUUID(),
       );
@@ -225,59 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerHeadLikeGet(app);
   // The paths outside the API (/docs, /healthz, …): other methods on them are 405 as well.
   const pathsOutsideApi = knownPaths(app);
-  // The API description is generated from the same route schemas that validate and serialize.
-  await app.register(swagger, swaggerOptions(config.publicBaseUrl));
-  // The reference page, served from the installed package: no CDN, nothing leaves the host.
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiHooks: { onRequest: redirectToPage },
-    // The plugin always points the page at its own /docs/json (the same document as
-    // openapi.json). BaseLayout drops the Swagger top bar, whose logo is an inline <style>.
-    // persistAuthorization: the key pasted once with Authorize is kept in the browser's
-    // localStorage across reloads, until Logout.
-    uiConfig: {
-      layout: 'BaseLayout',
-      validatorUrl: null,
-      deepLinking: true,
-      persistAuthorization: true,
-    },
-    theme: {
-      title: 'Company Data API reference',
-      // An operation's responses table (its Links column) was 30 px wider than a phone's
-      // 375: it scrolls in its own box, the page does not.
-      css: [
-        { filename: 'narrow.css', content: '.swagger-ui .responses-inner { overflow-x: auto; }\n' },
-      ],
-    },
-    // The plugin's default policy adds upgrade-insecure-requests, which leaves the page blank
-    // when it is reached over plain HTTP by any host name but localhost.
-    staticCSP: {
-      'default-src': ["'self'"],
-      'base-uri': ["'self'"],
-      // Execute sends its requests to the document's server: PUBLIC_BASE_URL's, when set, which
-      // may be another origin than the one the page was opened under.
-      'connect-src': [
-        "'self'",
-        ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).origin] : []),
-      ],
-      'font-src': ["'self'", 'data:'],
-      'form-action': ["'self'"],
-      'frame-ancestors': ["'self'"],
-      'img-src': ["'self'", 'data:', 'blob:'],
-      'media-src': ["'self'", 'blob:'],
-      'object-src': ["'none'"],
-      'script-src': ["'self'"],
-      'script-src-attr': ["'none'"],
-      'style-src': ["'self'"],
-    },
-  });
-
-  // The plugin's static files would answer /docs/static/ with the page's index.html, whose
-  // relative links (./json) lead nowhere from there: the page is /docs/, as the plugin's own
-  // /docs/static/index.html redirect says. Relative, so it holds behind a path prefix too.
-  app.get('/docs/static/', { schema: { hide: true } }, async (_request, reply) =>
-    reply.redirect('../'),
-  );
+  await registerReferencePage(app, config.publicBaseUrl);
 
   // Where every problem's `type` points: each error code explained under its own anchor.
   registerErrorsPage(app);
