@@ -7,7 +7,7 @@ import type { DatabaseHandle } from './db/connect.ts';
 import { listenedDataVersions, readEveryTime, sqliteDataVersions } from './db/data-versions.ts';
 import { DerivedCache } from './db/derived-cache.ts';
 import { EmployeeDirectories } from './db/embedded-employees.ts';
-import type { LoadedSamples } from './db/list-samples.ts';
+import type { LoadedSamples } from './db/list-samples-load.ts';
 import type { AnchorRun, SortBounds } from './db/list-source.ts';
 import { readersDb, SqliteReaders } from './db/sqlite-readers.ts';
 import { forCompression } from './http/accept-encoding.ts';

@@ -201,7 +201,7 @@ export interface ListSampleSetsTable {
   longest_leave_days: number | null;
 }
 
-/** Every 1,000th row of a long list in one sort order (see src/db/list-samples.ts). */
+/** Every 1,000th row of a long list in one sort order (see src/db/sampled-lists.ts). */
 export interface ListSamplesTable {
   company_id: number;
   list: string;

@@ -5,7 +5,7 @@ import { DAY_MS } from '../time.ts';
 import type { Database, Db } from './database.ts';
 import { type EmbeddedEmployee, embeddedEmployees, employeesById } from './embedded-employees.ts';
 import { countLeavesOf } from './leave-counts.ts';
-import { longestLeaveDays } from './list-samples.ts';
+import { longestLeaveDays } from './list-samples-make.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import {
   keyOf,

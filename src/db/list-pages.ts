@@ -6,7 +6,8 @@ import {
   sql,
 } from 'kysely';
 import type { Db } from './database.ts';
-import { type ColumnSamples, sampleBefore, sampleBelow } from './list-samples.ts';
+import type { ColumnSamples } from './list-samples-load.ts';
+import { sampleBefore, sampleBelow } from './list-samples-lookup.ts';
 import {
   type Anchor,
   type AnchorRun,

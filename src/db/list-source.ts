@@ -2,7 +2,7 @@ import type { CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import type { DerivedCache } from './derived-cache.ts';
 import type { EmployeeDirectories } from './embedded-employees.ts';
-import type { LoadedSamples } from './list-samples.ts';
+import type { LoadedSamples } from './list-samples-load.ts';
 import type { Chain } from './sqlite-readers.ts';
 
 /** What a list is read with: the request's page and order, the database and shared caches. */

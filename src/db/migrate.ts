@@ -1,7 +1,7 @@
 import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { DatabaseHandle } from './connect.ts';
 import type { Db } from './database.ts';
-import { refreshListSamples } from './list-samples.ts';
+import { refreshListSamples } from './list-samples-refresh.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_data_version.ts';
 import * as m0003 from './migrations/0003_covering_date_indexes.ts';

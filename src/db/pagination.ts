@@ -15,22 +15,13 @@ import {
 import {
   type ColumnSamples,
   columnSamples,
-  keptGroups,
   type ListSamples,
   loadListSamples,
-  MONTH_STRIDE,
   type MonthCounts,
   monthCounts,
-  monthOf,
-  monthStart,
-  orderIndex,
-  rankAt,
-  SAMPLE_INTERVAL,
-  SAMPLED_LISTS,
   SAMPLES_BEING_MADE,
-  type SampledListName,
-  sampleBelow,
-} from './list-samples.ts';
+} from './list-samples-load.ts';
+import { keptGroups, rankAt, sampleBelow } from './list-samples-lookup.ts';
 import {
   type Anchor,
   type ListOrder,
@@ -39,6 +30,15 @@ import {
   type PageRequest,
   type SortBounds,
 } from './list-source.ts';
+import {
+  MONTH_STRIDE,
+  monthOf,
+  monthStart,
+  orderIndex,
+  SAMPLE_INTERVAL,
+  SAMPLED_LISTS,
+  type SampledListName,
+} from './sampled-lists.ts';
 import { isPostgres } from './search.ts';
 
 export interface PaginationMeta {

@@ -1,5 +1,5 @@
 import { withSqliteFileAgain } from '../db/connect.ts';
-import { refreshListSamples } from '../db/list-samples.ts';
+import { refreshListSamples } from '../db/list-samples-refresh.ts';
 import { serveJobs } from '../threads.ts';
 import { type DerivedJob, refreshStatistics } from './derived.ts';
 

@@ -1,9 +1,6 @@
 import { type DatabaseHandle, type SqliteFile, sqliteFileOf } from '../db/connect.ts';
-import {
-  refreshListSamples,
-  SAMPLED_LIST_NAMES,
-  type SampledListName,
-} from '../db/list-samples.ts';
+import { refreshListSamples } from '../db/list-samples-refresh.ts';
+import { SAMPLED_LIST_NAMES, type SampledListName } from '../db/sampled-lists.ts';
 import { refreshPlannerStatistics } from '../db/statistics.ts';
 import { IMPORTED_TABLES } from '../resources/index.ts';
 import { settleAll } from '../settled.ts';

@@ -7,7 +7,7 @@ import type { Db } from '../db/database.ts';
 import { mergeSearchTables } from '../db/erasure.ts';
 import { refreshExpenseTexts } from '../db/expense-texts.ts';
 import { refreshLeaveCounts } from '../db/leave-counts.ts';
-import { markListSamples } from '../db/list-samples.ts';
+import { markListSamples } from '../db/list-samples-refresh.ts';
 import { recordTypeNamed, type TenantRecordType } from '../resources/index.ts';
 import { errorFromThread, type PostedError, runOnThread } from '../threads.ts';
 import { ChangeLog, type ChangeLogOptions } from './change-log.ts';

@@ -1,5 +1,5 @@
 import type { NewExpense } from '../db/database.ts';
-import { SAMPLED_LISTS } from '../db/list-samples.ts';
+import { SAMPLED_LISTS } from '../db/sampled-lists.ts';
 import { EXPENSE_STATUSES } from '../domain.ts';
 import { fold } from '../fold.ts';
 import { currencyFractionDigits } from '../money.ts';

@@ -1,5 +1,5 @@
 import type { NewLeave } from '../db/database.ts';
-import { SAMPLED_LISTS } from '../db/list-samples.ts';
+import { SAMPLED_LISTS } from '../db/sampled-lists.ts';
 import { DURATION_TYPES, LEAVE_STATUSES } from '../domain.ts';
 import { LEAVE_SORT_FIELDS } from '../schemas/leaves.ts';
 import type { FieldReader } from './fields.ts';

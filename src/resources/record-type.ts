@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import type { SampledList } from '../db/list-samples.ts';
+import type { SampledList } from '../db/sampled-lists.ts';
 import type { FieldReader } from './fields.ts';
 
 /**
@@ -36,7 +36,7 @@ export interface RecordTypeDescriptor {
   readonly children: readonly Child[];
   /** Whether it may name a receipt image (stored by the importer, a `receipts` row). */
   readonly receipt: boolean;
-  /** Its paginated API list, when it has one: sort fields, and its samples (list-samples.ts). */
+  /** Its paginated API list, when it has one: sort fields, and its samples (sampled-lists.ts). */
   readonly list: ListFacts | null;
   /** Reads one record, or throws a FieldError naming the first bad field. */
   parse(r: FieldReader): ParsedRow;

@@ -8,19 +8,18 @@ import { Migrator } from 'kysely';
 import { companyDataVersion } from '../../src/db/companies.queries.ts';
 import type { DatabaseHandle, Dialect } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
+import { columnSamples, monthCounts } from '../../src/db/list-samples-load.ts';
+import { MONTH_COUNTS_MAX } from '../../src/db/list-samples-make.ts';
+import { migrateDatabase, migrationProvider } from '../../src/db/migrate.ts';
+import { samplesOf } from '../../src/db/pagination.ts';
 import {
-  columnSamples,
-  MONTH_COUNTS_MAX,
   MONTH_STRIDE,
-  monthCounts,
   monthOf,
   SAMPLE_INTERVAL,
   SAMPLED_LISTS,
   SAMPLED_MIN_ROWS,
   type SampledListName,
-} from '../../src/db/list-samples.ts';
-import { migrateDatabase, migrationProvider } from '../../src/db/migrate.ts';
-import { samplesOf } from '../../src/db/pagination.ts';
+} from '../../src/db/sampled-lists.ts';
 import { mulberry32, pick } from '../../src/demo/random.ts';
 import { type ImportOptions, importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { SAMPLE_INTERVAL, SAMPLED_MIN_ROWS } from '../../src/db/list-samples.ts';
 import { GATHER_LIMIT } from '../../src/db/pagination.ts';
+import { SAMPLE_INTERVAL, SAMPLED_MIN_ROWS } from '../../src/db/sampled-lists.ts';
 import { mulberry32, pick } from '../../src/demo/random.ts';
 import { fold } from '../../src/fold.ts';
 import { type TestApi, useApi } from '../helpers/api.ts';
@@ -17,7 +17,7 @@ import {
 } from '../helpers/records.ts';
 
 /**
- * Lists long enough to have samples (src/db/list-samples.ts) and filters whose matches pass
+ * Lists long enough to have samples (src/db/sampled-lists.ts) and filters whose matches pass
  * GATHER_LIMIT: every way of reading a page (from samples, walked from anchors, gathered)
  * must give the rows and total that sorting the whole list gives.
  */

@@ -7,7 +7,7 @@ type AnyDb = Kysely<any>;
 
 /**
  * Summaries of companies' long lists that imports keep, so that reading a list never scans a
- * million rows. The samples (see src/db/list-samples.ts): per company and list, the groups
+ * million rows. The samples (see src/db/sampled-lists.ts): per company and list, the groups
  * (status and leave type or category) and their totals at one data version, and per sort
  * column every 1,000th row's sort key with the rows of each group up to it; for leaves, the
  * longest leave (days from its start to its end), which bounds date windows. Values and counts

@@ -8,7 +8,7 @@ type AnyDb = Kysely<any>;
 /**
  * Beside each sort order's list samples (0006), how many rows of each status up to every 4th
  * sample were dated in each month, for the date columns a window or `updated_since` filters on
- * (see src/db/list-samples.ts): one row per company, list, sort column and date column, the
+ * (see src/db/sampled-lists.ts): one row per company, list, sort column and date column, the
  * counts as one array of 32-bit integers (sample × month × status), read whole. A set made before
  * this migration has none until its samples are made again (after the migration, by
  * `migrateDatabase`, or by the next import of any company); the list is read as before meanwhile.
