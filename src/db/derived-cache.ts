@@ -86,3 +86,8 @@ export function cachedCount<DB, TB extends keyof DB, O>(
     return Number(row.total);
   });
 }
+
+/** A cache key that is not a query: its text and parameters name the value exactly. */
+export const keyOf = (text: string, parameters: unknown[]) => ({
+  compile: () => ({ sql: text, parameters }),
+});

@@ -8,19 +8,14 @@ import type {
   ExpenseDetail,
 } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
+import { keyOf } from './derived-cache.ts';
 import { type EmbeddedEmployee, embeddedEmployees, employeesById } from './embedded-employees.ts';
 import { countSearchedExpenses, searchedTexts, trigramTexts } from './expense-texts.ts';
 import { indexedBy } from './index-hints.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
-import {
-  keyOf,
-  type ListQueries,
-  listPage,
-  type Page,
-  pageOf,
-  sampledFilterOf,
-} from './pagination.ts';
+import { type ListQueries, listPage, type Page, pageOf } from './pagination.ts';
 import { oneOfIds, preparedQuery } from './plan-once.ts';
+import { sampledFilterOf } from './sampled-filters.ts';
 import {
   containsSearch,
   isPostgres,

@@ -3,20 +3,14 @@ import type { LeaveStatus } from '../domain.ts';
 import type { LEAVE_SORT_FIELDS, Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
 import { DAY_MS } from '../time.ts';
 import type { Database, Db } from './database.ts';
+import { keyOf } from './derived-cache.ts';
 import { type EmbeddedEmployee, embeddedEmployees, employeesById } from './embedded-employees.ts';
 import { countLeavesOf } from './leave-counts.ts';
 import { longestLeaveDays } from './list-samples-make.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
-import {
-  keyOf,
-  type ListQueries,
-  listPage,
-  type Page,
-  pageOf,
-  sampledFilterOf,
-  samplesOf,
-} from './pagination.ts';
+import { type ListQueries, listPage, type Page, pageOf } from './pagination.ts';
 import { oneOfIds, preparedQuery } from './plan-once.ts';
+import { sampledFilterOf, samplesOf } from './sampled-filters.ts';
 import {
   isPostgres,
   keptFromSqliteIndexChoice,

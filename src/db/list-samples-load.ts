@@ -35,7 +35,7 @@ export interface ListSamples {
  * are a few sums,
  * and a page of the window in that order starts from the sample before it as a page of
  * statuses does; the rows of the window's edge months before or after its own dates are read
- * from the date's index and subtracted or added (see `windowRanks` in pagination.ts).
+ * from the date's index and subtracted or added (see `windowRanks` in window-ranks.ts).
  */
 export interface MonthCounts {
   /** The first month counted (`monthOf`), and how many. */

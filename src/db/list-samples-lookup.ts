@@ -70,3 +70,9 @@ export function sampleBelow(column: ColumnSamples, value: unknown, inclusive: bo
   }
   return found;
 }
+
+/** A sample's sort value and id. */
+export const sampleKey = (column: ColumnSamples, j: number) => ({
+  value: column.values[j],
+  id: column.ids[j] as number,
+});

@@ -55,7 +55,7 @@ export interface ListCaches {
 
 /**
  * The lowest and highest value of the sort column among a list's rows; one of them is
- * undefined when only the other end was asked for (see `sortBounds` in pagination.ts).
+ * undefined when only the other end was asked for (see `sortBounds` in sort-bounds.ts).
  */
 export interface SortBounds {
   min: unknown;

@@ -11,7 +11,7 @@ import type { Db } from '../../src/db/database.ts';
 import { columnSamples, monthCounts } from '../../src/db/list-samples-load.ts';
 import { MONTH_COUNTS_MAX } from '../../src/db/list-samples-make.ts';
 import { migrateDatabase, migrationProvider } from '../../src/db/migrate.ts';
-import { samplesOf } from '../../src/db/pagination.ts';
+import { samplesOf } from '../../src/db/sampled-filters.ts';
 import {
   MONTH_STRIDE,
   monthOf,
