@@ -14,8 +14,8 @@ import {
   DEFAULT_DATABASE_URL,
   parseDatabaseUrl,
   throughLinks,
-} from './database-url.ts';
-import { resolveSigningSecret } from './signing-secret.ts';
+} from './db/database-url.ts';
+import { resolveSigningSecret } from './receipts/signing-secret.ts';
 
 /** The only module that reads process.env. Every value is validated once and frozen. */
 

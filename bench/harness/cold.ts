@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { table } from '../../src/cli/context.ts';
-import { parseDatabaseUrl } from '../../src/database-url.ts';
 import { openDatabase } from '../../src/db/connect.ts';
+import { parseDatabaseUrl } from '../../src/db/database-url.ts';
 import { type CompanyData, readCatalog } from '../soak/catalog.ts';
 import {
   firstRequests,

@@ -1,6 +1,6 @@
-import { parseDatabaseUrl } from '../../src/database-url.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
+import { parseDatabaseUrl } from '../../src/db/database-url.ts';
 import { mulberry32, pick } from '../../src/demo/random.ts';
 import { fold } from '../../src/fold.ts';
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { parseDatabaseUrl } from '../../src/database-url.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
+import { parseDatabaseUrl } from '../../src/db/database-url.ts';
 import { mulberry32, sample } from '../../src/demo/random.ts';
 import { LARGE_COMPANY_ID, SMALL_COMPANY_ID } from '../harness/parameters.ts';
 

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { type Config, loadConfig } from '../config.ts';
 import { ConfigError } from '../config-error.ts';
-import type { DatabaseTarget } from '../database-url.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
+import type { DatabaseTarget } from '../db/database-url.ts';
 
 export interface CommandContext {
   config: Config;

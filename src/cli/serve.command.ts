@@ -1,8 +1,8 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { forgetAdminTokens, loadServerConfig } from '../config.ts';
 import { isListenHost } from '../config-values.ts';
-import { DEFAULT_DATABASE_URL } from '../database-url.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
+import { DEFAULT_DATABASE_URL } from '../db/database-url.ts';
 import { DEFAULT_DEMO_EMPLOYEES } from '../demo/context.ts';
 import { restartWithServiceMemorySettings } from '../heap.ts';
 import { parseCount, sqliteFileToMake } from './context.ts';

@@ -4,10 +4,10 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../config-error.ts';
-import type { DatabaseTarget } from '../database-url.ts';
 import { makeDirectorySync } from '../directories.ts';
 import { formatTimestamp } from '../time.ts';
 import type { Database, Db } from './database.ts';
+import type { DatabaseTarget } from './database-url.ts';
 import { closedWithin, dropConnection } from './pg-close.ts';
 import { planningOncePool } from './plan-once.ts';
 

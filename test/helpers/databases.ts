@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { DatabaseTarget } from '../../src/database-url.ts';
 import { type DatabaseHandle, type Dialect, openDatabase } from '../../src/db/connect.ts';
 import type { Db } from '../../src/db/database.ts';
+import type { DatabaseTarget } from '../../src/db/database-url.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../config-error.ts';
 
 /**
  * `DATABASE_URL` read into the database it names, and where a SQLite file keeps what belongs

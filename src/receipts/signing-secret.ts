@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError } from './config-error.ts';
-import { besideDatabase, type DatabaseTarget } from './database-url.ts';
-import { makeDirectorySync } from './directories.ts';
+import { ConfigError } from '../config-error.ts';
+import { besideDatabase, type DatabaseTarget } from '../db/database-url.ts';
+import { makeDirectorySync } from '../directories.ts';
 
 /**
  * The key signed receipt URLs are made with: `SIGNING_SECRET`, or for SQLite a secret made once
