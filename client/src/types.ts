@@ -43,7 +43,8 @@ export interface Receipt {
 /** The record types of the change feed, as `resources` names them. */
 export type Resource = Schemas['Change']['resource'];
 
-interface RecordOf {
+/** The record each resource's feed entries carry: its single-record answer, or its list item. */
+export interface RecordOf {
   employee: Employee;
   leave_type: LeaveType;
   leave: LeaveDetail;

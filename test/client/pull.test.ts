@@ -800,6 +800,52 @@ describe('cdapi-pull', () => {
     assert.equal((await runPull(['--base-url', base, '--out', mirror], key)).code, 1);
   });
 
+  it('makes each table with its record’s fields as columns, so a resource the company has none of shows them', async (t) => {
+    const { api, base, dir, out } = await pullSetup(t);
+    // Company 2 has an employee, a leave type and a leave, but no expense nor category.
+    const key = await api.createKey(2);
+    const csv = join(dir, 'csv');
+    const run = await runPull(['--base-url', base, '--out', out, '--csv', csv], key);
+    assert.equal(run.code, 0, run.stderr);
+    const document = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    const fieldsOf = (model: string) => Object.keys(document.components.schemas[model].properties);
+    const columnsOf = (file: string, table: string) => {
+      const db = new DatabaseSync(file);
+      const names = db
+        .prepare(`PRAGMA table_info(${table})`)
+        .all()
+        .map((row) => String(row.name));
+      db.close();
+      return names;
+    };
+    const models = {
+      employees: 'Employee',
+      leave_types: 'LeaveType',
+      leaves: 'LeaveDetail',
+      expense_categories: 'ExpenseCategory',
+      expenses: 'ExpenseDetail',
+    };
+    for (const [table, model] of Object.entries(models)) {
+      assert.deepEqual(columnsOf(out, table), fieldsOf(model), table);
+    }
+    assert.equal(readMirror(out).tables.expenses?.length, 0);
+    assert.equal(
+      readFileSync(join(csv, 'expenses.csv'), 'utf8'),
+      `${fieldsOf('ExpenseDetail').join(',')}\r\n`,
+    );
+    // A file an earlier version made, its empty tables with `id` alone, gains the rest.
+    const old = new DatabaseSync(out);
+    old.exec(
+      'ALTER TABLE expense_categories DROP COLUMN name; ALTER TABLE expense_categories DROP COLUMN max_amount',
+    );
+    old.close();
+    assert.equal((await runPull(['--base-url', base, '--out', out], key)).code, 0);
+    assert.deepEqual(
+      columnsOf(out, 'expense_categories').sort(),
+      fieldsOf('ExpenseCategory').sort(),
+    );
+  });
+
   it('draws a progress bar with rate and ETA on a terminal', async (t) => {
     const { base, key, out } = await pullSetup(t);
     const run = await runPullOnTerminal(

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Change, Resource } from '../types.ts';
+import { COLUMNS } from './columns.ts';
 
 /** The table of each resource in the mirror file. */
 export const TABLES: Record<Resource, string> = {
@@ -89,15 +90,19 @@ export class Mirror {
   }
 
   /**
-   * Makes the tables of the resources the run reads. Only those: an empty table of a resource
-   * it does not read would say "the company has none", a thing the file cannot know.
+   * Makes the tables of the resources the run reads, with every field of their records as a
+   * column (`COLUMNS`), and adds those a file made by an earlier version lacks. Only those
+   * resources: an empty table of a resource the run does not read would say "the company has
+   * none", a thing the file cannot know.
    */
   hold(resources: readonly Resource[]): void {
     for (const resource of resources) {
       const table = TABLES[resource];
-      if (this.columns.has(table)) continue;
-      this.db.exec(`CREATE TABLE IF NOT EXISTS ${quote(table)} (id INTEGER PRIMARY KEY)`);
-      this.loadColumns(table);
+      if (!this.columns.has(table)) {
+        this.db.exec(`CREATE TABLE IF NOT EXISTS ${quote(table)} (id INTEGER PRIMARY KEY)`);
+        this.loadColumns(table);
+      }
+      this.addColumns(table, COLUMNS[resource]);
     }
   }
 
@@ -229,8 +234,8 @@ export class Mirror {
     }
   }
 
-  private upsert(table: string, record: Record<string, unknown>): void {
-    const names = Object.keys(record);
+  /** Adds the columns of `names` the table does not have yet, in their order. */
+  private addColumns(table: string, names: readonly string[]): void {
     const known = this.columns.get(table) as Set<string>;
     for (const name of names) {
       if (known.has(name)) continue;
@@ -238,6 +243,11 @@ export class Mirror {
       known.add(name);
       this.statements.clear();
     }
+  }
+
+  private upsert(table: string, record: Record<string, unknown>): void {
+    const names = Object.keys(record);
+    this.addColumns(table, names);
     const sql = `INSERT OR REPLACE INTO ${quote(table)} (${names.map(quote).join(', ')})
       VALUES (${names.map(() => '?').join(', ')})`;
     this.statement(sql).run(...names.map((name) => bound(cellOf(record[name]))));
