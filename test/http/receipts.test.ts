@@ -181,6 +181,13 @@ describeEachDialect('receipts', (dialect) => {
     const bent = [
       location.replace('/processed?', '/original?'),
       location.replace('/receipt-files/2/', '/receipt-files/3/'),
+      // A path that names no expense or variant: altered too, not a 404.
+      ...['thumb', 'Processed', 'processed%20', ''].map((v) =>
+        location.replace('/processed?', `/${v}?`),
+      ),
+      ...['02', '2.0', '2e0', '%2B2', '-2', 'x', '9'.repeat(40)].map((id) =>
+        location.replace('/receipt-files/2/', `/receipt-files/${id}/`),
+      ),
       location.replace('company=1', 'company=2'),
       location.replace(/expires=(\d+)/, (_m, e) => `expires=${Number(e) + 1}`),
       // The same numbers, not written in plain decimal digits.

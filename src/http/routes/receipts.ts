@@ -162,8 +162,13 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
         },
       },
       config: { public: true },
+      // A path that names no expense or variant was altered too (`/receipt-files/1/thumb`,
+      // `/receipt-files/1e0/…`): 403 as for any other part, not the 404 of other operations.
+      attachValidation: true,
     },
     async (request, reply) => {
+      const invalid = request.validationError;
+      if (invalid) throw invalid.validationContext === 'params' ? invalidSignature() : invalid;
       const { expenseId, variant } = request.params;
       const { company, expires, signature } = request.query;
       // A part not written as it was signed (`1e0`, `+1`, `1.0`, `01`) matches no signature.
