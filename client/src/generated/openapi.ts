@@ -1932,7 +1932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt. Or its company has been deactivated since it was signed (`company_inactive`). */
+            /** @description The URL was altered (any part of it, its path too), truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt. Or its company has been deactivated since it was signed (`company_inactive`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1942,7 +1942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The receipt is gone, or the path does not name one (`receipt_not_found`, `not_found`). */
+            /** @description The receipt is gone since the URL was signed (`receipt_not_found`). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -136,13 +136,13 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
             ['RequestId', 'CacheControlReceiptFile', 'ReceiptETag', 'ReceiptContentDisposition'],
           ),
           403: problemResponse(
-            'The URL was altered, truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt. Or its company has been deactivated since it was signed (`company_inactive`).',
+            'The URL was altered (any part of it, its path too), truncated or has expired (`invalid_signature`): get a new one from /expenses/{id}/receipt. Or its company has been deactivated since it was signed (`company_inactive`).',
             [invalidSignature().toProblem(), companyInactive('receipt').toProblem()],
             [],
           ),
           404: problemResponse(
-            'The receipt is gone, or the path does not name one (`receipt_not_found`, `not_found`).',
-            [receiptNotFound().toProblem(), recordNotFound().toProblem()],
+            'The receipt is gone since the URL was signed (`receipt_not_found`).',
+            [receiptNotFound().toProblem()],
             [],
           ),
           422: problemResponse(
