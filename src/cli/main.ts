@@ -113,7 +113,8 @@ function reason(error: unknown): string {
     return `a statement of this command did not finish within DATABASE_STATEMENT_TIMEOUT_MS (${message}): the database stopped answering, or another command held the rows it needed; run it again`;
   }
   if (code === 'SQLITE_BUSY' && /database is locked/.test((error as Error).message)) {
-    return 'another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished';
+    const migration = /^migration \S+ failed: /.exec((error as Error).message)?.[0] ?? '';
+    return `${migration}another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished`;
   }
   if (code === POSTGRES_DEADLOCK) {
     return `${(error as Error).message}: another import or command wrote some of the same rows at the same time, and PostgreSQL undid this one's transaction (nothing of it was written): run it again`;

@@ -121,10 +121,16 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
     if (isConnectionRefused(error)) throw error;
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      failed
-        ? `migration ${failed.migrationName} failed: ${reason}`
-        : `migration failed: ${reason}`,
+    // The driver's code stays, so the CLI tells a busy SQLite database as it does for any
+    // command (another writer: run it again), with the migration's name.
+    throw Object.assign(
+      new Error(
+        failed
+          ? `migration ${failed.migrationName} failed: ${reason}`
+          : `migration failed: ${reason}`,
+        { cause: error },
+      ),
+      { code: (error as { code?: unknown }).code },
     );
   }
   return {
