@@ -59,9 +59,11 @@ const AUTHORITY =
 
 /**
  * Whether the text is a host a URL can name (`AUTHORITY`): an IPv6 literal that is one, a name
- * of at most 253 characters whose last label, when all digits, makes it an IPv4 address (a URL
- * reads `1.2.3.4.5` and `999.1.1.1` as addresses, and refuses them), and a port of at most
- * 65535 (0 names no port a client can reach: URLs built on it lead nowhere).
+ * of at most 253 characters whose last label, when a number (digits, or `0x` and hex digits),
+ * makes it an IPv4 address in dotted decimal (a URL reads `1.2.3.4.5` and `999.1.1.1` as
+ * addresses and refuses them, and `0x10` as the address 0.0.0.16, another host than the text
+ * names), and a port of at most 65535 (0 names no port a client can reach: URLs built on it
+ * lead nowhere). Whatever passes, the URL parser takes (`requestHost` spells it with that).
  */
 function validAuthority(text: string): boolean {
   const match = AUTHORITY.exec(text);
@@ -71,7 +73,7 @@ function validAuthority(text: string): boolean {
   if (ipv6 !== undefined) return isIPv6(ipv6);
   const host = (name as string).replace(/\.$/, '');
   if (host.length > 253) return false;
-  return !/(?:^|\.)\d+$/.test(host) || isIPv4(host);
+  return !/(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i.test(host) || isIPv4(host);
 }
 
 /**
@@ -93,21 +95,17 @@ function targetHost(request: FastifyRequest): string | null {
 /** The scheme the client used, in its canonical lower case. */
 const schemeOf = (request: FastifyRequest): string => request.protocol.toLowerCase();
 
-/** The port each scheme's URLs leave out (RFC 3986 §6.2.3). */
-const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: ':80', https: ':443' };
-
 /**
- * The host (and port) the client reached (see `targetHost`; else `request.host`), as URLs
- * spell it (RFC 3986 §6.2.2–6.2.3): in lower case (`B.Test` is `b.test`), without an empty port
- * or the scheme's default one (`b.test:80` over http is `b.test`). The URLs built on it, and
- * the response cache's key, are then the same for every spelling of one host.
+ * The host (and port) the client reached (see `targetHost`; else `request.host`), as the URL
+ * parser spells it (RFC 3986 §6.2.2–6.2.3, as `PUBLIC_BASE_URL` is read): in lower case
+ * (`B.Test` is `b.test`), an IPv6 address in its shortest form (`[0:0:0:0:0:0:0:1]` is
+ * `[::1]`), without an empty port or the scheme's default one (`b.test:80` over http is
+ * `b.test`). The URLs built on it, and the response cache's key, are then the same for every
+ * spelling of one host. `hostProblem` has refused every host the parser would not take.
  */
 function requestHost(request: FastifyRequest): string {
-  const host = (targetHost(request) ?? request.host).replace(/:$/, '').toLowerCase();
-  const defaultPort = DEFAULT_PORTS[schemeOf(request)];
-  return defaultPort !== undefined && host.endsWith(defaultPort)
-    ? host.slice(0, -defaultPort.length)
-    : host;
+  const host = targetHost(request) ?? request.host;
+  return host === '' ? '' : new URL(`${schemeOf(request)}://${host}`).host;
 }
 
 /**

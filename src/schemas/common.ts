@@ -179,10 +179,13 @@ export const SortParam = <const T extends readonly string[]>(fields: T) =>
  * A record id in the path. Validated as text, so anything but plain digits (`1e2`, `+5`, `05`)
  * is answered 404 like an id that does not exist; documented as the integer it is.
  */
-export const PathIdParam = (description: string) =>
+export const PathIdParam = (
+  description: string,
+  otherText = 'is answered 404, like an id that does not exist',
+) =>
   Type.String({
     pattern: `^${ID}$`,
-    description: `${description} Any other text (a sign, a leading zero, \`1e2\`) is answered 404, like an id that does not exist.${example('42')}`,
+    description: `${description} Any other text (a sign, a leading zero, \`1e2\`) ${otherText}.${example('42')}`,
     ...documentedAs({ schema: { type: 'integer', minimum: 1 } }),
   });
 

@@ -26,8 +26,14 @@ export const RECEIPT_FILE_TYPES = [
 ] as const;
 
 export const ReceiptFileParams = Type.Object({
-  expenseId: PathIdParam('The expense the URL was signed for.'),
-  variant: Type.Enum([...RECEIPT_VARIANTS], { type: 'string', description: VARIANT_DESCRIPTION }),
+  expenseId: PathIdParam(
+    'The expense the URL was signed for.',
+    'is an altered URL: 403 `invalid_signature`',
+  ),
+  variant: Type.Enum([...RECEIPT_VARIANTS], {
+    type: 'string',
+    description: `${VARIANT_DESCRIPTION} Any other is an altered URL: 403 \`invalid_signature\`.`,
+  }),
 });
 
 // Deliberately loose: a missing, truncated, lengthened or altered part is an invalid signature

@@ -190,6 +190,12 @@ describeEachDialect('GET /expenses', (dialect) => {
         '1.2.3.4.5',
         '1.2.3',
         '[::g]',
+        // Hexadecimal numbers a URL reads as an address (0.0.0.16), or refuses.
+        '0x10',
+        'a.0x10',
+        'a.0X1f.',
+        '0x7f.1',
+        '[::ffff:01.2.3.4]',
       ];
       for (const host of hosts) {
         for (const path of ['/expenses', '/expenses/500', '/expenses/500/receipt', '/me']) {
@@ -222,6 +228,10 @@ describeEachDialect('GET /expenses', (dialect) => {
         ['api_internal.local:80', 'api_internal.local'],
         ['HR.Acme.TEST:8080', 'hr.acme.test:8080'],
         ['[FE80::1]:80', '[fe80::1]'],
+        // IPv6 in its shortest form, as the URL parser writes it (and PUBLIC_BASE_URL is read).
+        ['[0:0:0:0:0:0:0:1]:80', '[::1]'],
+        ['[::FFFF:127.0.0.1]', '[::ffff:7f00:1]'],
+        ['0x10.example', '0x10.example'],
         ['x:443', 'x:443'],
         ['x:180', 'x:180'],
       ]) {

@@ -1884,9 +1884,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The expense the URL was signed for. Any other text (a sign, a leading zero, `1e2`) is answered 404, like an id that does not exist. Example: `42`. */
+                /** @description The expense the URL was signed for. Any other text (a sign, a leading zero, `1e2`) is an altered URL: 403 `invalid_signature`. Example: `42`. */
                 expenseId: number;
-                /** @description `processed` (default): rotated upright, at most 2000 px, JPEG, metadata stripped. `original`: the file as imported. */
+                /** @description `processed` (default): rotated upright, at most 2000 px, JPEG, metadata stripped. `original`: the file as imported. Any other is an altered URL: 403 `invalid_signature`. */
                 variant: "processed" | "original";
             };
             cookie?: never;
@@ -1952,7 +1952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A query part is longer than any signed URL has; `errors` names it. */
+            /** @description A query part is given twice; `errors` names it. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

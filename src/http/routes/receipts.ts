@@ -146,10 +146,10 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
             [],
           ),
           422: problemResponse(
-            'A query part is longer than any signed URL has; `errors` names it.',
+            'A query part is given twice; `errors` names it.',
             [
               validationFailed([
-                { parameter: 'signature', message: 'must NOT have more than 128 characters' },
+                { parameter: 'signature', message: 'must be given once, not 2 times' },
               ]).toProblem(),
             ],
             [],
