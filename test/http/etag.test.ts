@@ -139,6 +139,9 @@ describeEachDialect('conditional requests', (dialect) => {
       assert.equal(other.statusCode, 200, url);
       assert.equal(other.body, first.body, url);
     }
+    // Kept and asked again by browsers too (the API's answers say no-store).
+    const description = await api.app.inject({ url: '/api/company/v1/openapi.json' });
+    assert.equal(description.headers['cache-control'], 'no-cache');
     // The probes say how the instance is now: never a 304.
     const probe = await api.app.inject({ url: '/healthz', headers: { 'if-none-match': '*' } });
     assert.equal(probe.statusCode, 200);
