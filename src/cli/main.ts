@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config-error.ts';
+import { MigrationError } from '../db/migration-error.ts';
 import { SchemaOutdatedError } from '../db/schema-outdated-error.ts';
 import { isConnectionRefused, POSTGRES_DEADLOCK } from '../db/unavailable.ts';
 import { limitHeapGrowth } from '../heap.ts';
@@ -113,7 +114,10 @@ function reason(error: unknown): string {
     return `a statement of this command did not finish within DATABASE_STATEMENT_TIMEOUT_MS (${message}): the database stopped answering, or another command held the rows it needed; run it again`;
   }
   if (code === 'SQLITE_BUSY' && /database is locked/.test((error as Error).message)) {
-    const migration = /^migration \S+ failed: /.exec((error as Error).message)?.[0] ?? '';
+    const migration =
+      error instanceof MigrationError && error.migration !== null
+        ? `migration ${error.migration} failed: `
+        : '';
     return `${migration}another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished`;
   }
   if (code === POSTGRES_DEADLOCK) {

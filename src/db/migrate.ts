@@ -2,6 +2,7 @@ import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { DatabaseHandle } from './connect.ts';
 import type { Db } from './database.ts';
 import { refreshListSamples } from './list-samples-refresh.ts';
+import { MigrationError } from './migration-error.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_data_version.ts';
 import * as m0003 from './migrations/0003_covering_date_indexes.ts';
@@ -121,17 +122,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
     if (isConnectionRefused(error)) throw error;
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
-    // The driver's code stays, so the CLI tells a busy SQLite database as it does for any
-    // command (another writer: run it again), with the migration's name.
-    throw Object.assign(
-      new Error(
-        failed
-          ? `migration ${failed.migrationName} failed: ${reason}`
-          : `migration failed: ${reason}`,
-        { cause: error },
-      ),
-      { code: (error as { code?: unknown }).code },
-    );
+    throw new MigrationError(failed?.migrationName ?? null, reason, error);
   }
   return {
     applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
