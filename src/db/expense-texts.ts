@@ -72,7 +72,7 @@ export const SEARCHED_TEXTS = 32;
 
 /**
  * The company's distinct folded titles and merchants that contain a search, or null when more
- * than SEARCHED_TEXTS do. Every expense that contains the search carries one of these texts
+ * than `most` do (SEARCHED_TEXTS unless told). Every expense that contains the search carries one of these texts
  * (as its title or its merchant), and every expense that carries one contains the search: the
  * rows holding any of them are the search's rows. They are found by equality in the texts' own
  * indexes (see `carryingTexts`), or, for a search of one or two letters, which the trigram
@@ -88,6 +88,7 @@ export async function searchedTexts(
   db: Db,
   companyId: number,
   search: string,
+  most = SEARCHED_TEXTS,
 ): Promise<string[] | null> {
   const column = (name: 'title_folded' | 'merchant_folded') =>
     db
@@ -98,10 +99,10 @@ export async function searchedTexts(
       .where(containsFolded(`t.${name}`, search));
   const rows = await column('title_folded')
     .union(column('merchant_folded'))
-    .limit(SEARCHED_TEXTS + 1)
+    .limit(most + 1)
     .execute();
   const texts = rows.map((row) => row.text);
-  return texts.length > SEARCHED_TEXTS ? null : texts;
+  return texts.length > most ? null : texts;
 }
 
 /**

@@ -1,49 +1,18 @@
 import { sql } from 'kysely';
-import type { ExpenseStatus } from '../domain.ts';
 import { moneyToNumber } from '../money.ts';
-import type {
-  EXPENSE_SORT_FIELDS,
-  Expense,
-  ExpenseCategory,
-  ExpenseDetail,
-} from '../schemas/expenses.ts';
+import type { Expense, ExpenseCategory, ExpenseDetail } from '../schemas/expenses.ts';
 import type { Db } from './database.ts';
-import { keyOf } from './derived-cache.ts';
 import { type EmbeddedEmployee, embeddedEmployees, employeesById } from './embedded-employees.ts';
-import { countSearchedExpenses, searchedTexts, trigramTexts } from './expense-texts.ts';
-import { indexedBy } from './index-hints.ts';
-import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
-import { type ListQueries, listPage, type Page, pageOf } from './pagination.ts';
-import { oneOfIds, preparedQuery } from './plan-once.ts';
-import { sampledFilterOf } from './sampled-filters.ts';
 import {
-  containsSearch,
-  isPostgres,
-  keptFromSqliteIndexChoice,
-  matchesAnyText,
-  matchesSearch,
-  type SearchedTable,
-  searchedByIndex,
-} from './search.ts';
-
-export interface ExpenseFilters {
-  status?: ExpenseStatus[];
-  employeeIds?: number[];
-  categoryIds?: number[];
-  from?: string;
-  to?: string;
-  search?: string;
-  updatedSince?: string;
-}
-
-type SortField = (typeof EXPENSE_SORT_FIELDS)[number];
-const SORT_COLUMNS = {
-  id: 'x.id',
-  expense_date: 'x.expense_date',
-  amount: 'x.amount_e4',
-  created_at: 'x.created_at',
-  updated_at: 'x.updated_at',
-} as const satisfies Record<SortField, string>;
+  EXPENSE_SORT_COLUMNS,
+  type ExpenseFilters,
+  type ExpenseSortField,
+  expenseListQueries,
+} from './expense-lists.ts';
+import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
+import { listPage, type Page, pageOf } from './pagination.ts';
+import { oneOfIds, preparedQuery } from './plan-once.ts';
+import { isPostgres } from './search.ts';
 
 /** URLs of the receipt operation, absolute under the API's base. */
 export interface ReceiptUrls {
@@ -68,79 +37,6 @@ function joined(db: Db, companyId: number) {
   return categorized(db, companyId).innerJoin('employees as e', (join) =>
     join.onRef('e.company_id', '=', 'x.company_id').onRef('e.id', '=', 'x.employee_id'),
   );
-}
-
-/** An expense search looks in the folded title and merchant. */
-const EXPENSE_SEARCH: SearchedTable = {
-  table: 'expenses',
-  id: 'x.id',
-  columns: ['x.title_folded', 'x.merchant_folded'],
-};
-
-/**
- * The company's expenses that match the filters, from the expenses table alone: the page's
- * ids and the count need no join (the foreign keys guarantee the joined rows).
- */
-function filtered(
-  db: Db,
-  companyId: number,
-  filters: ExpenseFilters,
-  walk?: { by: string; searched: 'by index' | 'row by row' },
-  trigramTexts?: readonly string[] | null,
-) {
-  // The walk in `walk.by`'s order enters its index at its own start (an anchor), not at a
-  // filter's bound on the same column: SQLite takes the first bound it finds.
-  const column = (name: 'x.expense_date' | 'x.updated_at') =>
-    name === walk?.by ? keptFromSqliteIndexChoice(db, name) : sql.ref(name);
-  const searched = walk?.searched ?? 'by index';
-  // The ranges first: SQLite tests the terms in the order they are written (as for leaves).
-  let q = db.selectFrom('expenses as x').where('x.company_id', '=', companyId);
-  if (filters.from) q = q.where(column('x.expense_date'), '>=', filters.from);
-  if (filters.to) q = q.where(column('x.expense_date'), '<=', filters.to);
-  if (filters.updatedSince) q = q.where(column('x.updated_at'), '>=', filters.updatedSince);
-  if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
-  if (filters.employeeIds) q = q.where('x.employee_id', 'in', filters.employeeIds);
-  if (filters.status) q = q.where('x.status', 'in', filters.status);
-  const { search } = filters;
-  if (search) {
-    q = q.where(
-      searched === 'row by row'
-        ? containsSearch(EXPENSE_SEARCH, search)
-        : trigramTexts
-          ? matchesAnyText(db, EXPENSE_SEARCH, trigramTexts)
-          : matchesSearch(db, EXPENSE_SEARCH, search),
-    );
-  }
-  return q;
-}
-
-/**
- * The company's expenses of the statuses and categories that carry one of a search's texts
- * (see `searchedTexts`), read from the texts' own indexes alone (migration 0009): those whose
- * title is one, then those whose merchant is one and whose title is not. Every sort column is
- * selected, under the alias the list queries name (`x`).
- */
-function carryingTexts(
-  db: Db,
-  companyId: number,
-  filters: Pick<ExpenseFilters, 'status' | 'categoryIds'>,
-  texts: readonly string[],
-) {
-  const sqlite = !isPostgres(db);
-  const branch = (index: string) => {
-    let q = db
-      .selectFrom('expenses as x')
-      .select(Object.values(SORT_COLUMNS))
-      .where('x.company_id', '=', companyId);
-    if (filters.status) q = q.where('x.status', 'in', filters.status);
-    if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
-    return indexedBy(q, index, sqlite);
-  };
-  const titled = branch('expenses_title_folded_list').where('x.title_folded', 'in', texts);
-  const merchants = branch('expenses_merchant_folded_list')
-    .where('x.merchant_folded', 'in', texts)
-    .where('x.title_folded', 'not in', texts);
-  return db.selectFrom(titled.unionAll(merchants).as('x'));
 }
 
 /** An expense's own columns, as the API serves them. */
@@ -195,93 +91,17 @@ function toExpense(row: ExpenseRow, employee: EmbeddedEmployee, urls: ReceiptUrl
   };
 }
 
-/**
- * A search with no other filter than statuses and categories is counted from the distinct
- * texts of the company's expenses (see `countSearchedExpenses`).
- */
-function searchedTotal(source: ListSource, companyId: number, filters: ExpenseFilters) {
-  const { search, status, categoryIds } = filters;
-  if (!search || filters.employeeIds || filters.from || filters.to || filters.updatedSince) {
-    return undefined;
-  }
-  return (version: number) =>
-    source.derived.value(
-      companyId,
-      version,
-      keyOf('searched expenses', [search, status, categoryIds]),
-      () => countSearchedExpenses(source.db, companyId, search, { status, categoryIds }),
-    );
-}
-
 export async function listExpenses(
   source: ListSource,
   companyId: number,
   filters: ExpenseFilters,
-  sort: SortOrder<SortField>,
+  sort: SortOrder<ExpenseSortField>,
   page: PageRequest,
   urls: ReceiptUrls,
 ): Promise<Page<Expense>> {
-  const window = Boolean(filters.from || filters.to);
-  const { search } = filters;
-  const texts = search ? await searchedTexts(source.db, companyId, search) : null;
-  // A search with no filter of its own index is read by its texts' (see `carryingTexts`); one
-  // that no text contains matches nothing, as its count says before a page is read.
-  const byTexts =
-    texts !== null && texts.length > 0 && !filters.employeeIds && !window && !filters.updatedSince;
-  const shortTexts = search ? trigramTexts(search, texts) : null;
-  const lists: ListQueries = {
-    list: 'expenses',
-    matching:
-      byTexts && texts
-        ? carryingTexts(source.db, companyId, filters, texts)
-        : filtered(source.db, companyId, filters, undefined, shortTexts),
-    walking: filtered(source.db, companyId, filters, {
-      by: SORT_COLUMNS[sort.field],
-      searched: 'row by row',
-    }),
-    filterIndex: filters.employeeIds
-      ? 'expenses_employee_id_id'
-      : window
-        ? 'expenses_expense_date_list'
-        : filters.updatedSince
-          ? 'expenses_updated_at_list'
-          : search
-            ? null
-            : 'expenses_id_list',
-    // A search of any length: one or two letters are not in the trigram index, but few matches
-    // are still gathered in one pass over the company's rows, where a walk in another order
-    // looks each row up (a rare two-letter text walked the whole company, 1.5 s).
-    selective: Boolean(filters.employeeIds || filters.search || window || filters.updatedSince),
-    fewMatches: Boolean(filters.employeeIds),
-    boundable: !filters.employeeIds && Boolean(window || filters.updatedSince),
-    filtersBoundSortColumn: {
-      id: false,
-      expense_date: !filters.employeeIds && window,
-      amount: false,
-      created_at: false,
-      updated_at: Boolean(filters.updatedSince),
-    }[sort.field],
-    sampled: sampledFilterOf(
-      filters,
-      filters.categoryIds,
-      () =>
-        filtered(source.db, companyId, {
-          status: filters.status,
-          categoryIds: filters.categoryIds,
-        }),
-      { from: 'expense_date', to: 'expense_date' },
-    ),
-    counted: searchedTotal(source, companyId, filters),
-    search: search
-      ? byTexts
-        ? 'texts'
-        : shortTexts || searchedByIndex(search)
-          ? 'indexed'
-          : 'scanned'
-      : undefined,
-  };
+  const lists = await expenseListQueries(source, companyId, filters, sort.field);
   const order: ListOrder = {
-    column: SORT_COLUMNS[sort.field],
+    column: EXPENSE_SORT_COLUMNS[sort.field],
     id: 'x.id',
     direction: sort.direction,
   };

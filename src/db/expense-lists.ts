@@ -1,0 +1,291 @@
+import { sql } from 'kysely';
+import type { ExpenseStatus } from '../domain.ts';
+import type { EXPENSE_SORT_FIELDS } from '../schemas/expenses.ts';
+import type { Db } from './database.ts';
+import { cachedCount, keyOf } from './derived-cache.ts';
+import {
+  countSearchedExpenses,
+  SEARCHED_TEXTS,
+  searchedTexts,
+  trigramTexts,
+} from './expense-texts.ts';
+import { indexedBy } from './index-hints.ts';
+import type { ListSource } from './list-source.ts';
+import type { ListQueries } from './pagination.ts';
+import { sampledFilterOf } from './sampled-filters.ts';
+import {
+  containsSearch,
+  isPostgres,
+  keptFromSqliteIndexChoice,
+  matchesAnyText,
+  matchesSearch,
+  type SearchedTable,
+  searchedByIndex,
+} from './search.ts';
+
+export interface ExpenseFilters {
+  status?: ExpenseStatus[];
+  employeeIds?: number[];
+  categoryIds?: number[];
+  from?: string;
+  to?: string;
+  search?: string;
+  updatedSince?: string;
+}
+
+export type ExpenseSortField = (typeof EXPENSE_SORT_FIELDS)[number];
+
+/** The column each sort field orders by. */
+export const EXPENSE_SORT_COLUMNS = {
+  id: 'x.id',
+  expense_date: 'x.expense_date',
+  amount: 'x.amount_e4',
+  created_at: 'x.created_at',
+  updated_at: 'x.updated_at',
+} as const satisfies Record<ExpenseSortField, string>;
+
+/** An expense search looks in the folded title and merchant. */
+const EXPENSE_SEARCH: SearchedTable = {
+  table: 'expenses',
+  id: 'x.id',
+  columns: ['x.title_folded', 'x.merchant_folded'],
+};
+
+/** How `filtered` tests a search. */
+interface SearchTest {
+  /** The walk's sort column, whose bounds are not to choose SQLite's index (see below). */
+  walkedBy?: string;
+  /** Each row's texts tested (a walk, or the rows in date bounds), not looked up by index. */
+  rowByRow?: boolean;
+  /** A short search's texts, which the trigram indexes find (see `trigramTexts`). */
+  trigramTexts?: readonly string[] | null;
+}
+
+/**
+ * The company's expenses that match the filters, from the expenses table alone: the page's
+ * ids and the count need no join (the foreign keys guarantee the joined rows).
+ */
+function filtered(db: Db, companyId: number, filters: ExpenseFilters, test: SearchTest = {}) {
+  // The walk in `walkedBy`'s order enters its index at its own start (an anchor), not at a
+  // filter's bound on the same column: SQLite takes the first bound it finds.
+  const column = (name: 'x.expense_date' | 'x.updated_at') =>
+    name === test.walkedBy ? keptFromSqliteIndexChoice(db, name) : sql.ref(name);
+  // The ranges first: SQLite tests the terms in the order they are written (as for leaves).
+  let q = db.selectFrom('expenses as x').where('x.company_id', '=', companyId);
+  if (filters.from) q = q.where(column('x.expense_date'), '>=', filters.from);
+  if (filters.to) q = q.where(column('x.expense_date'), '<=', filters.to);
+  if (filters.updatedSince) q = q.where(column('x.updated_at'), '>=', filters.updatedSince);
+  if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
+  if (filters.employeeIds) q = q.where('x.employee_id', 'in', filters.employeeIds);
+  if (filters.status) q = q.where('x.status', 'in', filters.status);
+  const { search } = filters;
+  if (search) {
+    q = q.where(
+      test.rowByRow
+        ? containsSearch(EXPENSE_SEARCH, search)
+        : test.trigramTexts
+          ? matchesAnyText(db, EXPENSE_SEARCH, test.trigramTexts)
+          : matchesSearch(db, EXPENSE_SEARCH, search),
+    );
+  }
+  return q;
+}
+
+/**
+ * The company's expenses of the statuses and categories that carry one of a search's texts
+ * (see `searchedTexts`) and fall in its date bounds, read from the texts' own indexes alone
+ * (migration 0009): those whose title is one, then those whose merchant is one and whose title
+ * is not. Every sort column is selected, under the alias the list queries name (`x`).
+ */
+function carryingTexts(
+  db: Db,
+  companyId: number,
+  filters: Omit<ExpenseFilters, 'employeeIds' | 'search'>,
+  texts: readonly string[],
+) {
+  const sqlite = !isPostgres(db);
+  const branch = (index: string) => {
+    let q = db
+      .selectFrom('expenses as x')
+      .select(Object.values(EXPENSE_SORT_COLUMNS))
+      .where('x.company_id', '=', companyId);
+    // Both indexes carry the dates: a window or `updated_since` is tested in the index too.
+    if (filters.from) q = q.where('x.expense_date', '>=', filters.from);
+    if (filters.to) q = q.where('x.expense_date', '<=', filters.to);
+    if (filters.updatedSince) q = q.where('x.updated_at', '>=', filters.updatedSince);
+    if (filters.status) q = q.where('x.status', 'in', filters.status);
+    if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
+    return indexedBy(q, index, sqlite);
+  };
+  const titled = branch('expenses_title_folded_list').where('x.title_folded', 'in', texts);
+  const merchants = branch('expenses_merchant_folded_list')
+    .where('x.merchant_folded', 'in', texts)
+    .where('x.title_folded', 'not in', texts);
+  return db.selectFrom(titled.unionAll(merchants).as('x'));
+}
+
+/**
+ * A search with no other filter than statuses and categories is counted from the distinct
+ * texts of the company's expenses (see `countSearchedExpenses`).
+ */
+function searchedTotal(source: ListSource, companyId: number, filters: ExpenseFilters) {
+  const { search } = filters;
+  if (!search || filters.employeeIds || filters.from || filters.to || filters.updatedSince) {
+    return undefined;
+  }
+  return (version: number) => searchedCount(source, companyId, version, search, filters);
+}
+
+const searchedCount = (
+  source: ListSource,
+  companyId: number,
+  version: number,
+  search: string,
+  { status, categoryIds }: ExpenseFilters,
+) =>
+  source.derived.value(
+    companyId,
+    version,
+    keyOf('searched expenses', [search, status, categoryIds]),
+    () => countSearchedExpenses(source.db, companyId, search, { status, categoryIds }),
+  );
+
+/** Up to this many texts that contain a search within date bounds are read by their indexes. */
+const DATED_SEARCH_TEXTS = 500;
+
+/**
+ * What a row in a date filter's bounds costs, read and tested against a search, in entries of
+ * the texts' indexes (`carryingTexts`): on the bench data with SQLite a row cost 1.8–15 µs and
+ * an entry 0.12–0.21 µs (warm and cold), so 10–70 entries; the low end, so that the rows in the
+ * bounds are tested only where that surely costs less. PostgreSQL, which chooses its plans
+ * itself, did best with the same figure: 120 searches in date bounds took 12.3 s in all with
+ * it, 14.8 s with 4, 19.0 s with 1 (the texts only where they hold fewer rows than the
+ * bounds), 32.4 s before (the bounds' rows always).
+ */
+const TESTED_DATED_ROW = 14;
+
+/**
+ * Whether a search within a window or `updated_since` (no named employees) is read by testing
+ * the rows in its bounds rather than through its texts' own indexes, which carry the dates
+ * (`carryingTexts`): when the bounds hold fewer rows of the statuses and categories asked for
+ * than the rows carrying its texts (of any) over TESTED_DATED_ROW, as a day's window of a broad
+ * search does. A probe reads at most that many entries of the bounds' index.
+ */
+async function boundsHoldFewer(
+  source: ListSource,
+  companyId: number,
+  filters: ExpenseFilters & { search: string },
+): Promise<boolean> {
+  const { db } = source;
+  const version = await source.version();
+  // The texts' indexes are read for every status and category (those follow the text and id).
+  const read = await searchedCount(source, companyId, version, filters.search, {});
+  const probed = Math.ceil(read / TESTED_DATED_ROW);
+  const bounded = filtered(db, companyId, { ...filters, search: undefined })
+    .select(sql.lit(1).as('one'))
+    .limit(probed);
+  const index =
+    filters.from || filters.to ? 'expenses_expense_date_list' : 'expenses_updated_at_list';
+  const probe = db.selectFrom(indexedBy(bounded, index, !isPostgres(db)).as('bounded'));
+  return (await cachedCount(source.derived, companyId, version, probe)) < probed;
+}
+
+/**
+ * How a filtered list of the company's expenses is read in a sort order: the queries of its
+ * filters and what `listPage` weighs to choose among them.
+ */
+export async function expenseListQueries(
+  source: ListSource,
+  companyId: number,
+  filters: ExpenseFilters,
+  sortField: ExpenseSortField,
+): Promise<ListQueries> {
+  const window = Boolean(filters.from || filters.to);
+  const { search } = filters;
+  const dated = !filters.employeeIds && Boolean(window || filters.updatedSince);
+  const filtersBoundSortColumn = {
+    id: false,
+    expense_date: !filters.employeeIds && window,
+    amount: false,
+    created_at: false,
+    updated_at: Boolean(filters.updatedSince),
+  }[sortField];
+  const texts = search
+    ? await searchedTexts(source.db, companyId, search, dated ? DATED_SEARCH_TEXTS : undefined)
+    : null;
+  // A search without named employees is read by its texts' indexes (see `carryingTexts`),
+  // unless its date bounds hold few rows (see `boundsHoldFewer`), which are then tested; one
+  // that no text contains matches nothing, as its count says before a page is read.
+  const found = texts !== null && texts.length > 0 && !filters.employeeIds;
+  const boundsTested = Boolean(
+    search && dated && found && (await boundsHoldFewer(source, companyId, { ...filters, search })),
+  );
+  const textsCounted = found && !boundsTested;
+  // The texts' rows have no order of their own: a walk from a filter's bound on the sort column
+  // is read through that column's index (see `seekBounds`), and only counted by the texts.
+  const byTexts = textsCounted && !filtersBoundSortColumn;
+  const shortTexts =
+    search && !byTexts && !boundsTested && (texts?.length ?? 0) <= SEARCHED_TEXTS
+      ? trigramTexts(search, texts)
+      : null;
+  const datedCount =
+    dated && textsCounted && texts
+      ? (version: number) =>
+          cachedCount(
+            source.derived,
+            companyId,
+            version,
+            carryingTexts(source.db, companyId, filters, texts),
+          )
+      : undefined;
+  return {
+    list: 'expenses',
+    matching:
+      byTexts && texts
+        ? carryingTexts(source.db, companyId, filters, texts)
+        : filtered(source.db, companyId, filters, {
+            rowByRow: boundsTested,
+            trigramTexts: shortTexts,
+          }),
+    walking: filtered(source.db, companyId, filters, {
+      walkedBy: EXPENSE_SORT_COLUMNS[sortField],
+      rowByRow: true,
+    }),
+    filterIndex: byTexts
+      ? null
+      : filters.employeeIds
+        ? 'expenses_employee_id_id'
+        : window
+          ? 'expenses_expense_date_list'
+          : filters.updatedSince
+            ? 'expenses_updated_at_list'
+            : search
+              ? null
+              : 'expenses_id_list',
+    // A search of any length: one or two letters are not in the trigram index, but few matches
+    // are still gathered in one pass over the company's rows, where a walk in another order
+    // looks each row up (a rare two-letter text walked the whole company, 1.5 s).
+    selective: Boolean(filters.employeeIds || filters.search || window || filters.updatedSince),
+    fewMatches: Boolean(filters.employeeIds),
+    boundable: !filters.employeeIds && Boolean(window || filters.updatedSince),
+    filtersBoundSortColumn,
+    sampled: sampledFilterOf(
+      filters,
+      filters.categoryIds,
+      () =>
+        filtered(source.db, companyId, {
+          status: filters.status,
+          categoryIds: filters.categoryIds,
+        }),
+      { from: 'expense_date', to: 'expense_date' },
+    ),
+    counted: datedCount ?? searchedTotal(source, companyId, filters),
+    search: search
+      ? byTexts
+        ? 'texts'
+        : !boundsTested && (shortTexts || searchedByIndex(search))
+          ? 'indexed'
+          : 'scanned'
+      : undefined,
+  };
+}
