@@ -24,7 +24,7 @@ import * as m0018 from './migrations/0018_fold_final_sigma.ts';
 import * as m0019 from './migrations/0019_covering_employee_indexes.ts';
 import * as m0020 from './migrations/0020_group_window_indexes.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
-import { isConnectionRefused, isSchemaMissing } from './unavailable.ts';
+import { isConnectionRefused, isPermissionDenied, isSchemaMissing } from './unavailable.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
 // from dist/ after a build.
@@ -94,8 +94,21 @@ async function recordedMigrations(db: Db): Promise<string[]> {
     return rows.map((row) => row.name);
   } catch (error) {
     if (isSchemaMissing(error)) return [];
-    throw error;
+    throw await explainedDenial(db, error);
   }
+}
+
+/**
+ * PostgreSQL's "permission denied for table kysely_migration" said what the operator has to do:
+ * the tables belong to another role, the one that ran the first `cdapi migrate` (`postgres`,
+ * say), and this login may not even read which migrations ran. Any other error as it is.
+ */
+async function explainedDenial(db: Db, error: unknown): Promise<unknown> {
+  if (!isPermissionDenied(error)) return error;
+  const { rows } = await sql<{ login: string }>`select current_user as login`.execute(db);
+  return new Error(
+    `the database does not let its login ${rows[0]?.login} read kysely_migration, the table where cdapi records its migrations: the tables belong to the role that ran cdapi migrate; give them to this login (docs/production.md, "PostgreSQL: the database and its roles")`,
+  );
 }
 
 /**
@@ -149,10 +162,11 @@ export async function ensureSchema(handle: DatabaseHandle): Promise<void> {
     await migrateDatabase(handle);
     return;
   }
-  const migrations = await new Migrator({
-    db: handle.db,
-    provider: migrationProvider,
-  }).getMigrations();
+  const migrations = await new Migrator({ db: handle.db, provider: migrationProvider })
+    .getMigrations()
+    .catch(async (error: unknown) => {
+      throw await explainedDenial(handle.db, error);
+    });
   const pending = migrations.filter((m) => m.executedAt === undefined).length;
   if (pending > 0) {
     throw new SchemaOutdatedError(

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { ServerConfig } from '../../src/config.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
 import { insertApiKey } from '../../src/db/keys.queries.ts';
+import { ensureSchema, migrateToLatest } from '../../src/db/migrate.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
@@ -185,6 +186,28 @@ if (postgres?.skip) {
         200,
       );
       assert.equal((await server.app.inject({ url: '/readyz' })).statusCode, 200);
+    });
+
+    it('names the fix when its login may not read the migration table (another role migrated)', async (t) => {
+      const database = await useDatabase(t, 'postgres');
+      // The role an operator made for the service, while `cdapi migrate` ran as postgres.
+      const role = `cdapi_test_owner_${process.pid}_${Date.now()}`;
+      await adminQuery(`create role ${role} login`);
+      t.after(() => adminQuery(`drop role ${role}`));
+      await sql`grant usage on schema public to ${sql.id(role)}`.execute(database.handle.db);
+      const url = new URL(database.url);
+      url.username = role;
+      url.password = '';
+      const login = openDatabase({ dialect: 'postgres', url: url.toString() });
+      t.after(() => login.close());
+      const explained = new RegExp(
+        `^the database does not let its login ${role} read kysely_migration, .* give them to this login \\(docs/production.md, "PostgreSQL: the database and its roles"\\)$`,
+      );
+      // Every command's check at start (cdapi serve's too), and cdapi migrate.
+      await assert.rejects(ensureSchema(login), { message: explained });
+      await assert.rejects(migrateToLatest(login.db), { message: explained });
+      await sql`grant select on kysely_migration to ${sql.id(role)}`.execute(database.handle.db);
+      await ensureSchema(login);
     });
 
     it('answers a change-feed cursor ahead of the replica from the primary (another replica gave it)', async (t) => {
