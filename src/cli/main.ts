@@ -63,9 +63,18 @@ const program = new Command('cdapi')
   .description('Company Data API: the read-only HR data service and its administration.')
   .version(VERSION, '-V, --version', 'print the version')
   .showSuggestionAfterError()
-  // Commander's own usage errors (`error: …`) take the same one-line form as every other.
+  // Commander's own usage errors (`error: …`) take the same one-line form as every other; a
+  // value they quote shows its control characters escaped (`'a\nb'`), never as a line break
+  // or a terminal's escape sequence.
   .configureOutput({
-    outputError: (message) => printFailure(message.replace(/^error: /, '')),
+    outputError: (message) =>
+      printFailure(
+        message
+          .replace(/^error: /, '')
+          .replace(/'[^']*'/g, (quoted) =>
+            quoted.replace(/\p{Cc}/gu, (c) => JSON.stringify(c).slice(1, -1)),
+          ),
+      ),
     // Only help shown for a failure comes here (`cdapi keys` without its command): kept, and
     // replaced by one line below, as every other failure is. It may come in parts (the text
     // added after commander's own, with examples).

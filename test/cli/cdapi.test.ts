@@ -410,12 +410,21 @@ describeEachDialect('cdapi CLI', (dialect) => {
           ['keys', 'create', '--company', '1'],
           /^cdapi: required option '--name <label>' not specified\n$/,
         ],
-        ...['a\nb', 'tab\there', '\u001b[31mred', ' ', 'x'.repeat(101)].map(
-          (name): [string[], RegExp] => [
-            ['keys', 'create', '--company', '1', '--name', name],
-            /^cdapi: option '--name <label>' argument '.*' is invalid\. must be 1 to 100 characters, not blank, without control characters \(line breaks, tabs\) or lone surrogates \(\\ud800\)\.\n$/s,
-          ],
-        ),
+        // The label quoted with its control characters escaped: one line, no terminal codes.
+        ...(
+          [
+            ['a\nb', 'a\\nb'],
+            ['tab\there', 'tab\\there'],
+            ['\u001b[31mred', '\\u001b[31mred'],
+            [' ', ' '],
+            ['x'.repeat(101), 'x'.repeat(101)],
+          ] as [string, string][]
+        ).map(([name, shown]): [string[], RegExp] => [
+          ['keys', 'create', '--company', '1', '--name', name],
+          new RegExp(
+            `^cdapi: option '--name <label>' argument '${shown.replace(/[\\[\]]/g, '\\$&')}' is invalid\\. must be 1 to 100 characters, not blank, without control characters \\(line breaks, tabs\\) or lone surrogates \\(\\\\ud800\\)\\.\\n$`,
+          ),
+        ]),
         [['import'], /^cdapi: missing required argument 'file'\n$/],
         [['frobnicate'], /^cdapi: unknown command 'frobnicate'\n$/],
         [['imprt', 'x.ndjson'], /^cdapi: unknown command 'imprt' \(Did you mean import\?\)\n$/],
