@@ -117,7 +117,8 @@ const optionalNumber = (value: string | null): number | null =>
  * each request is one Lua script, which Redis runs atomically.
  *
  * When Redis cannot be reached the service keeps answering: each instance falls back to its
- * own in-process limits (so N instances allow up to N × the limit), logs one warning, and
+ * own in-process limits, which hold the requests Redis granted it too (so N instances allow up
+ * to N × the limit in a window, counting what was granted before the outage), logs one warning, and
  * `/readyz` reports `degraded`. Once ioredis has reconnected (its own capped backoff), or a
  * frozen Redis answers a PING again, the store switches back and logs the recovery.
  */
@@ -241,7 +242,12 @@ export class RedisRateLimitStore implements RateLimitStore {
           record ? `${this.instanceId}:${this.sequence}` : '',
         );
         this.markReachable();
-        return this.decision(reply, limits, nowMs);
+        const decision = this.decision(reply, limits, nowMs);
+        // The fallback holds what Redis granted this instance too, so an outage starts each
+        // instance's own windows from its own share, not from empty: N instances allow N × the
+        // limit in all, not N × on top of what was already used.
+        if (record && decision.allowed) await this.fallback.consume(keyId, limits, nowMs);
+        return decision;
       } catch (error) {
         this.markUnreachable(error);
         this.skipRedisUntil = Date.now() + this.retryAfterFailureMs;
