@@ -38,7 +38,11 @@ const expenseProperties = {
   title: Type.String(),
   description: NullableString,
   amount: Money('Decimal amount in `currency`.'),
-  currency: Type.String({ description: 'ISO 4217 code.', examples: ['TRY'] }),
+  currency: Type.String({
+    description:
+      'Three capital letters, as imported: an ISO 4217 code, or one outside its list kept as the export gave it.',
+    examples: ['TRY'],
+  }),
   tax_amount: Money('Decimal tax included in `amount`.'),
   expense_date: DateString,
   merchant_name: Type.String(),

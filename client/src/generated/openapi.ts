@@ -491,7 +491,7 @@ export interface components {
              */
             amount: number;
             /**
-             * @description ISO 4217 code.
+             * @description Three capital letters, as imported: an ISO 4217 code, or one outside its list kept as the export gave it.
              * @example TRY
              */
             currency: string;
@@ -549,7 +549,7 @@ export interface components {
              */
             amount: number;
             /**
-             * @description ISO 4217 code.
+             * @description Three capital letters, as imported: an ISO 4217 code, or one outside its list kept as the export gave it.
              * @example TRY
              */
             currency: string;
