@@ -2,11 +2,11 @@ import type { EmployeeStatus } from '../domain.ts';
 import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
 import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
-import { walkedPage } from './list-pages.ts';
 import { type ListSource, offsetOf, type PageRequest, type SortOrder } from './list-source.ts';
 import { type Page, pageOf, rowsOf } from './pagination.ts';
 import { oneOfIds, preparedQuery } from './plan-once.ts';
 import { matchesSearch, type SearchedTable } from './search.ts';
+import { walkedPage } from './walked-pages.ts';
 
 export interface EmployeeFilters {
   status?: EmployeeStatus[];

@@ -1,13 +1,7 @@
 import { cachedCount } from './derived-cache.ts';
+import { countedPage, gatheredPage } from './gathered-pages.ts';
 import { indexedBy } from './index-hints.ts';
-import {
-  type AnyQuery,
-  countedPage,
-  type Gathering,
-  gatheredPage,
-  sampledPage,
-  walkedPage,
-} from './list-pages.ts';
+import type { AnyQuery } from './list-order.ts';
 import { columnSamples } from './list-samples-load.ts';
 import { keptGroups, rankAt, sampleKey } from './list-samples-lookup.ts';
 import { type ListOrder, type ListSource, offsetOf, type PageRequest } from './list-source.ts';
@@ -15,11 +9,13 @@ import { type SampledFilter, sampledTotal, samplesOf } from './sampled-filters.t
 import { orderIndex, SAMPLE_INTERVAL, type SampledListName } from './sampled-lists.ts';
 import { isPostgres } from './search.ts';
 import { companyRows, seekBounds, sortBounds } from './sort-bounds.ts';
+import { type Gathering, sampledPage, walkedPage } from './walked-pages.ts';
 import { windowRanks } from './window-ranks.ts';
 
 /**
  * A list's page and its meta as the API returns them, and how `listPage` chooses to read a page
- * of a long list: from its samples, gathered, or walked (the ways themselves: list-pages.ts).
+ * of a long list: from its samples, gathered, or walked (the ways themselves:
+ * walked-pages.ts and gathered-pages.ts).
  */
 
 export interface PaginationMeta {

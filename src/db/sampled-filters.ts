@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { cachedCount, keyOf } from './derived-cache.ts';
 import { indexedBy } from './index-hints.ts';
-import type { AnyQuery } from './list-pages.ts';
+import type { AnyQuery } from './list-order.ts';
 import {
   columnSamples,
   type ListSamples,

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import { type AnyQuery, fromMatched } from './list-pages.ts';
+import { fromMatched } from './gathered-pages.ts';
+import type { AnyQuery } from './list-order.ts';
 import type { ColumnSamples } from './list-samples-load.ts';
 import type { ListOrder, ListSource, SortBounds } from './list-source.ts';
 import { SAMPLED_LISTS, type SampledListName } from './sampled-lists.ts';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { DAY_MS } from '../time.ts';
 import { indexedBy } from './index-hints.ts';
-import type { AnyQuery, RankedSamples } from './list-pages.ts';
+import type { AnyQuery } from './list-order.ts';
 import {
   columnSamples,
   type ListSamples,
@@ -20,6 +20,7 @@ import {
   type SampledListName,
 } from './sampled-lists.ts';
 import { isPostgres } from './search.ts';
+import type { RankedSamples } from './walked-pages.ts';
 
 /**
  * A page of a date window or `updated_since` placed from the list's samples: their month counts

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
-import { ANCHOR_INTERVAL, countedPage, walkedPage } from '../../src/db/list-pages.ts';
+import { countedPage } from '../../src/db/gathered-pages.ts';
+import { ANCHOR_INTERVAL } from '../../src/db/list-anchors.ts';
 import type { ListOrder } from '../../src/db/list-source.ts';
+import { walkedPage } from '../../src/db/walked-pages.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';

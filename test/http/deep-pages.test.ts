@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { ANCHOR_INTERVAL } from '../../src/db/list-pages.ts';
+import { ANCHOR_INTERVAL } from '../../src/db/list-anchors.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import { category, company, employee, expense, leave, leaveType } from '../helpers/records.ts';
