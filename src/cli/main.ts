@@ -43,15 +43,30 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 /**
+ * Characters a reason may quote from what it was given (an option's value, a path) that must
+ * not reach a terminal as they are: control characters (a carriage return, an escape sequence's
+ * start, C1's too), the line and paragraph separators, and the bidirectional overrides.
+ */
+const UNPRINTABLE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** `\t`, `\r`, `\u001b`: a character as a JavaScript string literal writes it. */
+const escaped = (c: string): string => {
+  const json = JSON.stringify(c).slice(1, -1);
+  return json.length > 1 ? json : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+};
+
+/**
  * Every failure ends as one line on stderr and a non-zero exit code: `cdapi: reason`, or with
- * --json `{"error": reason, …details}` (an import error names its line and field there).
+ * --json `{"error": reason, …details}` (an import error names its line and field there). Its
+ * line breaks join its parts; any other unprintable character is written escaped.
  */
 function printFailure(message: string, details: Record<string, unknown> = {}): void {
   const line = message
     .split('\n')
     .map((part) => part.trim())
     .filter(Boolean)
-    .join(' ');
+    .join(' ')
+    .replace(UNPRINTABLE, escaped);
   process.stderr.write(
     jsonOutput ? `${JSON.stringify({ error: line, ...details })}\n` : `cdapi: ${line}\n`,
   );
@@ -64,16 +79,14 @@ const program = new Command('cdapi')
   .version(VERSION, '-V, --version', 'print the version')
   .showSuggestionAfterError()
   // Commander's own usage errors (`error: …`) take the same one-line form as every other; a
-  // value they quote shows its control characters escaped (`'a\nb'`), never as a line break
-  // or a terminal's escape sequence.
+  // line break in a value they quote shows as `\n` (`'a\nb'`), not as the space that joins
+  // the parts of a reason (a value holding an apostrophe may still show it so).
   .configureOutput({
     outputError: (message) =>
       printFailure(
         message
           .replace(/^error: /, '')
-          .replace(/'[^']*'/g, (quoted) =>
-            quoted.replace(/\p{Cc}/gu, (c) => JSON.stringify(c).slice(1, -1)),
-          ),
+          .replace(/'[^']*'/g, (quoted) => quoted.replace(/[\n\r]/g, escaped)),
       ),
     // Only help shown for a failure comes here (`cdapi keys` without its command): kept, and
     // replaced by one line below, as every other failure is. It may come in parts (the text

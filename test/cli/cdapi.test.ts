@@ -425,6 +425,24 @@ describeEachDialect('cdapi CLI', (dialect) => {
             `^cdapi: option '--name <label>' argument '${shown.replace(/[\\[\]]/g, '\\$&')}' is invalid\\. must be 1 to 100 characters, not blank, without control characters \\(line breaks, tabs\\) or lone surrogates \\(\\\\ud800\\)\\.\\n$`,
           ),
         ]),
+        // Escaped wherever a reason quotes them: after an apostrophe, in the project's own words.
+        [
+          ['keys', 'create', '--company', "it's\u001b[31mRED\r", '--name', 'x'],
+          /^cdapi: option '--company <id>' argument 'it's\\u001b\[31mRED\\r' is invalid\. [^\u001b\r]*\n$/,
+        ],
+        [
+          [
+            'keys',
+            'create',
+            '--company',
+            '1',
+            '--name',
+            'x',
+            '--scopes',
+            '\u001b[31mX\u0085\u202e',
+          ],
+          /unknown scope "\\u001b\[31mX\\u0085\\u202e"[^\u001b\u0085\u202e]*\n$/,
+        ],
         [['import'], /^cdapi: missing required argument 'file'\n$/],
         [['frobnicate'], /^cdapi: unknown command 'frobnicate'\n$/],
         [['imprt', 'x.ndjson'], /^cdapi: unknown command 'imprt' \(Did you mean import\?\)\n$/],
