@@ -99,15 +99,16 @@ async function recordedMigrations(db: Db): Promise<string[]> {
 }
 
 /**
- * PostgreSQL's "permission denied for table kysely_migration" said what the operator has to do:
- * the tables belong to another role, the one that ran the first `cdapi migrate` (`postgres`,
- * say), and this login may not even read which migrations ran. Any other error as it is.
+ * PostgreSQL's "permission denied for table kysely_migration" said nothing of what the operator
+ * has to do: most likely the tables belong to another role, the one that ran the first `cdapi
+ * migrate` (`postgres`, say), and this login may not even read which migrations ran (a revoked
+ * grant gives the same error). Any other error as it is.
  */
 async function explainedDenial(db: Db, error: unknown): Promise<unknown> {
   if (!isPermissionDenied(error)) return error;
   const { rows } = await sql<{ login: string }>`select current_user as login`.execute(db);
   return new Error(
-    `the database does not let its login ${rows[0]?.login} read kysely_migration, the table where cdapi records its migrations: the tables belong to the role that ran cdapi migrate; give them to this login (docs/production.md, "PostgreSQL: the database and its roles")`,
+    `the database does not let its login ${JSON.stringify(rows[0]?.login)} read kysely_migration, the table where cdapi records its migrations: most likely the tables belong to another role, the one that ran cdapi migrate; give them to this login (docs/production.md, "PostgreSQL: the database and its roles")`,
   );
 }
 

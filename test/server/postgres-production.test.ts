@@ -201,7 +201,7 @@ if (postgres?.skip) {
       const login = openDatabase({ dialect: 'postgres', url: url.toString() });
       t.after(() => login.close());
       const explained = new RegExp(
-        `^the database does not let its login ${role} read kysely_migration, .* give them to this login \\(docs/production.md, "PostgreSQL: the database and its roles"\\)$`,
+        `^the database does not let its login "${role}" read kysely_migration, .* most likely the tables belong to another role, .* give them to this login \\(docs/production.md, "PostgreSQL: the database and its roles"\\)$`,
       );
       // Every command's check at start (cdapi serve's too), and cdapi migrate.
       await assert.rejects(ensureSchema(login), { message: explained });
