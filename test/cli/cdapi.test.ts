@@ -428,7 +428,7 @@ describeEachDialect('cdapi CLI', (dialect) => {
         // Escaped wherever a reason quotes them: after an apostrophe, in the project's own words.
         [
           ['keys', 'create', '--company', "it's\u001b[31mRED\r", '--name', 'x'],
-          /^cdapi: option '--company <id>' argument 'it's\\u001b\[31mRED\\r' is invalid\. [^\u001b\r]*\n$/,
+          /^cdapi: option '--company <id>' argument 'it's\\u001b\[31mRED\\r' is invalid\. [^\p{Cc}]*\n$/u,
         ],
         [
           [
@@ -441,7 +441,7 @@ describeEachDialect('cdapi CLI', (dialect) => {
             '--scopes',
             '\u001b[31mX\u0085\u202e',
           ],
-          /unknown scope "\\u001b\[31mX\\u0085\\u202e"[^\u001b\u0085\u202e]*\n$/,
+          /unknown scope "\\u001b\[31mX\\u0085\\u202e"[^\p{Cc}\u202e]*\n$/u,
         ],
         [['import'], /^cdapi: missing required argument 'file'\n$/],
         [['frobnicate'], /^cdapi: unknown command 'frobnicate'\n$/],
