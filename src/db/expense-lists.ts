@@ -164,6 +164,10 @@ const DATED_SEARCH_TEXTS = 500;
  */
 const TESTED_DATED_ROW = 14;
 
+/** The index that reads a window's rows, else those of an `updated_since`. */
+const boundsIndex = (filters: ExpenseFilters) =>
+  filters.from || filters.to ? 'expenses_expense_date_list' : 'expenses_updated_at_list';
+
 /**
  * Whether a search within a window or `updated_since` (no named employees) is read by testing
  * the rows in its bounds rather than through its texts' own indexes, which carry the dates
@@ -184,9 +188,9 @@ async function boundsHoldFewer(
   const bounded = filtered(db, companyId, { ...filters, search: undefined })
     .select(sql.lit(1).as('one'))
     .limit(probed);
-  const index =
-    filters.from || filters.to ? 'expenses_expense_date_list' : 'expenses_updated_at_list';
-  const probe = db.selectFrom(indexedBy(bounded, index, !isPostgres(db)).as('bounded'));
+  const probe = db.selectFrom(
+    indexedBy(bounded, boundsIndex(filters), !isPostgres(db)).as('bounded'),
+  );
   return (await cachedCount(source.derived, companyId, version, probe)) < probed;
 }
 
@@ -228,21 +232,17 @@ export async function expenseListQueries(
     search && !byTexts && !boundsTested && (texts?.length ?? 0) <= SEARCHED_TEXTS
       ? trigramTexts(search, texts)
       : null;
+  const carrying =
+    textsCounted && texts ? carryingTexts(source.db, companyId, filters, texts) : null;
   const datedCount =
-    dated && textsCounted && texts
-      ? (version: number) =>
-          cachedCount(
-            source.derived,
-            companyId,
-            version,
-            carryingTexts(source.db, companyId, filters, texts),
-          )
+    dated && carrying
+      ? (version: number) => cachedCount(source.derived, companyId, version, carrying)
       : undefined;
   return {
     list: 'expenses',
     matching:
-      byTexts && texts
-        ? carryingTexts(source.db, companyId, filters, texts)
+      byTexts && carrying
+        ? carrying
         : filtered(source.db, companyId, filters, {
             rowByRow: boundsTested,
             trigramTexts: shortTexts,
@@ -255,19 +255,17 @@ export async function expenseListQueries(
       ? null
       : filters.employeeIds
         ? 'expenses_employee_id_id'
-        : window
-          ? 'expenses_expense_date_list'
-          : filters.updatedSince
-            ? 'expenses_updated_at_list'
-            : search
-              ? null
-              : 'expenses_id_list',
+        : dated
+          ? boundsIndex(filters)
+          : search
+            ? null
+            : 'expenses_id_list',
     // A search of any length: one or two letters are not in the trigram index, but few matches
     // are still gathered in one pass over the company's rows, where a walk in another order
     // looks each row up (a rare two-letter text walked the whole company, 1.5 s).
     selective: Boolean(filters.employeeIds || filters.search || window || filters.updatedSince),
     fewMatches: Boolean(filters.employeeIds),
-    boundable: !filters.employeeIds && Boolean(window || filters.updatedSince),
+    boundable: dated,
     filtersBoundSortColumn,
     sampled: sampledFilterOf(
       filters,
