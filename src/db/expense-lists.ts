@@ -11,7 +11,7 @@ import {
 } from './expense-texts.ts';
 import { indexedBy } from './index-hints.ts';
 import type { ListSource } from './list-source.ts';
-import type { ListQueries } from './pagination.ts';
+import { GATHER_LIMIT, type ListQueries } from './pagination.ts';
 import { sampledFilterOf } from './sampled-filters.ts';
 import {
   containsSearch,
@@ -169,17 +169,17 @@ const boundsIndex = (filters: ExpenseFilters) =>
   filters.from || filters.to ? 'expenses_expense_date_list' : 'expenses_updated_at_list';
 
 /**
- * Whether a search within a window or `updated_since` (no named employees) is read by testing
- * the rows in its bounds rather than through its texts' own indexes, which carry the dates
- * (`carryingTexts`): when the bounds hold fewer rows of the statuses and categories asked for
- * than the rows carrying its texts (of any) over TESTED_DATED_ROW, as a day's window of a broad
- * search does. A probe reads at most that many entries of the bounds' index.
+ * How many rows of the statuses and categories asked for a search's window or `updated_since`
+ * (no named employees) holds, when those rows are to be tested rather than the search read
+ * through its texts' own indexes, which carry the dates (`carryingTexts`): when they are fewer
+ * than the rows carrying its texts (of any) over TESTED_DATED_ROW, as in a day's window of a
+ * broad search. Else null. A probe reads at most that many entries of the bounds' index.
  */
-async function boundsHoldFewer(
+async function fewRowsInBounds(
   source: ListSource,
   companyId: number,
   filters: ExpenseFilters & { search: string },
-): Promise<boolean> {
+): Promise<number | null> {
   const { db } = source;
   const version = await source.version();
   // The texts' indexes are read for every status and category (those follow the text and id).
@@ -191,7 +191,8 @@ async function boundsHoldFewer(
   const probe = db.selectFrom(
     indexedBy(bounded, boundsIndex(filters), !isPostgres(db)).as('bounded'),
   );
-  return (await cachedCount(source.derived, companyId, version, probe)) < probed;
+  const rows = await cachedCount(source.derived, companyId, version, probe);
+  return rows < probed ? rows : null;
 }
 
 /**
@@ -218,12 +219,14 @@ export async function expenseListQueries(
     ? await searchedTexts(source.db, companyId, search, dated ? DATED_SEARCH_TEXTS : undefined)
     : null;
   // A search without named employees is read by its texts' indexes (see `carryingTexts`),
-  // unless its date bounds hold few rows (see `boundsHoldFewer`), which are then tested; one
+  // unless its date bounds hold few rows (see `fewRowsInBounds`), which are then tested; one
   // that no text contains matches nothing, as its count says before a page is read.
   const found = texts !== null && texts.length > 0 && !filters.employeeIds;
-  const boundsTested = Boolean(
-    search && dated && found && (await boundsHoldFewer(source, companyId, { ...filters, search })),
-  );
+  const rowsInBounds =
+    search && dated && found
+      ? await fewRowsInBounds(source, companyId, { ...filters, search })
+      : null;
+  const boundsTested = rowsInBounds !== null;
   const textsCounted = found && !boundsTested;
   // The texts' rows have no order of their own: a walk from a filter's bound on the sort column
   // is read through that column's index (see `seekBounds`), and only counted by the texts.
@@ -264,9 +267,14 @@ export async function expenseListQueries(
     // are still gathered in one pass over the company's rows, where a walk in another order
     // looks each row up (a rare two-letter text walked the whole company, 1.5 s).
     selective: Boolean(filters.employeeIds || filters.search || window || filters.updatedSince),
-    fewMatches: Boolean(filters.employeeIds),
+    // Tested rows few enough that the page is gathered are read once for it and its total.
+    fewMatches:
+      Boolean(filters.employeeIds) || (rowsInBounds !== null && rowsInBounds <= GATHER_LIMIT),
     boundable: dated,
     filtersBoundSortColumn,
+    unsearched: search
+      ? filtered(source.db, companyId, { ...filters, search: undefined })
+      : undefined,
     sampled: sampledFilterOf(
       filters,
       filters.categoryIds,

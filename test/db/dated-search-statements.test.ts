@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { listExpenses } from '../../src/db/expenses.queries.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { useDatabase, useTempDir } from '../helpers/databases.ts';
+import { loggedListSource } from '../helpers/list-source.ts';
+import { category, company, employee, expense, writeNdjson } from '../helpers/records.ts';
+
+/**
+ * What an expense search within date bounds asks SQLite (whose statements the test sees; the
+ * pages of every way are checked against testing every row on both databases in
+ * test/http/dated-searches): a walk from a filter's bound on the sort column starts at the
+ * first or last row of the other filters, not at the search's first match sought through the
+ * search; and rows in bounds few enough to be gathered are read once for the page and its total.
+ */
+const DAY = 86_400_000;
+const dayOf = (days: number) => new Date(Date.UTC(2025, 0, 1) + days * DAY).toISOString();
+const MERCHANTS = ['Yellow Cab', 'IKEA', 'Migros', 'Deutsche Bahn'];
+
+const expenses = Array.from({ length: 400 }, (_, i) =>
+  expense(1, i + 1, 1, 1, {
+    title: `Trip ${i % 20}`,
+    merchant_name: MERCHANTS[i % MERCHANTS.length],
+    expense_date: dayOf(i).slice(0, 10),
+    created_at: dayOf(i),
+    updated_at: dayOf((i * 7) % 400),
+    amount: `${(i * 53) % 300}.50`,
+  }),
+);
+
+async function loggedSource(t: Parameters<typeof useDatabase>[0]) {
+  const { handle } = await useDatabase(t, 'sqlite');
+  if (handle.dialect !== 'sqlite') throw new Error('a SQLite suite');
+  const dir = useTempDir(t);
+  const records = [company(1), employee(1, 1), category(1, 1), ...expenses];
+  await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
+  return loggedListSource(handle.sqlite);
+}
+
+const urls = { receiptUrl: () => '' };
+const searched = (text: string) =>
+  text.includes('expenses_search') || text.includes(' like ') || text.includes('_folded');
+
+it('a walk from the bound of updated_since on updated_at seeks its ends without the search (SQLite)', async (t) => {
+  const { source, statements } = await loggedSource(t);
+  const updatedSince = dayOf(100);
+  const matches = expenses
+    .filter((e) => e.merchant_name === 'Yellow Cab' && e.updated_at >= updatedSince)
+    .sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
+  for (const direction of ['asc', 'desc'] as const) {
+    const page = await listExpenses(
+      source,
+      1,
+      { search: 'cab', updatedSince },
+      { field: 'updated_at', direction },
+      { page: 2, perPage: 10 },
+      urls,
+    );
+    const ordered = direction === 'asc' ? matches : [...matches].reverse();
+    assert.equal(page.meta.total, matches.length);
+    assert.deepEqual(
+      page.data.map((row) => row.id),
+      ordered.slice(10, 20).map((e) => e.id),
+    );
+  }
+  const ends = statements.filter((text) => text.includes('as "value"') && text.includes('limit'));
+  assert.ok(ends.length > 0, 'the walk seeks its ends');
+  for (const text of ends) assert.ok(!searched(text), `an end sought through the search: ${text}`);
+});
+
+it('a broad search in a day’s window reads its few rows once for the page and its total (SQLite)', async (t) => {
+  const { source, statements } = await loggedSource(t);
+  // "i" is in every title: a day's window holds fewer rows than its texts over the ratio.
+  const day = dayOf(200).slice(0, 10);
+  const matches = expenses.filter((e) => e.expense_date >= day && e.expense_date <= dayOf(202));
+  const page = await listExpenses(
+    source,
+    1,
+    { search: 'i', from: day, to: dayOf(202).slice(0, 10) },
+    { field: 'amount', direction: 'asc' },
+    { page: 1, perPage: 10 },
+    urls,
+  );
+  assert.equal(page.meta.total, matches.length);
+  assert.deepEqual(
+    page.data.map((row) => row.id),
+    matches
+      .sort((a, b) => Number.parseFloat(a.amount) - Number.parseFloat(b.amount) || a.id - b.id)
+      .map((e) => e.id),
+  );
+  const tested = statements.filter((text) => text.includes(' like ') && text.includes('"x"'));
+  assert.equal(tested.length, 1, `the rows in the window tested once: ${tested.join('\n')}`);
+  assert.match(tested[0] as string, /count\(\*\) over \(\)/);
+});
