@@ -500,6 +500,19 @@ describeEachDialect('GET /changes', (dialect) => {
     assert.ok(!summary(all.entries).includes('delete expense 2'));
   });
 
+  it('gives back the cursor sent when nothing is new, also after the feed forgot deletions', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    await api.load([...smallCompany(1, 0), expense(1, 2, 1, 1), expense(1, 3, 1, 1)]);
+    const key = await api.createKey(1);
+    const { cursor } = await readAll(api, key);
+    await api.load([{ type: 'delete', resource: 'expense', company_id: 1, id: 2 }]);
+    await api.load([expense(1, 3, 1, 1, { title: 'Later' })], { changesRetentionDays: 0 });
+    // Nothing new for a reader of employees: the cursor it sent, as it sent it.
+    const employees = await api.get(`/changes?after=${cursor}&resources=employee`, key);
+    assert.equal(employees.status, 200, employees.body);
+    assert.deepEqual(employees.json, { data: [], meta: { next_cursor: cursor, has_more: false } });
+  });
+
   it('answers 410 for a cursor from before deletions an instance of a release before 0015 forgot', async (t) => {
     const api = await useApi(t, dialect, { records: [] });
     await api.load([...smallCompany(1, 0), expense(1, 2, 1, 1), expense(1, 3, 1, 1)]);
