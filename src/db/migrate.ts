@@ -24,6 +24,7 @@ import * as m0018 from './migrations/0018_fold_final_sigma.ts';
 import * as m0019 from './migrations/0019_covering_employee_indexes.ts';
 import * as m0020 from './migrations/0020_group_window_indexes.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
+import { isPostgres } from './search.ts';
 import { isConnectionRefused, isPermissionDenied, isSchemaMissing } from './unavailable.ts';
 
 // Listed statically (not read from the folder) so they run the same from src/ under tsx and
@@ -93,9 +94,30 @@ async function recordedMigrations(db: Db): Promise<string[]> {
       select name from kysely_migration order by name`.execute(db);
     return rows.map((row) => row.name);
   } catch (error) {
-    if (isSchemaMissing(error)) return [];
-    throw await explainedDenial(db, error);
+    if (!isSchemaMissing(error)) throw await explainedDenial(db, error);
+    const unusable = await unusableSchema(db);
+    if (unusable) throw unusable;
+    return [];
   }
+}
+
+/**
+ * A PostgreSQL login without `USAGE` on the schema that holds cdapi's tables sees none of them:
+ * told that every migration is pending, it would run `cdapi migrate`, which cannot make them
+ * either. Null where no schema the login may not use holds a `kysely_migration` (and on SQLite).
+ */
+async function unusableSchema(db: Db): Promise<Error | null> {
+  if (!isPostgres(db)) return null;
+  const { rows } = await sql<{ schema: string; login: string }>`
+    select n.nspname as schema, current_user as login
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where c.relname = 'kysely_migration' and not has_schema_privilege(n.oid, 'USAGE')
+     order by n.nspname limit 1`.execute(db);
+  const row = rows[0];
+  if (!row) return null;
+  return new Error(
+    `the database does not let its login ${JSON.stringify(row.login)} use the schema ${JSON.stringify(row.schema)}, which holds cdapi's tables: grant it USAGE on that schema (docs/production.md, "PostgreSQL: the database and its roles")`,
+  );
 }
 
 /**
@@ -169,6 +191,10 @@ export async function ensureSchema(handle: DatabaseHandle): Promise<void> {
       throw await explainedDenial(handle.db, error);
     });
   const pending = migrations.filter((m) => m.executedAt === undefined).length;
+  if (pending === migrations.length) {
+    const unusable = await unusableSchema(handle.db);
+    if (unusable) throw unusable;
+  }
   if (pending > 0) {
     throw new SchemaOutdatedError(
       `the database schema is not up to date (${pending} pending): run cdapi migrate`,

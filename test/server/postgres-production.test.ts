@@ -210,6 +210,31 @@ if (postgres?.skip) {
       await ensureSchema(login);
     });
 
+    it('names the fix when its login may not use the schema of the tables', async (t) => {
+      const database = await useDatabase(t, 'postgres');
+      const role = `cdapi_test_schema_${process.pid}_${Date.now()}`;
+      await adminQuery(`create role ${role} login`);
+      t.after(() => adminQuery(`drop role ${role}`));
+      // The default grants USAGE on public to every role: taken back, the tables are unseen.
+      await sql`revoke usage on schema public from public`.execute(database.handle.db);
+      await sql`grant select on all tables in schema public to ${sql.id(role)}`.execute(
+        database.handle.db,
+      );
+      const url = new URL(database.url);
+      url.username = role;
+      url.password = '';
+      const login = openDatabase({ dialect: 'postgres', url: url.toString() });
+      t.after(() => login.close());
+      const explained = new RegExp(
+        `^the database does not let its login "${role}" use the schema "public", which holds cdapi's tables: grant it USAGE on that schema \\(docs/production.md, "PostgreSQL: the database and its roles"\\)$`,
+      );
+      // It said "20 pending: run cdapi migrate", and cdapi migrate could not make them either.
+      await assert.rejects(ensureSchema(login), { message: explained });
+      await assert.rejects(migrateToLatest(login.db), { message: explained });
+      await sql`grant usage on schema public to ${sql.id(role)}`.execute(database.handle.db);
+      await ensureSchema(login);
+    });
+
     it('answers a change-feed cursor ahead of the replica from the primary (another replica gave it)', async (t) => {
       const { dir, primary, replica } = await primaryAndReplica(t);
       const receipts = new FileReceiptStore(`${dir}/receipts`);
