@@ -45,6 +45,28 @@ async function createKey(database: TestDatabase): Promise<{ id: number; key: str
 }
 
 /** Two databases holding the same company: a primary and a replica of it. */
+/**
+ * A role made for the test (dropped after the databases, whose drop takes its privileges with
+ * them: hooks run in turn), and the URL of `databaseUrl` with it as the login.
+ */
+async function testRole(t: TestContext, name: string, databaseUrl: string) {
+  const role = `cdapi_test_${name}_${process.pid}_${Date.now()}`;
+  await adminQuery(`create role ${role} login`);
+  t.after(() => adminQuery(`drop role ${role}`));
+  const url = new URL(databaseUrl);
+  url.username = role;
+  url.password = '';
+  return { role, url: url.toString() };
+}
+
+/** A connection to `databaseUrl` as a role made for the test (see `testRole`). */
+async function loginAs(t: TestContext, name: string, databaseUrl: string) {
+  const { role, url } = await testRole(t, name, databaseUrl);
+  const login = openDatabase({ dialect: 'postgres', url });
+  t.after(() => login.close());
+  return { role, login };
+}
+
 async function primaryAndReplica(t: TestContext) {
   const dir = useTempDir(t);
   const primary = await useDatabase(t, 'postgres');
@@ -145,22 +167,16 @@ if (postgres?.skip) {
       const { dir, primary, replica } = await primaryAndReplica(t);
       const { key } = await createKey(primary);
       // A read-only role the default privileges missed a table for.
-      const role = `cdapi_test_ro_${process.pid}_${Date.now()}`;
-      await adminQuery(`create role ${role} login`);
-      // After the databases, whose drop takes the role's privileges with them (hooks run in turn).
-      t.after(() => adminQuery(`drop role ${role}`));
+      const { role, url } = await testRole(t, 'ro', replica.url);
       await sql`grant usage on schema public to ${sql.id(role)}`.execute(replica.handle.db);
       await sql`grant select on all tables in schema public to ${sql.id(role)}`.execute(
         replica.handle.db,
       );
       await sql`revoke select on leaves from ${sql.id(role)}`.execute(replica.handle.db);
-      const url = new URL(replica.url);
-      url.username = role;
-      url.password = '';
       const server = await started(
         t,
         testServerConfig(primary, dir, {
-          readDatabase: { dialect: 'postgres', url: url.toString() },
+          readDatabase: { dialect: 'postgres', url },
         }),
       );
       const headers = { authorization: `Bearer ${key}` };
@@ -191,15 +207,8 @@ if (postgres?.skip) {
     it('names the fix when its login may not read the migration table (another role migrated)', async (t) => {
       const database = await useDatabase(t, 'postgres');
       // The role an operator made for the service, while `cdapi migrate` ran as postgres.
-      const role = `cdapi_test_owner_${process.pid}_${Date.now()}`;
-      await adminQuery(`create role ${role} login`);
-      t.after(() => adminQuery(`drop role ${role}`));
+      const { role, login } = await loginAs(t, 'owner', database.url);
       await sql`grant usage on schema public to ${sql.id(role)}`.execute(database.handle.db);
-      const url = new URL(database.url);
-      url.username = role;
-      url.password = '';
-      const login = openDatabase({ dialect: 'postgres', url: url.toString() });
-      t.after(() => login.close());
       const explained = new RegExp(
         `^the database does not let its login "${role}" read kysely_migration, .* most likely the tables belong to another role, .* give them to this login \\(docs/production.md, "PostgreSQL: the database and its roles"\\)$`,
       );
@@ -212,19 +221,12 @@ if (postgres?.skip) {
 
     it('names the fix when its login may not use the schema of the tables', async (t) => {
       const database = await useDatabase(t, 'postgres');
-      const role = `cdapi_test_schema_${process.pid}_${Date.now()}`;
-      await adminQuery(`create role ${role} login`);
-      t.after(() => adminQuery(`drop role ${role}`));
+      const { role, login } = await loginAs(t, 'schema', database.url);
       // The default grants USAGE on public to every role: taken back, the tables are unseen.
       await sql`revoke usage on schema public from public`.execute(database.handle.db);
       await sql`grant select on all tables in schema public to ${sql.id(role)}`.execute(
         database.handle.db,
       );
-      const url = new URL(database.url);
-      url.username = role;
-      url.password = '';
-      const login = openDatabase({ dialect: 'postgres', url: url.toString() });
-      t.after(() => login.close());
       const explained = new RegExp(
         `^the database does not let its login "${role}" use the schema "public", which holds cdapi's tables: grant it USAGE on that schema \\(docs/production.md, "PostgreSQL: the database and its roles"\\)$`,
       );
