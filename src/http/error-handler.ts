@@ -94,6 +94,10 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
   if (status >= 400 && status < 500) {
     request.log.debug({ code: error.code, status }, 'client error');
     const body = protocolProblem(status);
+    // A range past the end of a static file says how long the file is (RFC 9110 §15.5.17),
+    // as the plugin that refused it wrote it.
+    const range = (error as { headers?: Record<string, unknown> }).headers?.['Content-Range'];
+    if (status === 416 && typeof range === 'string') reply.header('content-range', range);
     return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
   }
   request.log.error({ err: error }, 'request failed');

@@ -78,7 +78,7 @@ export const ERRORS = {
   range_not_satisfiable: {
     status: 416,
     title: 'Range not satisfiable',
-    when: 'a `Range` past the end of a static file of the reference page',
+    when: 'a `Range` past the end of a static file of the reference page (`Content-Range: bytes */` and its length)',
   },
   validation_failed: {
     status: 422,

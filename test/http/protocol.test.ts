@@ -723,6 +723,8 @@ describe('paths and methods', () => {
         status,
         `${code} is in the registry`,
       );
+      // A range past the end says how long the file is (RFC 9110 §15.5.17).
+      if (status === 416) assert.match(response.headers['content-range'] ?? '', /^bytes \*\/\d+$/);
     }
   });
 
