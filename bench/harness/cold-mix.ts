@@ -22,8 +22,9 @@ import { type MixCompany, makeCall } from '../soak/mix.ts';
  * belongs to a class, reported on its own: deep pages in every sort order, status
  * combinations, date windows, employee lists, `updated_since`, searches of 3–6 and of 1–2
  * characters, look-ups by id, the large company's roster, small companies' lists and the
- * reference lists. Pages are drawn uniformly over each list's real last page (a sync reads
- * every page), so totals are counted from the data while the mix is made.
+ * reference lists; and searches of 1–6 characters within a window or `updated_since` (drawn
+ * apart, see `DATED_SEARCH_SHARE`). Pages are drawn uniformly over each list's real last page
+ * (a sync reads every page), so totals are counted from the data while the mix is made.
  */
 export const MIX_WEIGHTS = {
   'deep-page': 12,
@@ -39,8 +40,18 @@ export const MIX_WEIGHTS = {
   reference: 4,
 } as const;
 
-export type MixClass = keyof typeof MIX_WEIGHTS;
-export const MIX_CLASSES = Object.keys(MIX_WEIGHTS) as MixClass[];
+/**
+ * Searches within a window or `updated_since` came later (2026-12-03): they are drawn with a
+ * random stream of their own, one after about this share of the other requests, so every
+ * other request of a seed's mix stays what it was in the runs before them.
+ */
+const DATED_SEARCH_SHARE = 0.05;
+
+export type MixClass = keyof typeof MIX_WEIGHTS | 'dated-search';
+export const MIX_CLASSES: readonly MixClass[] = [
+  ...(Object.keys(MIX_WEIGHTS) as MixClass[]),
+  'dated-search',
+];
 
 export interface MixRequest {
   class: MixClass;
@@ -175,6 +186,28 @@ function piece(rng: Rng, text: string, length: number): string {
   return chars.slice(start, start + length).join('');
 }
 
+/** From an hour to two years before the latest change, evenly on a log scale. */
+function updatedSince(rng: Rng, data: CompanyData): string {
+  const lookbackMs = 3_600_000 * (730 * 24) ** rng();
+  return new Date(Date.parse(data.lastUpdatedAt) - lookbackMs)
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z');
+}
+
+/** A search of `length` characters of a merchant's name (expenses) or a surname (the others). */
+function searchQuery(rng: Rng, data: CompanyData, target: string, length: number) {
+  const source = target === 'expenses' ? data.merchants : data.surnames;
+  return new URLSearchParams({ search: piece(rng, pick(rng, source), length) });
+}
+
+/** per_page, and one of the first three pages, as an integrator looking for something reads. */
+function searchPage(rng: Rng, query: URLSearchParams): URLSearchParams {
+  query.set('per_page', String(pick(rng, PAGE_SIZES)));
+  const page = int(rng, 1, 3);
+  if (page > 1) query.set('page', String(page));
+  return query;
+}
+
 interface MixContext {
   rng: Rng;
   large: CompanyData;
@@ -226,10 +259,7 @@ async function pathOf(
       return inLarge(listPath(context, list, filter, maybeSort(0.5)));
     }
     case 'updated-since': {
-      // From an hour to two years before the latest change, evenly on a log scale.
-      const lookbackMs = 3_600_000 * (730 * 24) ** rng();
-      const since = new Date(Date.parse(large.lastUpdatedAt) - lookbackMs);
-      const filter: ListFilter = { updatedSince: since.toISOString().replace(/\.\d+Z$/, 'Z') };
+      const filter: ListFilter = { updatedSince: updatedSince(rng, large) };
       if (chance(rng, 0.3)) filter.status = someStatuses(rng, spec.statuses);
       return inLarge(listPath(context, list, filter, maybeSort(0.6)));
     }
@@ -237,16 +267,21 @@ async function pathOf(
     case 'short-search': {
       const length = mixClass === 'search' ? int(rng, 3, 6) : int(rng, 1, 2);
       const target = pick(rng, ['employees', list] as const);
-      const source = target === 'expenses' ? large.merchants : large.surnames;
-      const query = new URLSearchParams({ search: piece(rng, pick(rng, source), length) });
+      const query = searchQuery(rng, large, target, length);
       if (chance(rng, 0.3)) {
         const fields = target === 'employees' ? EMPLOYEE_SORT_FIELDS : spec.sortFields;
         query.set('sort', sortParam(rng, fields));
       }
-      query.set('per_page', String(pick(rng, PAGE_SIZES)));
-      const page = int(rng, 1, 3);
-      if (page > 1) query.set('page', String(page));
-      return inLarge(withQuery(`/${target}`, query));
+      return inLarge(withQuery(`/${target}`, searchPage(rng, query)));
+    }
+    case 'dated-search': {
+      const query = searchQuery(rng, large, list, int(rng, 1, 6));
+      const filter: ListFilter = chance(rng, 0.5)
+        ? period(rng, large)
+        : { updatedSince: updatedSince(rng, large) };
+      if (chance(rng, 0.3)) filter.status = someStatuses(rng, spec.statuses);
+      for (const [name, value] of filterQuery(list, filter, maybeSort(0.5))) query.set(name, value);
+      return inLarge(withQuery(`/${list}`, searchPage(rng, query)));
     }
     case 'by-id': {
       const kind = pick(rng, ['employees', 'leaves', 'expenses'] as const);
@@ -290,19 +325,26 @@ export async function makeColdMix(
     small: small.map((data) => ({ data, benchPaths: [] })),
     totals: new Totals(db, large.id),
   };
+  const dated: MixContext = { ...context, rng: mulberry32(seed ^ DATED_SEARCH_SEED) };
   const seen = new Set<string>();
   const requests: MixRequest[] = [];
-  while (requests.length < count) {
-    const mixClass = weightedKey(context.rng, MIX_WEIGHTS);
-    const { path, companyId } = await pathOf(context, mixClass);
-    const gzip = chance(context.rng, GZIP_SHARE);
+  const add = async (drawn: MixContext, mixClass: MixClass) => {
+    const { path, companyId } = await pathOf(drawn, mixClass);
+    const gzip = chance(drawn.rng, GZIP_SHARE);
     const key = `${companyId}:${path}`;
-    if (seen.has(key) && mixClass !== 'reference') continue;
+    if (seen.has(key) && mixClass !== 'reference') return;
     seen.add(key);
     requests.push({ class: mixClass, companyId, path, gzip });
+  };
+  while (requests.length < count) {
+    await add(context, weightedKey(context.rng, MIX_WEIGHTS));
+    if (chance(dated.rng, DATED_SEARCH_SHARE)) await add(dated, 'dated-search');
   }
-  return requests;
+  return requests.slice(0, count);
 }
+
+/** What the seed of the dated searches' own stream differs from the mix's seed by. */
+const DATED_SEARCH_SEED = 0x5eed_da7e;
 
 /** Heavy first requests after a restart: deep pages and filtered lists of the large company. */
 export function firstRequests(mix: MixRequest[], count: number): MixRequest[] {
