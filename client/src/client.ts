@@ -1,4 +1,5 @@
 import { ApiError } from './errors.ts';
+import { checkedReceipt } from './receipt-check.ts';
 import { sleep } from './sleep.ts';
 import { type CallOptions, drain, type QueryValue, Transport, type Wait } from './transport.ts';
 import type {
@@ -151,10 +152,7 @@ export function createClient(options: ClientOptions): Client {
               new URL(location, transport.baseUrl).href,
               undefined,
               call,
-              async (file) => ({
-                data: new Uint8Array(await file.arrayBuffer()),
-                contentType: file.headers.get('content-type') ?? 'application/octet-stream',
-              }),
+              (file) => checkedReceipt(file, call.variant ?? 'processed'),
               { withKey: false },
             );
           } catch (error) {

@@ -54,3 +54,19 @@ export async function apiErrorOf(response: Response): Promise<ApiError> {
     requestId,
   });
 }
+
+/**
+ * A receipt's signed URL answered 200 with bytes that are not the image asked for: no image at
+ * all (a proxy's or captive portal's page: `incomplete` false, not asked again), or one that
+ * stops short of its end where HTTP could not tell (`incomplete` true: asked again, as a body
+ * cut short is).
+ */
+export class ReceiptError extends Error {
+  override readonly name = 'ReceiptError';
+  readonly incomplete: boolean;
+
+  constructor(message: string, incomplete: boolean) {
+    super(message);
+    this.incomplete = incomplete;
+  }
+}

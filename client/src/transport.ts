@@ -1,4 +1,4 @@
-import { apiErrorOf } from './errors.ts';
+import { ApiError, apiErrorOf, ReceiptError } from './errors.ts';
 import { nextRequestAllowedAt } from './rate-limit.ts';
 import { sleep } from './sleep.ts';
 
@@ -93,9 +93,15 @@ const LONGEST_RETRY_AFTER_MS = 3_600_000;
 const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
 const MOST_RETRIES = 100;
 
-/** A fetch failure no later attempt can mend: fetch refuses the port outright. */
+/**
+ * A fetch failure no later attempt can mend: fetch refuses the port outright, or the redirects
+ * go round (a signed URL's host answering with another redirect, twenty times over).
+ */
 export const refusedForGood = (error: unknown): boolean =>
-  error instanceof TypeError && (error.cause as Error | undefined)?.message === 'bad port';
+  error instanceof TypeError &&
+  ['bad port', 'redirect count exceeded'].includes(
+    (error.cause as Error | undefined)?.message ?? '',
+  );
 
 /** Checks a `timeoutMs` given to the client or to one call. */
 function checkTimeout(timeoutMs: unknown): void {
@@ -214,7 +220,10 @@ export class Transport {
       };
       let response: Response;
       try {
-        response = await fetch(url, { headers, signal, redirect: init.redirect ?? 'follow' });
+        // The API's own answers never redirect (but the receipt's, read as `manual`): a
+        // redirect elsewhere would lose the key, and its answer is not the API's.
+        const redirect = init.redirect ?? (init.withKey === false ? 'follow' : 'manual');
+        response = await fetch(url, { headers, signal, redirect });
       } catch (error) {
         await retryAfterFailure(error);
         continue;
@@ -226,14 +235,32 @@ export class Transport {
           return await read(response);
         } catch (error) {
           // The connection failed or the time ran out while the body arrived (fetch's
-          // TypeError, the timeout's TimeoutError); a body that is not what it should be is
-          // not made right by asking again.
+          // TypeError, the timeout's TimeoutError), or a receipt stops short of its end; a
+          // body that is not what it should be is not made right by asking again.
           const name = (error as Error | undefined)?.name;
-          if (!(error instanceof TypeError || name === 'TimeoutError' || name === 'AbortError'))
+          const cutShort = error instanceof ReceiptError && error.incomplete;
+          if (
+            !(
+              cutShort ||
+              error instanceof TypeError ||
+              name === 'TimeoutError' ||
+              name === 'AbortError'
+            )
+          )
             throw error;
           await retryAfterFailure(error);
           continue;
         }
+      }
+      if (response.status >= 300 && response.status < 400) {
+        await drain(response);
+        const location = response.headers.get('location') ?? 'nowhere';
+        throw new ApiError({
+          status: response.status,
+          code: `http_${response.status}`,
+          detail: `the API answered a redirect (to ${location}), which the client does not follow: is baseUrl the API's own address?`,
+          requestId: response.headers.get('x-request-id') ?? undefined,
+        });
       }
       const wait = retryAfterMs(response);
       if (

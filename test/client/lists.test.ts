@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, createClient, type Wait } from '../../client/src/index.ts';
+import { ApiError, createClient, ReceiptError, type Wait } from '../../client/src/index.ts';
 import { type KeyOptions, useApi } from '../helpers/api.ts';
 import { listenApi } from '../helpers/listen.ts';
 import {
@@ -49,6 +49,13 @@ async function bigCompany(t: TestContext) {
   return { api, client, base, apiKey, encodings };
 }
 
+/**
+ * What stands between the client and a signed URL, for the next `times` fetches of it: a
+ * captive portal's page, the first half of the file ended cleanly (its Content-Length made to
+ * fit), or a redirect to itself.
+ */
+type SignedFault = { kind: 'page' | 'half' | 'loop'; times: number };
+
 /** One expense with a receipt; signed URLs valid 1 s. */
 async function receiptSetup(t: TestContext) {
   const api = await useApi(t, 'sqlite', { config: { signedUrlTtlSeconds: 1 } });
@@ -60,16 +67,44 @@ async function receiptSetup(t: TestContext) {
     expense(1, 1, 1, 1, { receipt: { original: 'photo.jpg' } }),
   ]);
   // Signed fetches, counted; the first `late` of them arrive after their link expired.
-  const signed = { fetches: 0, late: 0 };
-  api.app.addHook('onRequest', async (request) => {
+  const signed = { fetches: 0, late: 0, fault: null as SignedFault | null, meMoved: false };
+  const faulty = (url: string) =>
+    url.includes('/receipt-files/') && signed.fault !== null && signed.fault.times > 0;
+  api.app.addHook('onRequest', async (request, reply) => {
+    // A misconfigured proxy's answer to the API itself.
+    if (signed.meMoved && request.url.endsWith('/me')) {
+      return reply.redirect('http://127.0.0.1:9/captured', 307);
+    }
     if (!request.url.includes('/receipt-files/')) return;
     signed.fetches += 1;
     if (signed.fetches <= signed.late) await sleep(2100);
+    if (faulty(request.url) && signed.fault?.kind === 'loop') {
+      (signed.fault as SignedFault).times -= 1;
+      return reply.redirect(request.url, 302);
+    }
+  });
+  api.app.addHook('onSend', async (request, reply, payload) => {
+    if (!faulty(request.url) || reply.statusCode !== 200) return payload;
+    const fault = signed.fault as SignedFault;
+    fault.times -= 1;
+    if (fault.kind === 'page') {
+      reply.header('content-type', 'text/html; charset=utf-8').removeHeader('content-length');
+      return '<html><body>Sign in to the guest Wi-Fi</body></html>';
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of payload as AsyncIterable<Buffer>) chunks.push(chunk);
+    const whole = Buffer.concat(chunks);
+    const half = whole.subarray(0, Math.floor(whole.length / 2));
+    reply.header('content-length', String(half.length));
+    return half;
   });
   const base = await listenApi(api);
-  const receiptClient = async (key: KeyOptions = {}, onWait?: (wait: Wait) => void) =>
-    createClient({ baseUrl: base, apiKey: await api.createKey(1, key), onWait });
-  return { signed, receiptClient };
+  const receiptClient = async (
+    key: KeyOptions = {},
+    onWait?: (wait: Wait) => void,
+    maxRetries?: number,
+  ) => createClient({ baseUrl: base, apiKey: await api.createKey(1, key), onWait, maxRetries });
+  return { api, signed, receiptClient };
 }
 
 describe('client: lists, records and receipts against the service', () => {
@@ -214,5 +249,51 @@ describe('client: lists, records and receipts against the service', () => {
     assert.ok(error instanceof ApiError);
     assert.equal(error.code, 'invalid_signature');
     assert.equal(signed.fetches, 4);
+  });
+
+  it('throws for a page that is no image, and asks again for an image cut short', async (t) => {
+    const { api, signed, receiptClient } = await receiptSetup(t);
+    const client = await receiptClient({}, undefined, 1);
+    const photo = readFileSync(join(api.dir, 'photo.jpg'));
+    // A captive portal's 200: no image, and asking again would not make it one.
+    signed.fault = { kind: 'page', times: 1 };
+    const page = await client.expenses.receipt(1).catch((e: unknown) => e);
+    assert.ok(page instanceof ReceiptError, String(page));
+    assert.equal(page.incomplete, false);
+    assert.match(page.message, /answered text\/html; charset=utf-8, not an image/);
+    assert.equal(signed.fetches, 1);
+    // Half the file, ended cleanly: the processed JPEG lacks its end marker, the original its
+    // SHA-256; each is asked for again and arrives whole.
+    for (const variant of ['processed', 'original'] as const) {
+      signed.fetches = 0;
+      signed.fault = { kind: 'half', times: 1 };
+      const receipt = await client.expenses.receipt(1, { variant });
+      assert.equal(signed.fetches, 2, variant);
+      assert.deepEqual([...receipt.data.subarray(-2)], [0xff, 0xd9], variant);
+      if (variant === 'original') assert.deepEqual(Buffer.from(receipt.data), photo);
+    }
+    // Cut short on every attempt: thrown once the retries run out.
+    signed.fault = { kind: 'half', times: 2 };
+    const cut = await client.expenses.receipt(1, { variant: 'original' }).catch((e: unknown) => e);
+    assert.ok(cut instanceof ReceiptError, String(cut));
+    assert.equal(cut.incomplete, true);
+    assert.match(cut.message, /cut short \(its SHA-256 is not the one its ETag names\)/);
+  });
+
+  it('gives up at once on signed redirects that go round, and follows no redirect of the API', async (t) => {
+    const { signed, receiptClient } = await receiptSetup(t);
+    const client = await receiptClient();
+    signed.fault = { kind: 'loop', times: 100 };
+    const loop = await client.expenses.receipt(1).catch((e: unknown) => e);
+    assert.ok(loop instanceof TypeError, String(loop));
+    // fetch's twenty redirects and the first fetch, once: not again for every retry.
+    assert.equal(signed.fetches, 21);
+    // An answer of the API that redirects elsewhere (a misconfigured proxy) is not followed.
+    signed.meMoved = true;
+    const moved = await client.me().catch((e: unknown) => e);
+    assert.ok(moved instanceof ApiError, String(moved));
+    assert.equal(moved.status, 307);
+    assert.equal(moved.code, 'http_307');
+    assert.match(moved.detail, /redirect \(to http:\/\/127\.0\.0\.1:9\/captured\)/);
   });
 });

@@ -135,6 +135,8 @@ async function pullSetup(t: TestContext, options: { perMinute?: number; demo?: b
     onChanges: (_count: number) => {},
     /** Awaited before the change feed answers its `count`th request. */
     beforeChanges: async (_count: number) => {},
+    /** How many of the next receipt files a captive portal's page answers instead. */
+    portalPages: 0,
   };
   let changesAsked = 0;
   api.app.addHook('preHandler', async (request) => {
@@ -150,6 +152,12 @@ async function pullSetup(t: TestContext, options: { perMinute?: number; demo?: b
       seen.onChanges(++seen.changes);
     }
     if (route.endsWith('/receipt')) seen.receipts += 1;
+  });
+  api.app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.url.includes('/receipt-files/') || seen.portalPages === 0) return payload;
+    seen.portalPages -= 1;
+    reply.header('content-type', 'text/html; charset=utf-8').removeHeader('content-length');
+    return '<html><body>Sign in to the guest Wi-Fi</body></html>';
   });
   const base = await listenApi(api);
   const key = demo?.key ?? (await api.createKey(1, { perMinute: options.perMinute }));
@@ -538,6 +546,27 @@ describe('cdapi-pull', () => {
       0,
     );
     assert.deepEqual([summary.upserts, summary.deletes], [rows, 0]);
+  });
+
+  it('stores no receipt that is not an image, and downloads it on the next run', async (t) => {
+    const { base, key, dir, out, seen } = await pullSetup(t);
+    const receipts = join(dir, 'receipts');
+    const args = ['--base-url', base, '--out', out, '--receipts', receipts];
+    seen.portalPages = 1;
+    const portal = await runPull(args, key);
+    assert.equal(portal.code, 1);
+    assert.match(
+      portal.stderr,
+      /\ncdapi-pull: receipt of expense \d+: the receipt's URL answered text\/html; charset=utf-8, not an image \(a proxy's page\?\); nothing stored\n$/,
+    );
+    // The folder it made is removed while it is still empty (the first receipt failed).
+    assert.ok(!existsSync(receipts) || readdirSync(receipts).length < 3);
+    const next = await runPull(args, key);
+    assert.equal(next.code, 0, next.stderr);
+    assert.deepEqual(readdirSync(receipts).sort(), ['1.jpg', '2.jpg', '3.jpg']);
+    for (const name of readdirSync(receipts)) {
+      assert.deepEqual([...readFileSync(join(receipts, name)).subarray(-2)], [0xff, 0xd9], name);
+    }
   });
 
   it('downloads each receipt once, again when its expense changed, and removes a deleted one’s; writes CSV files', async (t) => {

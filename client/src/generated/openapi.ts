@@ -721,7 +721,7 @@ export interface components {
          */
         ETag: string;
         /**
-         * @description Identifies the image bytes; send it back in `If-None-Match` to get a 304.
+         * @description Identifies the image bytes: `"<SHA-256 of the original file, hex>-<variant>"` (the original variant hashes to it). Send it back in `If-None-Match` to get a 304.
          * @example "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881-processed"
          */
         ReceiptETag: string;

@@ -201,6 +201,9 @@ function describeFailure(error: Error): string {
   if (error.name === 'TypeError' && error.message === 'terminated') {
     return 'the connection was cut while an answer arrived, on every attempt; run again to go on from the last page written';
   }
+  if (refusedForGood(error) && cause?.message === 'redirect count exceeded') {
+    return "a receipt's signed URL redirects round and round (twenty redirects): the receipt store, or a proxy in between, sends it back to itself";
+  }
   if (refusedForGood(error)) {
     return 'cannot reach the service: fetch refuses the port of --base-url (one of the ports browsers block, such as 6000); serve the API on another port';
   }

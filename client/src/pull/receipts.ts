@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '../client.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, ReceiptError } from '../errors.ts';
 import type { Mirror } from './mirror.ts';
 import type { Progress } from './progress.ts';
 
@@ -44,6 +44,11 @@ export async function syncReceipts(
       mirror.markReceipt(expense.id, expense.updated_at);
       count += 1;
     } catch (error) {
+      // No image, or one cut short on every attempt: nothing is stored or marked, so the next
+      // run asks again.
+      if (error instanceof ReceiptError) {
+        throw new Error(`receipt of expense ${expense.id}: ${error.message}; nothing stored`);
+      }
       // The expense changed or left since the feed was read: the next run catches up.
       if (!(error instanceof ApiError && error.status === 404)) throw error;
       progress.note(`receipt of expense ${expense.id}: ${error.detail}`);

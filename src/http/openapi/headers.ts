@@ -120,7 +120,8 @@ export const HEADER_COMPONENTS = {
   },
   ReceiptETag: {
     name: 'ETag',
-    description: 'Identifies the image bytes; send it back in `If-None-Match` to get a 304.',
+    description:
+      'Identifies the image bytes: `"<SHA-256 of the original file, hex>-<variant>"` (the original variant hashes to it). Send it back in `If-None-Match` to get a 304.',
     required: true,
     schema: { type: 'string' },
     example: '"2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881-processed"',
