@@ -65,7 +65,11 @@ export class ReceiptIngest {
     const bytes = await readReceipt(real, line, field, path);
     const type = sniffImageType(bytes);
     if (!type)
-      throw new ImportError(line, field, `${path} is not a JPEG, PNG, WebP, HEIC or TIFF image`);
+      throw new ImportError(
+        line,
+        field,
+        `${path} is not a JPEG, PNG, WebP, HEIC, AVIF or TIFF image`,
+      );
     let processed: Buffer;
     try {
       processed = await processReceipt(bytes);

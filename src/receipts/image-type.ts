@@ -17,11 +17,12 @@ export function sniffImageType(bytes: Uint8Array): ImageType | null {
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WEBP') {
     return { contentType: 'image/webp', extension: 'webp' };
   }
-  if (
-    ascii(bytes, 4, 8) === 'ftyp' &&
-    ['heic', 'heix', 'mif1', 'msf1'].includes(ascii(bytes, 8, 12))
-  ) {
-    return { contentType: 'image/heic', extension: 'heic' };
+  if (ascii(bytes, 4, 8) === 'ftyp') {
+    const brand = ascii(bytes, 8, 12);
+    if (['heic', 'heix', 'mif1', 'msf1'].includes(brand)) {
+      return { contentType: 'image/heic', extension: 'heic' };
+    }
+    if (['avif', 'avis'].includes(brand)) return { contentType: 'image/avif', extension: 'avif' };
   }
   if (ascii(bytes, 0, 4) === 'II*\0' || ascii(bytes, 0, 4) === 'MM\0*') {
     return { contentType: 'image/tiff', extension: 'tiff' };

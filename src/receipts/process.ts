@@ -36,7 +36,20 @@ export async function processReceipt(original: Uint8Array): Promise<Buffer> {
     throw new UnreadableImageError(
       /exceeds pixel limit/i.test(message)
         ? `has more than ${MAX_RECEIPT_PIXELS.toLocaleString('en-US')} pixels (16,383 × 16,383), the most a receipt may have`
-        : `cannot be read as an image (${message})`,
+        : /compression format has not been built in: HEVC/i.test(message)
+          ? 'is a HEIC image coded in HEVC, as phone cameras write them, which cdapi cannot decode (its image library has no HEVC decoder): convert it to JPEG first'
+          : `cannot be read as an image (${reasonOf(message)})`,
     );
   }
 }
+
+/**
+ * The decoder's reason on one line: libvips writes one line a step, HEIF's with a "bad seek"
+ * line for each place it looked, before the reason itself.
+ */
+const reasonOf = (message: string) =>
+  message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^source: bad seek/.test(line))
+    .join('; ');

@@ -22,6 +22,7 @@ export const RECEIPT_FILE_TYPES = [
   'image/png',
   'image/webp',
   'image/heic',
+  'image/avif',
   'image/tiff',
 ] as const;
 

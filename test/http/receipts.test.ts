@@ -36,6 +36,20 @@ async function phonePhoto(width: number, height: number): Promise<Buffer> {
     .toBuffer();
 }
 
+/**
+ * A 64 × 48 HEIC coded in HEVC, as phone cameras write them (`heif-enc` of libheif 1.15 with
+ * x265): sharp's libvips has no HEVC decoder.
+ */
+const HEVC_HEIC =
+  'AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAAaptZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAA' +
+  'AAAAAAAAAAAAAA5waXRtAAAAAAACAAAAEGlkYXQAAAAAAEAAMAAAADhpbG9jAQAAAERAAAIAAQAAAAAAAAHOAAEA' +
+  'AAAAAAAAGgACAAEAAAAAAAAAAQAAAAAAAAAIAAAAOGlpbmYAAAAAAAIAAAAVaW5mZQIAAAEAAQAAaHZjMQAAAAAV' +
+  'aW5mZQIAAAAAAgAAZ3JpZAAAAADVaXBycAAAALNpcGNvAAAAc2h2Y0MBA3AAAAAAAAAAAAAe8AD8/fj4AAAPAyAA' +
+  'AQAYQAEMAf//A3AAAAMAkAAAAwAAAwAeugJAIQABACdCAQEDcAAAAwCQAAADAAADAB6gIIEFlurkprmwIAAAAwAg' +
+  'AAADACEiAAEABkQBwXPAiQAAABRpc3BlAAAAAAAAAEAAAABAAAAAFGlzcGUAAAAAAAAAQAAAADAAAAAQcGl4aQAA' +
+  'AAADCAgIAAAAGmlwbWEAAAAAAAAAAgABAoECAAICA4QAAAAaaXJlZgAAAAAAAAAOZGltZwACAAEAAQAAACJtZGF0' +
+  'AAAAFigBrxmA70mlv//Opn/TIL/gmtaY+bg=';
+
 async function receiptApi(t: TestContext, dialect: Dialect, config = {}) {
   const api = await useApi(t, dialect, { config });
   const photo = await phonePhoto(3000, 1200);
@@ -328,6 +342,43 @@ describeEachDialect('receipts', (dialect) => {
       /^ImportError: line 7: receipt\.original: broken\.jpg cannot be read as an image/,
     );
     assert.deepEqual(listFiles(api.config.receiptsDir), []);
+  });
+
+  it('takes an AVIF original, and refuses a HEIC coded in HEVC naming what to do', async (t) => {
+    const api: TestApi = await useApi(t, dialect);
+    const avif = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c33' } })
+      .avif()
+      .toBuffer();
+    writeFileSync(join(api.dir, 'scan.avif'), avif);
+    writeFileSync(join(api.dir, 'phone.heic'), Buffer.from(HEVC_HEIC, 'base64'));
+    await assert.rejects(
+      api.load([
+        ...smallCompany(1, 0),
+        expense(1, 2, 1, 1, { receipt: { original: 'phone.heic' } }),
+      ]),
+      /^ImportError: line 7: receipt\.original: phone\.heic is a HEIC image coded in HEVC, as phone cameras write them, which cdapi cannot decode \(its image library has no HEVC decoder\): convert it to JPEG first$/,
+    );
+    assert.deepEqual(listFiles(api.config.receiptsDir), []);
+    await api.load([
+      ...smallCompany(1, 0),
+      expense(1, 2, 1, 1, { receipt: { original: 'scan.avif' } }),
+    ]);
+    await api.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = api.app.server.address() as { port: number };
+    const base = `http://127.0.0.1:${port}/api/company/v1`;
+    const auth = { authorization: `Bearer ${await api.createKey(1)}` };
+    const original = await fetch(
+      (await redirectOf(base, '/expenses/2/receipt?variant=original', auth)).headers.get(
+        'location',
+      ) as string,
+    );
+    assert.equal(original.headers.get('content-type'), 'image/avif');
+    assert.deepEqual(Buffer.from(await original.arrayBuffer()), avif);
+    const processed = await fetch(
+      (await redirectOf(base, '/expenses/2/receipt', auth)).headers.get('location') as string,
+    );
+    assert.equal(processed.headers.get('content-type'), 'image/jpeg');
+    assert.equal((await sharp(Buffer.from(await processed.arrayBuffer())).metadata()).width, 64);
   });
 
   it('rejects an image of more pixels than a receipt may have, before decoding it', async (t) => {

@@ -1063,7 +1063,7 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         line: expense(1, 5, 1, 1, { receipt: { original: 'fake.jpg' } }),
         files: { 'fake.jpg': 'not really a jpeg, just text' },
         expect:
-          /^line 4: receipt\.original: fake\.jpg is not a JPEG, PNG, WebP, HEIC or TIFF image$/,
+          /^line 4: receipt\.original: fake\.jpg is not a JPEG, PNG, WebP, HEIC, AVIF or TIFF image$/,
       },
     ];
 

@@ -354,6 +354,7 @@ describe('operations', () => {
       'image/png',
       'image/webp',
       'image/heic',
+      'image/avif',
       'image/tiff',
     ]);
     assert.deepEqual(image?.content?.['image/jpeg']?.schema, { type: 'string', format: 'binary' });

@@ -1753,6 +1753,7 @@ export interface operations {
                     "image/png": string;
                     "image/webp": string;
                     "image/heic": string;
+                    "image/avif": string;
                     "image/tiff": string;
                 };
             };
@@ -1908,6 +1909,7 @@ export interface operations {
                     "image/png": string;
                     "image/webp": string;
                     "image/heic": string;
+                    "image/avif": string;
                     "image/tiff": string;
                 };
             };
