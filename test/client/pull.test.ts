@@ -759,14 +759,22 @@ describe('cdapi-pull', () => {
     // And --out a folder, or in a folder that does not exist, says which.
     const folder = dirname(out);
     const missing = join(folder, 'no-such', 'deeper', 'x.sqlite');
+    // A named pipe (or a device: /dev/null), refused before SQLite makes its journal beside it.
+    const pipe = join(folder, 'pipe');
+    execFileSync('mkfifo', [pipe]);
     for (const [target, reason] of [
       [folder, 'it is a folder'],
       [missing, `its folder ${dirname(missing)} does not exist`],
+      [pipe, 'it is a named pipe, not a file'],
     ] as const) {
       const run = await runPull(['--base-url', base, '--out', target], key);
       assert.equal(run.code, 1);
       assert.equal(run.stderr, `cdapi-pull: cannot open the output file ${target}: ${reason}\n`);
     }
+    assert.deepEqual(
+      readdirSync(folder).filter((name) => name.startsWith('pipe')),
+      ['pipe'],
+    );
   });
 
   it('pulls only the resources named, and refuses a file pulled with other resources', async (t) => {

@@ -1,4 +1,6 @@
 import {
+  accessSync,
+  constants,
   existsSync,
   lstatSync,
   readFileSync,
@@ -163,6 +165,7 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
     },
   });
   const call = { signal: options.signal };
+  refuseUnwritableOutput(options.out);
   const unlock = lockOutput(options.out);
   const created = !existsSync(options.out);
   let mirror: Mirror;
@@ -333,6 +336,27 @@ function kindOf(found: Stats): string {
   if (found.isFIFO()) return 'a named pipe';
   if (found.isSocket()) return 'a socket';
   return 'a device';
+}
+
+/**
+ * An output that is there but is no regular file (a device, such as /dev/null, a named pipe, a
+ * socket), or that this user may not write, is refused before anything is made beside it:
+ * SQLite said only "disk I/O error" or "attempt to write a readonly database", and left its
+ * journal or write-ahead log beside it (`/dev/null-journal`). A folder is named by `Mirror`.
+ */
+function refuseUnwritableOutput(out: string): void {
+  const found = statSync(out, { throwIfNoEntry: false });
+  if (found === undefined || found.isDirectory()) return;
+  if (!found.isFile()) {
+    throw new Error(`cannot open the output file ${out}: it is ${kindOf(found)}, not a file`);
+  }
+  try {
+    accessSync(out, constants.R_OK | constants.W_OK);
+  } catch {
+    throw new Error(
+      `cannot open the output file ${out}: this user may not write it (its permissions, or a read-only file system)`,
+    );
+  }
 }
 
 /**
