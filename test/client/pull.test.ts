@@ -546,6 +546,9 @@ describe('cdapi-pull', () => {
       0,
     );
     assert.deepEqual([summary.upserts, summary.deletes], [rows, 0]);
+    // The progress counts the pull again from the beginning too, as the summary does.
+    const counted = run.stderr.match(/cdapi-pull: ([\d,]+) records in [\d.]+ s\n/g) ?? [];
+    assert.equal(counted.at(-1)?.split(' ')[1], rows.toLocaleString('en-US'));
   });
 
   it('stores no receipt that is not an image, and downloads it on the next run', async (t) => {

@@ -242,10 +242,12 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
         options.progress.note('the stored cursor has expired: pulling again from the beginning');
         mirror.reset();
         cursor = null;
-        // The summary counts what this run leaves in the file: the pages before are pulled again.
+        // The summary counts what this run leaves in the file: the pages before are pulled
+        // again, and the progress counts them afresh, as the summary does.
         upserts = 0;
         deletes = 0;
         next = fetchPage(null);
+        options.progress.start('records', await estimateRecords(client, resources, call));
         continue;
       }
       // An empty page that claims more would ask for the same page forever: take it as caught up.
