@@ -6,10 +6,11 @@ const ORIGINAL_ETAG = /^"([0-9a-f]{64})-original"$/;
 
 /**
  * The receipt a signed URL answered, checked whole before it is returned (see `ReceiptError`):
- * an image type; as many bytes as `Content-Length` says; the processed JPEG ending with its
- * end-of-image marker, as the service writes it; an original hashing to the SHA-256 its ETag
- * names. A page that is no image, or half an image ended cleanly (chunked, or a closed
- * connection without a length), was otherwise stored as the receipt.
+ * an image type; as many bytes as `Content-Length` says (unless a proxy encoded them); the
+ * processed JPEG ending with its end-of-image marker, as the service writes it; an original
+ * hashing to the SHA-256 its ETag names. A page that is no image, or half an image ended
+ * cleanly (chunked, or a closed connection without a length), was otherwise stored as the
+ * receipt.
  */
 export async function checkedReceipt(
   response: Response,
@@ -26,7 +27,9 @@ export async function checkedReceipt(
   const data = new Uint8Array(await response.arrayBuffer());
   const cutShort = (why: string) =>
     new ReceiptError(`the receipt arrived cut short (${why})`, true);
-  const length = response.headers.get('content-length');
+  // The length of the bytes sent: those fetch decoded differ where a proxy compressed them.
+  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  const length = encoded ? null : response.headers.get('content-length');
   if (length !== null && Number(length) !== data.length) {
     throw cutShort(`${data.length} of ${length} bytes`);
   }

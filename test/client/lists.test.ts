@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
 import { ApiError, createClient, ReceiptError, type Wait } from '../../client/src/index.ts';
 import { type KeyOptions, useApi } from '../helpers/api.ts';
 import { listenApi } from '../helpers/listen.ts';
@@ -52,9 +53,9 @@ async function bigCompany(t: TestContext) {
 /**
  * What stands between the client and a signed URL, for the next `times` fetches of it: a
  * captive portal's page, the first half of the file ended cleanly (its Content-Length made to
- * fit), or a redirect to itself.
+ * fit), the whole file gzip-encoded (as a proxy may), or a redirect to itself.
  */
-type SignedFault = { kind: 'page' | 'half' | 'loop'; times: number };
+type SignedFault = { kind: 'page' | 'half' | 'gzip' | 'loop'; times: number };
 
 /** One expense with a receipt; signed URLs valid 1 s. */
 async function receiptSetup(t: TestContext) {
@@ -94,6 +95,11 @@ async function receiptSetup(t: TestContext) {
     const chunks: Buffer[] = [];
     for await (const chunk of payload as AsyncIterable<Buffer>) chunks.push(chunk);
     const whole = Buffer.concat(chunks);
+    if (fault.kind === 'gzip') {
+      const encoded = gzipSync(whole);
+      reply.header('content-encoding', 'gzip').header('content-length', String(encoded.length));
+      return encoded;
+    }
     const half = whole.subarray(0, Math.floor(whole.length / 2));
     reply.header('content-length', String(half.length));
     return half;
@@ -272,6 +278,12 @@ describe('client: lists, records and receipts against the service', () => {
       assert.deepEqual([...receipt.data.subarray(-2)], [0xff, 0xd9], variant);
       if (variant === 'original') assert.deepEqual(Buffer.from(receipt.data), photo);
     }
+    // Whole but encoded by a proxy: its Content-Length counts the encoded bytes.
+    signed.fetches = 0;
+    signed.fault = { kind: 'gzip', times: 1 };
+    const encoded = await client.expenses.receipt(1, { variant: 'original' });
+    assert.deepEqual(Buffer.from(encoded.data), photo);
+    assert.equal(signed.fetches, 1);
     // Cut short on every attempt: thrown once the retries run out.
     signed.fault = { kind: 'half', times: 2 };
     const cut = await client.expenses.receipt(1, { variant: 'original' }).catch((e: unknown) => e);
