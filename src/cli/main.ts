@@ -21,6 +21,20 @@ const jsonOutput = args
   .slice(0, args.includes('--') ? args.indexOf('--') : undefined)
   .includes('--json');
 
+/**
+ * Characters a reason may quote from what it was given (an option's value, a path) that must
+ * not reach a terminal as they are: control characters (a carriage return, an escape sequence's
+ * start, C1's too), the line and paragraph separators, and the bidirectional overrides. Set
+ * before the version check below, which prints through `printFailure`.
+ */
+const UNPRINTABLE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** `\t`, `\r`, `\u001b`: a character as a JavaScript string literal writes it. */
+const escaped = (c: string): string => {
+  const json = JSON.stringify(c).slice(1, -1);
+  return json.length > 1 ? json : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+};
+
 /** The oldest Node.js the CLI runs on; better-sqlite3's binary crashes on Node 20. */
 const MIN_NODE = [22, 12] as const;
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -41,19 +55,6 @@ for (const stream of [process.stdout, process.stderr]) {
     if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
   });
 }
-
-/**
- * Characters a reason may quote from what it was given (an option's value, a path) that must
- * not reach a terminal as they are: control characters (a carriage return, an escape sequence's
- * start, C1's too), the line and paragraph separators, and the bidirectional overrides.
- */
-const UNPRINTABLE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
-
-/** `\t`, `\r`, `\u001b`: a character as a JavaScript string literal writes it. */
-const escaped = (c: string): string => {
-  const json = JSON.stringify(c).slice(1, -1);
-  return json.length > 1 ? json : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-};
 
 /**
  * Every failure ends as one line on stderr and a non-zero exit code: `cdapi: reason`, or with

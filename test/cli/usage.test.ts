@@ -60,6 +60,22 @@ async function startServe(
 }
 
 describe('cdapi usage', () => {
+  it('says which Node.js it needs, on one that is too old', () => {
+    // Node 20.1, as far as the CLI can tell (the project's own Node runs it).
+    const older =
+      'data:text/javascript,for (const [o, k, v] of [[process.versions, "node", "20.1.0"], [process, "version", "v20.1.0"]]) Object.defineProperty(o, k, { value: v })';
+    const result = spawnSync(
+      process.execPath,
+      ['--import', older, join(ROOT, 'bin/cdapi.js'), '--help'],
+      { encoding: 'utf8' },
+    );
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr,
+      "cdapi: Node.js 22.12 or later is required (this is v20.1.0); npx cdapi runs on the project's own Node\n",
+    );
+  });
+
   it('--version prints the package version', () => {
     for (const flag of ['--version', '-V']) {
       const result = cdapi([flag], {});
