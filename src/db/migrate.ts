@@ -104,19 +104,32 @@ async function recordedMigrations(db: Db): Promise<string[]> {
 /**
  * A PostgreSQL login without `USAGE` on the schema that holds cdapi's tables sees none of them:
  * told that every migration is pending, it would run `cdapi migrate`, which cannot make them
- * either. Null where no schema the login may not use holds a `kysely_migration` (and on SQLite).
+ * either. That schema is one its `search_path` names (where the tables are looked for, and
+ * made), which PostgreSQL leaves out of the path when the login may not use it. Null where no
+ * such schema holds a `kysely_migration` (another application's, in a schema of its own, is
+ * none of cdapi's business), and on SQLite.
  */
 async function unusableSchema(db: Db): Promise<Error | null> {
   if (!isPostgres(db)) return null;
-  const { rows } = await sql<{ schema: string; login: string }>`
-    select n.nspname as schema, current_user as login
+  const { rows: settings } = await sql<{ path: string; login: string }>`
+    select current_setting('search_path') as path, current_user as login`.execute(db);
+  const { path = '', login = '' } = settings[0] ?? {};
+  const named = path
+    .split(',')
+    .map((name) => name.trim().replace(/^"(.*)"$/, '$1'))
+    .map((name) => (name === '$user' ? login : name))
+    .filter((name) => name !== '');
+  if (named.length === 0) return null;
+  const { rows } = await sql<{ schema: string }>`
+    select n.nspname as schema
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
-     where c.relname = 'kysely_migration' and not has_schema_privilege(n.oid, 'USAGE')
-     order by n.nspname limit 1`.execute(db);
-  const row = rows[0];
-  if (!row) return null;
+     where c.relname = 'kysely_migration' and n.nspname = any(${named})
+       and not has_schema_privilege(n.oid, 'USAGE')`.execute(db);
+  // The first the path names: where the login would have found the tables.
+  const schema = named.find((name) => rows.some((row) => row.schema === name));
+  if (schema === undefined) return null;
   return new Error(
-    `the database does not let its login ${JSON.stringify(row.login)} use the schema ${JSON.stringify(row.schema)}, which holds cdapi's tables: grant it USAGE on that schema (docs/production.md, "PostgreSQL: the database and its roles")`,
+    `the database does not let its login ${JSON.stringify(login)} use the schema ${JSON.stringify(schema)}, which holds cdapi's tables: grant it USAGE on that schema (docs/production.md, "PostgreSQL: the database and its roles")`,
   );
 }
 

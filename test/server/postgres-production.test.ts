@@ -237,6 +237,24 @@ if (postgres?.skip) {
       await ensureSchema(login);
     });
 
+    it('migrates a fresh database beside another application’s migration table it may not use', async (t) => {
+      const database = await useDatabase(t, 'postgres', { migrate: false });
+      const { role, login } = await loginAs(t, 'fresh', database.url);
+      // Another Kysely application's, in a schema of its own that the login's path does not name.
+      await sql`create extension if not exists pg_trgm`.execute(database.handle.db);
+      await sql`create schema other_app`.execute(database.handle.db);
+      await sql`create table other_app.kysely_migration (name text primary key)`.execute(
+        database.handle.db,
+      );
+      await sql`grant create on schema public to ${sql.id(role)}`.execute(database.handle.db);
+      await assert.rejects(
+        ensureSchema(login),
+        /schema is not up to date \(\d+ pending\): run cdapi migrate$/,
+      );
+      assert.ok((await migrateToLatest(login.db)).applied.length > 0);
+      await ensureSchema(login);
+    });
+
     it('answers a change-feed cursor ahead of the replica from the primary (another replica gave it)', async (t) => {
       const { dir, primary, replica } = await primaryAndReplica(t);
       const receipts = new FileReceiptStore(`${dir}/receipts`);
