@@ -92,6 +92,8 @@ const LONGEST_RETRY_AFTER_MS = 3_600_000;
 /** The most `timeoutMs` may be: what a timer can wait (about 24.8 days). */
 const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
 const MOST_RETRIES = 100;
+/** The statuses fetch follows as redirects. */
+const REDIRECTS = [301, 302, 303, 307, 308];
 
 /**
  * A fetch failure no later attempt can mend: fetch refuses the port outright, or the redirects
@@ -252,7 +254,8 @@ export class Transport {
           continue;
         }
       }
-      if (response.status >= 300 && response.status < 400) {
+      // fetch follows the file URL's redirects itself; a 304 is no redirect.
+      if (init.withKey !== false && REDIRECTS.includes(response.status)) {
         await drain(response);
         const location = response.headers.get('location') ?? 'nowhere';
         throw new ApiError({

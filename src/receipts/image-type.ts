@@ -18,14 +18,31 @@ export function sniffImageType(bytes: Uint8Array): ImageType | null {
     return { contentType: 'image/webp', extension: 'webp' };
   }
   if (ascii(bytes, 4, 8) === 'ftyp') {
-    const brand = ascii(bytes, 8, 12);
-    if (['heic', 'heix', 'mif1', 'msf1'].includes(brand)) {
+    // The major brand, else (a generic `mif1`) the compatible brands name the coding.
+    const brands = ftypBrands(bytes);
+    if (brands[0] === 'avif') return { contentType: 'image/avif', extension: 'avif' };
+    if (['heic', 'heix'].includes(brands[0] ?? '')) {
       return { contentType: 'image/heic', extension: 'heic' };
     }
-    if (['avif', 'avis'].includes(brand)) return { contentType: 'image/avif', extension: 'avif' };
+    if (['mif1', 'msf1'].includes(brands[0] ?? '')) {
+      return brands.includes('avif') && !brands.includes('heic')
+        ? { contentType: 'image/avif', extension: 'avif' }
+        : { contentType: 'image/heic', extension: 'heic' };
+    }
   }
   if (ascii(bytes, 0, 4) === 'II*\0' || ascii(bytes, 0, 4) === 'MM\0*') {
     return { contentType: 'image/tiff', extension: 'tiff' };
   }
   return null;
+}
+
+/**
+ * The brands of an ISO media file's `ftyp` box: the major brand, then the compatible ones
+ * (the box's size, then `ftyp`, the major brand, its version, the compatible brands).
+ */
+function ftypBrands(bytes: Uint8Array): string[] {
+  const size = Math.min(new DataView(bytes.buffer, bytes.byteOffset).getUint32(0), bytes.length);
+  const brands = [ascii(bytes, 8, 12)];
+  for (let at = 16; at + 4 <= size; at += 4) brands.push(ascii(bytes, at, at + 4));
+  return brands;
 }

@@ -78,7 +78,7 @@ export const ERRORS = {
   range_not_satisfiable: {
     status: 416,
     title: 'Range not satisfiable',
-    when: 'a `Range` past the end of a static file of the reference page (`Content-Range: bytes */` and its length)',
+    when: 'a `Range` of a static file of the reference page that no byte of it satisfies: past its end, or not a range the file server reads (`bytes=5-2`); `Content-Range: bytes */` and the length',
   },
   validation_failed: {
     status: 422,

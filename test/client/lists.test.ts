@@ -53,9 +53,10 @@ async function bigCompany(t: TestContext) {
 /**
  * What stands between the client and a signed URL, for the next `times` fetches of it: a
  * captive portal's page, the first half of the file ended cleanly (its Content-Length made to
- * fit), the whole file gzip-encoded (as a proxy may), or a redirect to itself.
+ * fit), the whole file gzip-encoded (as a proxy may), a 304 no one asked for, or a redirect
+ * to itself.
  */
-type SignedFault = { kind: 'page' | 'half' | 'gzip' | 'loop'; times: number };
+type SignedFault = { kind: 'page' | 'half' | 'gzip' | 'unasked304' | 'loop'; times: number };
 
 /** One expense with a receipt; signed URLs valid 1 s. */
 async function receiptSetup(t: TestContext) {
@@ -88,6 +89,10 @@ async function receiptSetup(t: TestContext) {
     if (!faulty(request.url) || reply.statusCode !== 200) return payload;
     const fault = signed.fault as SignedFault;
     fault.times -= 1;
+    if (fault.kind === 'unasked304') {
+      reply.code(304).removeHeader('content-length');
+      return '';
+    }
     if (fault.kind === 'page') {
       reply.header('content-type', 'text/html; charset=utf-8').removeHeader('content-length');
       return '<html><body>Sign in to the guest Wi-Fi</body></html>';
@@ -300,6 +305,12 @@ describe('client: lists, records and receipts against the service', () => {
     assert.ok(loop instanceof TypeError, String(loop));
     // fetch's twenty redirects and the first fetch, once: not again for every retry.
     assert.equal(signed.fetches, 21);
+    // A 304 is no redirect: the file URL's failure, not the API's.
+    signed.fault = { kind: 'unasked304', times: 1 };
+    const unasked = await client.expenses.receipt(1).catch((e: unknown) => e);
+    assert.ok(unasked instanceof ApiError, String(unasked));
+    assert.equal(unasked.code, 'http_304');
+    assert.doesNotMatch(unasked.detail, /redirect/);
     // An answer of the API that redirects elsewhere (a misconfigured proxy) is not followed.
     signed.meMoved = true;
     const moved = await client.me().catch((e: unknown) => e);

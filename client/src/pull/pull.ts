@@ -342,22 +342,36 @@ function kindOf(found: Stats): string {
 
 /**
  * An output that is there but is no regular file (a device, such as /dev/null, a named pipe, a
- * socket), or that this user may not write, is refused before anything is made beside it:
+ * socket), or that this user may not write, or in a folder it may not write, is refused before
+ * anything is made beside it:
  * SQLite said only "disk I/O error" or "attempt to write a readonly database", and left its
  * journal or write-ahead log beside it (`/dev/null-journal`). A folder is named by `Mirror`.
  */
 function refuseUnwritableOutput(out: string): void {
+  const folder = dirname(realPath(out));
+  if (existsSync(folder) && !writable(folder)) {
+    throw new Error(
+      `cannot open the output file ${out}: this user may not write in its folder ${folder}, where SQLite keeps its write-ahead log beside the file`,
+    );
+  }
   const found = statSync(out, { throwIfNoEntry: false });
   if (found === undefined || found.isDirectory()) return;
   if (!found.isFile()) {
     throw new Error(`cannot open the output file ${out}: it is ${kindOf(found)}, not a file`);
   }
-  try {
-    accessSync(out, constants.R_OK | constants.W_OK);
-  } catch {
+  if (!writable(out)) {
     throw new Error(
       `cannot open the output file ${out}: this user may not write it (its permissions, or a read-only file system)`,
     );
+  }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK | constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 
