@@ -179,15 +179,14 @@ async function fewRowsInBounds(
   source: ListSource,
   companyId: number,
   filters: ExpenseFilters & { search: string },
+  unsearched: ReturnType<typeof filtered>,
 ): Promise<number | null> {
   const { db } = source;
   const version = await source.version();
   // The texts' indexes are read for every status and category (those follow the text and id).
   const read = await searchedCount(source, companyId, version, filters.search, {});
   const probed = Math.ceil(read / TESTED_DATED_ROW);
-  const bounded = filtered(db, companyId, { ...filters, search: undefined })
-    .select(sql.lit(1).as('one'))
-    .limit(probed);
+  const bounded = unsearched.select(sql.lit(1).as('one')).limit(probed);
   const probe = db.selectFrom(
     indexedBy(bounded, boundsIndex(filters), !isPostgres(db)).as('bounded'),
   );
@@ -222,9 +221,13 @@ export async function expenseListQueries(
   // unless its date bounds hold few rows (see `fewRowsInBounds`), which are then tested; one
   // that no text contains matches nothing, as its count says before a page is read.
   const found = texts !== null && texts.length > 0 && !filters.employeeIds;
+  // The rows of every filter but the search (see `unsearched` in `ListQueries`).
+  const unsearched = search
+    ? filtered(source.db, companyId, { ...filters, search: undefined })
+    : undefined;
   const rowsInBounds =
-    search && dated && found
-      ? await fewRowsInBounds(source, companyId, { ...filters, search })
+    search && unsearched && dated && found
+      ? await fewRowsInBounds(source, companyId, { ...filters, search }, unsearched)
       : null;
   const boundsTested = rowsInBounds !== null;
   const textsCounted = found && !boundsTested;
@@ -272,9 +275,7 @@ export async function expenseListQueries(
       Boolean(filters.employeeIds) || (rowsInBounds !== null && rowsInBounds <= GATHER_LIMIT),
     boundable: dated,
     filtersBoundSortColumn,
-    unsearched: search
-      ? filtered(source.db, companyId, { ...filters, search: undefined })
-      : undefined,
+    unsearched,
     sampled: sampledFilterOf(
       filters,
       filters.categoryIds,

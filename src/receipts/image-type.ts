@@ -4,6 +4,9 @@ export interface ImageType {
   extension: string;
 }
 
+const AVIF: ImageType = { contentType: 'image/avif', extension: 'avif' };
+const HEIC: ImageType = { contentType: 'image/heic', extension: 'heic' };
+
 const ascii = (bytes: Uint8Array, start: number, end: number) =>
   String.fromCharCode(...bytes.subarray(start, end));
 
@@ -19,15 +22,11 @@ export function sniffImageType(bytes: Uint8Array): ImageType | null {
   }
   if (ascii(bytes, 4, 8) === 'ftyp') {
     // The major brand, else (a generic `mif1`) the compatible brands name the coding.
-    const brands = ftypBrands(bytes);
-    if (brands[0] === 'avif') return { contentType: 'image/avif', extension: 'avif' };
-    if (['heic', 'heix'].includes(brands[0] ?? '')) {
-      return { contentType: 'image/heic', extension: 'heic' };
-    }
-    if (['mif1', 'msf1'].includes(brands[0] ?? '')) {
-      return brands.includes('avif') && !brands.includes('heic')
-        ? { contentType: 'image/avif', extension: 'avif' }
-        : { contentType: 'image/heic', extension: 'heic' };
+    const [major = '', ...compatible] = ftypBrands(bytes);
+    if (major === 'avif') return AVIF;
+    if (major === 'heic' || major === 'heix') return HEIC;
+    if (major === 'mif1' || major === 'msf1') {
+      return compatible.includes('avif') && !compatible.includes('heic') ? AVIF : HEIC;
     }
   }
   if (ascii(bytes, 0, 4) === 'II*\0' || ascii(bytes, 0, 4) === 'MM\0*') {

@@ -343,9 +343,9 @@ function kindOf(found: Stats): string {
 /**
  * An output that is there but is no regular file (a device, such as /dev/null, a named pipe, a
  * socket), or that this user may not write, or in a folder it may not write, is refused before
- * anything is made beside it:
- * SQLite said only "disk I/O error" or "attempt to write a readonly database", and left its
- * journal or write-ahead log beside it (`/dev/null-journal`). A folder is named by `Mirror`.
+ * anything is made beside it: SQLite said only "disk I/O error" or "attempt to write a readonly
+ * database", and left its journal or write-ahead log beside it (`/dev/null-journal`). A folder
+ * is named by `Mirror`.
  */
 function refuseUnwritableOutput(out: string): void {
   const folder = dirname(realPath(out));
