@@ -16,6 +16,11 @@ export interface Wait {
   ms: number;
   /** The status that is retried (absent for a network failure and for pacing). */
   status?: number;
+  /**
+   * What failed, in a few words, where no answer is retried: `network failure (ECONNRESET)`,
+   * `no whole answer within 30 s`, `the receipt arrived cut short (1024 of 40960 bytes)`.
+   */
+  failure?: string;
   /** The attempt that failed, from 1. */
   attempt?: number;
 }
@@ -34,6 +39,15 @@ export type QueryValue = string | number | boolean | readonly (string | number)[
 
 const BACKOFF_BASE_MS = 250;
 const BACKOFF_CAP_MS = 30_000;
+
+/** A failed attempt in a few words: the cause a `Wait` names. */
+function failureOf(error: unknown, timeoutMs: number): string {
+  if (error instanceof ReceiptError) return error.message;
+  if ((error as Error | undefined)?.name === 'TimeoutError')
+    return `no whole answer within ${timeoutMs / 1000} s`;
+  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof code === 'string' ? `network failure (${code})` : 'network failure';
+}
 
 /** Full jitter: a random wait up to an exponentially growing ceiling. */
 function backoffMs(attempt: number): number {
@@ -217,7 +231,12 @@ export class Transport {
         if (call.signal?.aborted) throw call.signal.reason;
         if (attempt >= this.options.maxRetries || refusedForGood(error)) throw error;
         const delay = backoffMs(attempt);
-        this.options.onWait?.({ reason: 'retry', ms: delay, attempt: attempt + 1 });
+        this.options.onWait?.({
+          reason: 'retry',
+          ms: delay,
+          failure: failureOf(error, timeoutMs),
+          attempt: attempt + 1,
+        });
         await sleep(delay, call.signal);
       };
       let response: Response;

@@ -264,7 +264,8 @@ describe('client: lists, records and receipts against the service', () => {
 
   it('throws for a page that is no image, and asks again for an image cut short', async (t) => {
     const { api, signed, receiptClient } = await receiptSetup(t);
-    const client = await receiptClient({}, undefined, 1);
+    const waits: Wait[] = [];
+    const client = await receiptClient({}, (wait) => waits.push(wait), 1);
     const photo = readFileSync(join(api.dir, 'photo.jpg'));
     // A captive portal's 200: no image, and asking again would not make it one.
     signed.fault = { kind: 'page', times: 1 };
@@ -295,6 +296,15 @@ describe('client: lists, records and receipts against the service', () => {
     assert.ok(cut instanceof ReceiptError, String(cut));
     assert.equal(cut.incomplete, true);
     assert.match(cut.message, /cut short \(its SHA-256 is not the one its ETag names\)/);
+    // Each retry's wait names why: the original's hash, the processed JPEG's missing end.
+    assert.deepEqual(
+      waits.map((wait) => wait.failure),
+      [
+        'the receipt arrived cut short (the JPEG has no end-of-image marker)',
+        'the receipt arrived cut short (its SHA-256 is not the one its ETag names)',
+        'the receipt arrived cut short (its SHA-256 is not the one its ETag names)',
+      ],
+    );
   });
 
   it('gives up at once on signed redirects that go round, and follows no redirect of the API', async (t) => {

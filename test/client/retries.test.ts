@@ -114,6 +114,9 @@ describe('client: network failures, timeouts and cancellation', () => {
         ['retry', 2],
       ],
     );
+    // Each wait names what failed: the body cut short, then no whole answer in time.
+    assert.match(waits[0]?.failure ?? '', /^network failure/);
+    assert.equal(waits[1]?.failure, 'no whole answer within 0.3 s');
   });
 
   it('refuses a key that a header cannot carry without showing it, and trims one that ends a line', async () => {

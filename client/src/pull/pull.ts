@@ -65,7 +65,8 @@ function describeWait(wait: Wait): string {
   const seconds = Math.ceil(wait.ms / 1000);
   if (wait.reason === 'rate_limit')
     return `rate limit reached: waiting ${seconds} s for a free slot`;
-  const cause = wait.status === undefined ? 'network failure' : `answer ${wait.status}`;
+  const cause =
+    wait.status === undefined ? (wait.failure ?? 'network failure') : `answer ${wait.status}`;
   return `${cause}: retry ${wait.attempt} in ${seconds} s`;
 }
 
