@@ -156,13 +156,16 @@ const DATED_SEARCH_TEXTS = 500;
 /**
  * What a row in a date filter's bounds costs, read and tested against a search, in entries of
  * the texts' indexes (`carryingTexts`): on the bench data with SQLite a row cost 1.8–15 µs and
- * an entry 0.12–0.21 µs (warm and cold), so 10–70 entries; the low end, so that the rows in the
- * bounds are tested only where that surely costs less. PostgreSQL, which chooses its plans
- * itself, did best with the same figure: 120 searches in date bounds took 12.3 s in all with
- * it, 14.8 s with 4, 19.0 s with 1 (the texts only where they hold fewer rows than the
- * bounds), 32.4 s before (the bounds' rows always).
+ * an entry 0.12–0.21 µs (warm and cold), so 10–70 entries. SQLite took 14, the low end, until
+ * the cold mix drew searches within date bounds: a broad one-letter search in a quarter then
+ * tested its 40,000-odd rows (0.4–0.7 s, where its texts' rows took a third of that); with 40
+ * the mix's 642 such searches of the large company, one at a time, took 12.5–13.8 s in all
+ * (slowest 331–351 ms) against 13.7–14.7 s (412–453 ms) with 14, 14.5 s with 70, 14.6 s with
+ * 25. PostgreSQL, which chooses its plans itself, did best with 14: 120 searches in date bounds
+ * took 12.3 s in all with it, 14.8 s with 4, 19.0 s with 1 (the texts only where they hold
+ * fewer rows than the bounds), 32.4 s before (the bounds' rows always).
  */
-const TESTED_DATED_ROW = 14;
+const TESTED_DATED_ROW = { sqlite: 40, postgres: 14 };
 
 /** The index that reads a window's rows, else those of an `updated_since`. */
 const boundsIndex = (filters: ExpenseFilters) =>
@@ -178,18 +181,16 @@ const boundsIndex = (filters: ExpenseFilters) =>
 async function fewRowsInBounds(
   source: ListSource,
   companyId: number,
-  filters: ExpenseFilters & { search: string },
+  filters: ExpenseFilters,
   unsearched: ReturnType<typeof filtered>,
+  read: number,
 ): Promise<number | null> {
   const { db } = source;
   const version = await source.version();
-  // The texts' indexes are read for every status and category (those follow the text and id).
-  const read = await searchedCount(source, companyId, version, filters.search, {});
-  const probed = Math.ceil(read / TESTED_DATED_ROW);
+  const sqlite = !isPostgres(db);
+  const probed = Math.ceil(read / TESTED_DATED_ROW[sqlite ? 'sqlite' : 'postgres']);
   const bounded = unsearched.select(sql.lit(1).as('one')).limit(probed);
-  const probe = db.selectFrom(
-    indexedBy(bounded, boundsIndex(filters), !isPostgres(db)).as('bounded'),
-  );
+  const probe = db.selectFrom(indexedBy(bounded, boundsIndex(filters), sqlite).as('bounded'));
   const rows = await cachedCount(source.derived, companyId, version, probe);
   return rows < probed ? rows : null;
 }
@@ -204,6 +205,7 @@ export async function expenseListQueries(
   filters: ExpenseFilters,
   sortField: ExpenseSortField,
 ): Promise<ListQueries> {
+  const sqlite = !isPostgres(source.db);
   const window = Boolean(filters.from || filters.to);
   const { search } = filters;
   const dated = !filters.employeeIds && Boolean(window || filters.updatedSince);
@@ -225,9 +227,15 @@ export async function expenseListQueries(
   const unsearched = search
     ? filtered(source.db, companyId, { ...filters, search: undefined })
     : undefined;
+  // The entries of the texts' indexes that a search within date bounds reads: those of every
+  // status, category and date (they follow the text and the id).
+  const textsRead =
+    search && dated && found
+      ? await searchedCount(source, companyId, await source.version(), search, {})
+      : undefined;
   const rowsInBounds =
-    search && unsearched && dated && found
-      ? await fewRowsInBounds(source, companyId, { ...filters, search }, unsearched)
+    unsearched && textsRead !== undefined
+      ? await fewRowsInBounds(source, companyId, filters, unsearched, textsRead)
       : null;
   const boundsTested = rowsInBounds !== null;
   const textsCounted = found && !boundsTested;
@@ -276,6 +284,18 @@ export async function expenseListQueries(
     boundable: dated,
     filtersBoundSortColumn,
     unsearched,
+    // PostgreSQL keeps the matches' bounds: the mix's 642 searches within date bounds took as
+    // long either way there (19.6–27.8 s in four runs, 21.2–24.8 s in four with these).
+    boundedBy:
+      byTexts && dated && unsearched && sqlite && textsRead !== undefined
+        ? {
+            rows: indexedBy(unsearched, boundsIndex(filters), sqlite),
+            most: textsRead,
+            ...(window
+              ? { column: 'expense_date', low: filters.from, high: filters.to }
+              : { column: 'updated_at', low: filters.updatedSince }),
+          }
+        : undefined,
     sampled: sampledFilterOf(
       filters,
       filters.categoryIds,
