@@ -8,7 +8,7 @@ import { type ListOrder, type ListSource, offsetOf, type PageRequest } from './l
 import { type SampledFilter, sampledTotal, samplesOf } from './sampled-filters.ts';
 import { orderIndex, SAMPLE_INTERVAL, type SampledListName } from './sampled-lists.ts';
 import { isPostgres } from './search.ts';
-import { companyRows, seekBounds, sortBounds } from './sort-bounds.ts';
+import { type BoundedBy, companyRows, seekBounds, sortBounds } from './sort-bounds.ts';
 import { type Gathering, sampledPage, walkedPage } from './walked-pages.ts';
 import { windowRanks } from './window-ranks.ts';
 
@@ -274,15 +274,6 @@ export async function listPage<Row extends { id: number }>(
     ids = await walkedPage(source, companyId, walked, order, page, total, boundsOf, gathering);
   }
   return { rows: await rowsOf(ids, rowsOfIds), total };
-}
-
-/** See `boundedBy` in `ListQueries`. */
-export interface BoundedBy {
-  rows: AnyQuery;
-  most: number;
-  column: string;
-  low?: string | undefined;
-  high?: string | undefined;
 }
 
 /**

@@ -3,7 +3,6 @@ import { fromMatched } from './gathered-pages.ts';
 import type { AnyQuery } from './list-order.ts';
 import type { ColumnSamples } from './list-samples-load.ts';
 import type { ListOrder, ListSource, SortBounds } from './list-source.ts';
-import type { BoundedBy } from './pagination.ts';
 import { SAMPLED_LISTS, type SampledListName } from './sampled-lists.ts';
 
 /**
@@ -11,6 +10,15 @@ import { SAMPLED_LISTS, type SampledListName } from './sampled-lists.ts';
  * it can meet, so that it reads none of the rows before the first match (`sortBounds`,
  * `seekBounds`).
  */
+
+/** See `boundedBy` in `ListQueries` (src/db/pagination.ts). */
+export interface BoundedBy {
+  rows: AnyQuery;
+  most: number;
+  column: string;
+  low?: string | undefined;
+  high?: string | undefined;
+}
 
 /**
  * Every row of the company's list, unfiltered: on PostgreSQL a walk in id order starts at
