@@ -18,7 +18,8 @@ export interface Wait {
   status?: number;
   /**
    * What failed, in a few words, where no answer is retried: `network failure (ECONNRESET)`,
-   * `no whole answer within 30 s`, `the receipt arrived cut short (1024 of 40960 bytes)`.
+   * `no whole answer within 30 s`, `the answer arrived cut short`, `the receipt arrived cut
+   * short (1024 of 40960 bytes)`.
    */
   failure?: string;
   /** The attempt that failed, from 1. */
@@ -43,8 +44,11 @@ const BACKOFF_CAP_MS = 30_000;
 /** A failed attempt in a few words: the cause a `Wait` names. */
 function failureOf(error: unknown, timeoutMs: number): string {
   if (error instanceof ReceiptError) return error.message;
-  if ((error as Error | undefined)?.name === 'TimeoutError')
-    return `no whole answer within ${timeoutMs / 1000} s`;
+  const { name, message } = (error ?? {}) as Partial<Error>;
+  if (name === 'TimeoutError') return `no whole answer within ${timeoutMs / 1000} s`;
+  // fetch's body, ended before its end (a reset, a close, fewer bytes than its length): the
+  // cause is undici's own code (UND_ERR_RES_CONTENT_LENGTH_MISMATCH), which says less.
+  if (name === 'TypeError' && message === 'terminated') return 'the answer arrived cut short';
   const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
   return typeof code === 'string' ? `network failure (${code})` : 'network failure';
 }

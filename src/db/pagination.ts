@@ -278,7 +278,7 @@ export async function listPage<Row extends { id: number }>(
 
 /**
  * Whether the list's samples of the bounds' column leave room for no more than `most` rows
- * between its bounds (more than a sample interval between each two samples inside them), so
+ * between its bounds (a sample interval's rows lie between each two samples inside them), so
  * that reading them is not wasted on a narrow search within wide bounds (95 ms for
  * `/expenses?search=n&updated_since=2019-02-09T00:00:00Z&sort=created_at` on SQLite, before
  * its matches' bounds were read anyway). A list without samples is short: yes.
