@@ -126,6 +126,35 @@ describeEachDialect('conditional requests', (dialect) => {
     }
   });
 
+  it("compares the reference page's static files' tags strongly: If-Match and If-Range of their weak tag fail", async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    const url = '/docs/static/index.css';
+    const whole = await api.app.inject({ url });
+    const etag = String(whole.headers.etag);
+    assert.match(etag, /^W\//);
+    const lastModified = String(whole.headers['last-modified']);
+    const ask = (headers: Record<string, string>, path = url) =>
+      api.app.inject({ url: path, headers });
+    // RFC 9110 §13.1.1: If-Match compares strongly, which no weak tag passes; `*` any file.
+    for (const ifMatch of [etag, etag.slice(2), `"other", ${etag}`]) {
+      const failed = await ask({ 'if-match': ifMatch });
+      assert.equal(failed.statusCode, 412, ifMatch);
+      assert.equal(failed.json().code, 'precondition_failed');
+    }
+    assert.equal((await ask({ 'if-match': '*' })).statusCode, 200);
+    assert.equal((await ask({ 'if-match': etag }, '/docs/static/missing.css')).statusCode, 404);
+    // §13.1.5: an If-Range tag compares strongly too: the whole file, not the range.
+    for (const ifRange of [etag, etag.slice(2)]) {
+      const full = await ask({ 'if-range': ifRange, range: 'bytes=0-9' });
+      assert.equal(full.statusCode, 200, ifRange);
+      assert.equal(full.body, whole.body, ifRange);
+    }
+    const partial = await ask({ 'if-range': lastModified, range: 'bytes=0-9' });
+    assert.equal(partial.statusCode, 206);
+    assert.equal(partial.body, whole.body.slice(0, 10));
+    assert.equal((await ask({ range: 'bytes=0-9' })).statusCode, 206);
+  });
+
   it('tags the API description and the errors page as it tags answers: 304 for their tag, 200 for another', async (t) => {
     const api = await useApi(t, dialect, { records: [] });
     const documents = ['/api/company/v1/openapi.json', '/docs/json', '/docs/yaml', '/docs/errors'];

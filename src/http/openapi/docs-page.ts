@@ -3,6 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 /** The reference page's own paths (the plugin's `/`, and its redirect to it). */
 const PAGE_ROUTES = new Set(['/docs', '/docs/']);
 const STATIC_INDEX_ROUTE = '/docs/static/index.html';
+/** The page's own files (@fastify/static under the page's prefix). */
+const STATIC_PREFIX = '/docs/static/';
 
 const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">';
 
@@ -13,12 +15,16 @@ const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-sca
  *   `./json`, query and all, so it loaded the page itself and showed no operation; and the
  *   plugin's `/docs/static/index.html?x` redirected to itself. Both are redirected to the page
  *   without the query, relatively (so behind a path prefix too; see `redirectToPage`);
- * - no viewport: a phone drew it at a desktop's width, shrunk to a third.
+ * - no viewport: a phone drew it at a desktop's width, shrunk to a third;
+ * - the static files' preconditions compared weakly (see `compareStrongly`).
  */
 export function registerDocsPageFixes(app: FastifyInstance): void {
-  // On the page's routes alone, and first among their onSend hooks: compression's, which
-  // @fastify/compress adds to each route as it is declared, makes the page a stream.
   app.addHook('onRoute', (route) => {
+    if (route.url.startsWith(STATIC_PREFIX)) {
+      route.onRequest = [compareStrongly, ...(route.onRequest ? [route.onRequest].flat() : [])];
+    }
+    // On the page's routes alone, and first among their onSend hooks: compression's, which
+    // @fastify/compress adds to each route as it is declared, makes the page a stream.
     if (!PAGE_ROUTES.has(route.url)) return;
     const others = route.onSend === undefined ? [] : [route.onSend].flat();
     route.onSend = [withViewport, ...others];
@@ -28,6 +34,23 @@ export function registerDocsPageFixes(app: FastifyInstance): void {
 async function withViewport(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
   if (typeof payload !== 'string' || reply.statusCode !== 200) return payload;
   return payload.replace('<meta charset="UTF-8">', `<meta charset="UTF-8">\n${VIEWPORT}`);
+}
+
+/**
+ * The static files' server (@fastify/send) tags a file weakly (`W/"size-mtime"`) but compares
+ * `If-Match` and `If-Range` weakly too, where RFC 9110 (§13.1.1, §13.1.5) says strongly, which a
+ * weak tag never passes: an `If-Match` of the file's own tag answered 200, not 412, and an
+ * `If-Range` of it 206, not the whole file. So every tag of those two fails here, as the RFC's
+ * comparison would have it: `If-Match` with any tag (not `*`) becomes one no file has, which the
+ * server answers with its 412 once it has found the file (a missing one stays a 404), and an
+ * `If-Range` with a tag drops the range (the whole file, 200). A date is left to the server.
+ */
+async function compareStrongly(request: FastifyRequest) {
+  const headers = request.raw.headers;
+  const ifMatch = headers['if-match'];
+  if (ifMatch !== undefined && ifMatch.trim() !== '*') headers['if-match'] = '""';
+  const ifRange = headers['if-range'];
+  if (ifRange?.includes('"')) delete headers.range;
 }
 
 /**
