@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, type Problem, problem } from '../schemas/problems.ts';
 import { ABSOLUTE_FORM, targetProblem } from './deps.ts';
-import { type ApiError, methodNotAllowed, noSuchResource } from './errors.ts';
+import { ApiError, methodNotAllowed, noSuchResource } from './errors.ts';
 
 /**
  * Answers for requests that never reach a route, or that the framework refuses before one
@@ -138,6 +138,22 @@ function unknownMethodRefusal(
 }
 
 /**
+ * The 400 of a request target holding a byte that is not ASCII (`?search=straße` sent as it is
+ * typed, as curl does), which Node's parser refuses: it says how to send it instead. Null for
+ * any other error.
+ */
+function nonAsciiTarget({ code, rawPacket: received, bytesParsed }: ParserError): ApiError | null {
+  if (code !== 'HPE_INVALID_URL' || !Buffer.isBuffer(received) || bytesParsed === undefined) {
+    return null;
+  }
+  if ((received[bytesParsed] ?? 0) < 0x80) return null;
+  return new ApiError(
+    'bad_request',
+    'The request target holds characters that are not ASCII: percent-encode them as UTF-8 (search=stra%C3%9Fe for straße).',
+  );
+}
+
+/**
  * The connections whose client error is answered already, or whose answer waits for an earlier
  * request's: Node's parser reports the same error again for every chunk that arrives after it.
  */
@@ -186,7 +202,7 @@ export const answerClientErrors = (refusalOn: UnknownMethodRefusal) =>
     const refusal =
       error.code === 'HPE_INVALID_METHOD'
         ? unknownMethodRefusal(this, error, refusalOn)
-        : parserErrorStatus(error.code);
+        : (nonAsciiTarget(error) ?? parserErrorStatus(error.code));
     const status = typeof refusal === 'number' ? refusal : refusal.status;
     const latest = (socket as ReadingSocket)[LATEST_RESPONSE];
     const reading = latest?.req;

@@ -728,6 +728,30 @@ describe('paths and methods', () => {
     }
   });
 
+  it('tells a client that sends non-ASCII characters unencoded in the target to percent-encode them', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = api.app.server.address() as AddressInfo;
+    const auth: [string, string] = ['Authorization', `Bearer ${key}`];
+    // As curl sends `?search=straße` typed on its command line: the UTF-8 bytes as they are.
+    for (const target of [`${API_PREFIX}/employees?search=straße`, `${API_PREFIX}/employees/é`]) {
+      const response = await rawRequest(port, rawGet(target, [auth]));
+      assert.equal(response?.status, 400, target);
+      const body = JSON.parse(response.body);
+      assert.equal(body.code, 'bad_request');
+      assert.match(body.detail, /not ASCII: percent-encode them/, target);
+    }
+    // Other bytes that are not HTTP keep the general detail.
+    const space = await rawRequest(port, rawGet(`${API_PREFIX}/employees?search=a b`, [auth]));
+    assert.equal(space?.status, 400);
+    assert.equal(JSON.parse(space.body).detail, 'The request is not valid HTTP.');
+    const encoded = await rawRequest(
+      port,
+      rawGet(`${API_PREFIX}/employees?search=stra%C3%9Fe`, [auth]),
+    );
+    assert.equal(encoded?.status, 200);
+  });
+
   it('answers 405 whatever body comes with the other method', async (t) => {
     const { api, key } = await setUp(t, 'sqlite');
     const bodies: Array<[contentType: string, payload: string]> = [
