@@ -38,7 +38,11 @@ export function parseMoney(value: unknown, maxFractionDigits = MONEY_SCALE_DIGIT
   if (decimal === null) throw new MoneyError('must be a decimal string or a number');
   const { negative, digits, exponent } = decimal;
   // `-0` too: import-format.md refuses a sign, and a zero written with one is a mistake.
-  if (negative) throw new MoneyError('must not be negative');
+  if (negative) {
+    throw new MoneyError(
+      digits === '' ? 'must not be written with a minus sign' : 'must not be negative',
+    );
+  }
   if (digits === '') return 0;
   if (-exponent > maxFractionDigits) {
     throw new MoneyError(`has more than ${maxFractionDigits} decimal places`);

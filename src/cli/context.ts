@@ -83,10 +83,13 @@ export function parseId(label: string) {
   };
 }
 
+/** A whole number from `min` to `max`, written in digits without leading zeros, as ids are. */
 export function parseCount(min: number, max: number) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}.`);
+    if (!/^(0|[1-9]\d*)$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new InvalidArgumentError(
+        `must be a whole number from ${min} to ${max}, in plain digits.`,
+      );
     }
     return Number(value);
   };

@@ -31,8 +31,8 @@ function summaryLine(summary: ImportSummary, recordTypes: typeof RECORD_TYPES): 
 
 function secondsOption(value: string): number {
   const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || seconds > 86_400) {
-    throw new InvalidArgumentError('must be a number of seconds from 0 to 86400.');
+  if (!/^(0|[1-9]\d*)(\.\d+)?$/.test(value) || seconds > 86_400) {
+    throw new InvalidArgumentError('must be a number of seconds from 0 to 86400, in plain digits.');
   }
   return seconds;
 }

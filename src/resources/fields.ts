@@ -87,7 +87,13 @@ export class FieldReader {
   private numeric(field: string, rule: string): number {
     const v = this.required(field);
     if (v instanceof InexactNumber) {
-      throw this.fail(field, `${rule}: it is written with more digits than a number holds exactly`);
+      // Past a float's range (`1e400`, `-1e400`) it is too large or small, whatever its
+      // digits; else too precise.
+      const value = Number(v.source);
+      const why = Number.isFinite(value)
+        ? 'it is written with more digits than a number holds exactly'
+        : `it is too ${value > 0 ? 'large' : 'small'}`;
+      throw this.fail(field, `${rule}: ${why}`);
     }
     if (typeof v !== 'number') throw this.fail(field, rule);
     return v;

@@ -451,6 +451,17 @@ describeEachDialect('cdapi CLI', (dialect) => {
           /^cdapi: option '--port <port>' argument '80000' is invalid/,
         ],
         [['serve', '--verbose'], /^cdapi: unknown option '--verbose'\n$/],
+        // Every number in digits without leading zeros, as ids and the environment's are.
+        [
+          ['keys', 'create', '--company', '1', '--name', 'x', '--per-minute', '010'],
+          /^cdapi: option '--per-minute <n>' argument '010' is invalid\. must be a whole number from 1 to \d+, in plain digits\.\n$/,
+        ],
+        [['demo', '--employees', '010'], /argument '010' is invalid\. must be a whole number/],
+        [['serve', '--port', '08080'], /argument '08080' is invalid\. must be a whole number/],
+        [
+          ['import', 'x.ndjson', '--progress-every', '05'],
+          /argument '05' is invalid\. must be a number of seconds from 0 to 86400, in plain digits\.\n$/,
+        ],
         [
           ['import', 'x.ndjson', '--progress-every', 'often'],
           /^cdapi: option '--progress-every <seconds>' argument 'often' is invalid/,

@@ -210,6 +210,15 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
         written(leave(1, 102, 1, 1, { days: '@N@' }), '366.00000000000001'),
         'days: must be a number from 0 to 366: it is written with more digits than a number holds exactly',
       ],
+      // Past a float's range: too large, whatever its digits say.
+      [
+        written(leave(1, 102, 1, 1, { days: '@N@' }), '1e400'),
+        'days: must be a number from 0 to 366: it is too large',
+      ],
+      [
+        written(employee(1, '@N@' as unknown as number), '-1e400'),
+        `id: must be a positive integer of at most ${Number.MAX_SAFE_INTEGER} (2^53 − 1): it is too small`,
+      ],
       // Read in time proportional to its length (a regular expression took minutes).
       [amountOf(102, `"0.${'0'.repeat(200_000)}1"`), 'amount: has more than 2 decimal places'],
     ];
@@ -866,7 +875,7 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
       {
         name: 'zero with a minus sign',
         line: expense(1, 5, 1, 1, { amount: '-0.00' }),
-        expect: /^line 4: amount: must not be negative$/,
+        expect: /^line 4: amount: must not be written with a minus sign$/,
       },
       {
         name: 'a JSON -0',
@@ -875,7 +884,7 @@ function importerSuite(dialect: Dialect, options: ImportOptions): void {
           '"amount":0',
           '"amount":-0',
         ),
-        expect: /^line 4: amount: must not be negative$/,
+        expect: /^line 4: amount: must not be written with a minus sign$/,
       },
       {
         name: 'decimals beyond the currency',
