@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import {
+  chmodSync,
   existsSync,
   linkSync,
   lstatSync,
@@ -778,6 +779,32 @@ describe('cdapi-pull', () => {
       readdirSync(folder).filter((name) => name.startsWith('pipe')),
       ['pipe'],
     );
+  });
+
+  it('refuses a receipts or CSV folder this user may not write before it pulls anything', async (t) => {
+    const { base, key, dir } = await pullSetup(t);
+    // Root writes any folder: the run is then made as nobody (65534), in a folder all may write.
+    const user = process.getuid?.() === 0 ? { user: 65534 } : {};
+    chmodSync(dir, 0o755);
+    const open = join(dir, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const closed = join(open, 'closed');
+    mkdirSync(closed);
+    chmodSync(closed, 0o555);
+    const out = join(open, 'mirror.sqlite');
+    for (const option of ['--receipts', '--csv']) {
+      const run = await runPull(['--base-url', base, '--out', out, option, closed], key, user);
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(
+        run.stderr,
+        `cdapi-pull: ${option} ${closed}: this user may not write in the folder (its permissions, or a read-only file system)\n`,
+      );
+      assert.equal(existsSync(out), false, 'nothing pulled');
+    }
+    chmodSync(closed, 0o777);
+    const run = await runPull(['--base-url', base, '--out', out, '--csv', closed], key, user);
+    assert.equal(run.code, 0, run.stderr);
   });
 
   it('pulls only the resources named, and refuses a file pulled with other resources', async (t) => {

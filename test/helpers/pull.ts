@@ -16,12 +16,17 @@ export interface PullRun {
 
 /**
  * Runs cdapi-pull (the built package) as a child process, without blocking: the service it
- * pulls from may run in this very process.
+ * pulls from may run in this very process. `user`: the uid (and gid) it runs as (root only).
  */
-export async function runPull(args: string[], key: string): Promise<PullRun> {
+export async function runPull(
+  args: string[],
+  key: string,
+  { user }: { user?: number } = {},
+): Promise<PullRun> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [PULL, ...args], {
       env: { PATH: process.env.PATH ?? '', CDAPI_KEY: key },
+      ...(user === undefined ? {} : { uid: user, gid: user }),
       // A run that paces itself to a key's limits waits out a minute; a hung one fails.
       timeout: 300_000,
     });

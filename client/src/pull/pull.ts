@@ -152,6 +152,12 @@ export async function pull(options: PullOptions): Promise<PullSummary> {
       } catch (error) {
         throw new Error(`${option} ${dir}: cannot make the folder: ${(error as Error).message}`);
       }
+      // Told now, not after the records are pulled, when its first file is written.
+      if (!writable(dir, constants.W_OK | constants.X_OK)) {
+        throw new Error(
+          `${option} ${dir}: this user may not write in the folder (its permissions, or a read-only file system)`,
+        );
+      }
     }
   } catch (error) {
     removeMadeFolders();
@@ -367,9 +373,9 @@ function refuseUnwritableOutput(out: string): void {
   }
 }
 
-function writable(path: string): boolean {
+function writable(path: string, mode = constants.R_OK | constants.W_OK): boolean {
   try {
-    accessSync(path, constants.R_OK | constants.W_OK);
+    accessSync(path, mode);
     return true;
   } catch {
     return false;
