@@ -32,7 +32,7 @@ export class ApiError extends Error {
 }
 
 /** Builds the ApiError of a failed response, whether or not its body is problem+json. */
-export async function apiErrorOf(response: Response): Promise<ApiError> {
+export async function apiErrorOf(response: Response, note?: string): Promise<ApiError> {
   const requestId = response.headers.get('x-request-id') ?? undefined;
   const text = await response.text();
   let body: { code?: unknown; detail?: unknown; title?: unknown; errors?: unknown } = {};
@@ -41,15 +41,16 @@ export async function apiErrorOf(response: Response): Promise<ApiError> {
   } catch {
     // Not JSON (a proxy's HTML page, say): the status alone tells what happened.
   }
+  const detail =
+    typeof body.detail === 'string'
+      ? body.detail
+      : typeof body.title === 'string'
+        ? body.title
+        : response.statusText || text.slice(0, 200);
   return new ApiError({
     status: response.status,
     code: typeof body.code === 'string' ? body.code : `http_${response.status}`,
-    detail:
-      typeof body.detail === 'string'
-        ? body.detail
-        : typeof body.title === 'string'
-          ? body.title
-          : response.statusText || text.slice(0, 200),
+    detail: note === undefined ? detail : `${detail} (${note})`,
     errors: Array.isArray(body.errors) ? (body.errors as ParameterError[]) : undefined,
     requestId,
   });

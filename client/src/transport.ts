@@ -289,12 +289,10 @@ export class Transport {
         });
       }
       const wait = retryAfterMs(response);
-      if (
-        (response.status === 429 || response.status === 503) &&
-        attempt < this.options.maxRetries &&
-        // Longer than any window: not a wait worth making, told at once.
-        !(wait !== undefined && wait > LONGEST_RETRY_AFTER_MS)
-      ) {
+      const retried = response.status === 429 || response.status === 503;
+      // Longer than any window: not a wait worth making, told at once, and said so.
+      const tooLong = retried && wait !== undefined && wait > LONGEST_RETRY_AFTER_MS;
+      if (retried && attempt < this.options.maxRetries && !tooLong) {
         await drain(response);
         const delay =
           response.status === 429
@@ -309,7 +307,12 @@ export class Transport {
         await sleep(delay, call.signal);
         continue;
       }
-      throw await apiErrorOf(response);
+      throw await apiErrorOf(
+        response,
+        tooLong
+          ? `not retried: its Retry-After asks for ${Math.ceil((wait ?? 0) / 1000)} s, more than the hour within which every window frees`
+          : undefined,
+      );
     }
   }
 

@@ -209,6 +209,10 @@ describe('client: network failures, timeouts and cancellation', () => {
     const error = await client.me().catch((e: unknown) => e);
     assert.ok(error instanceof ApiError, String(error));
     assert.equal(error.status, 429);
+    assert.equal(
+      error.detail,
+      'later (not retried: its Retry-After asks for 3000000 s, more than the hour within which every window frees)',
+    );
     assert.equal(silent.requests(), 1, 'not retried');
     assert.equal(waits.length, 0);
 
