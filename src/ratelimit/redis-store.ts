@@ -119,8 +119,9 @@ const optionalNumber = (value: string | null): number | null =>
  * When Redis cannot be reached the service keeps answering: each instance falls back to its
  * own in-process limits, which hold the requests Redis granted it too (so N instances allow up
  * to N × the limit in a window, counting what was granted before the outage), logs one warning, and
- * `/readyz` reports `degraded`. Once ioredis has reconnected (its own capped backoff), or a
- * frozen Redis answers a PING again, the store switches back and logs the recovery.
+ * `/readyz` reports `degraded`, also on an instance that no request comes to (see `beat`). Once
+ * ioredis has reconnected (its own capped backoff), or a frozen Redis answers a PING again, the
+ * store switches back and logs the recovery.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis;
@@ -133,8 +134,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   private sequence = 0;
   private reachable = true;
   private skipRedisUntil = 0;
-  /** While Redis is unreachable on a connection that stays open (a frozen server), PINGs it. */
-  private probe: NodeJS.Timeout | null = null;
+  /** PINGs Redis every `retryAfterFailureMs` (see `beat`). */
+  private heartbeat: NodeJS.Timeout | null = null;
+  private pinging = false;
 
   constructor(options: RedisRateLimitStoreOptions) {
     this.keyPrefix = options.keyPrefix;
@@ -190,6 +192,31 @@ export class RedisRateLimitStore implements RateLimitStore {
     } finally {
       clearTimeout(timer);
     }
+    this.heartbeat ??= setInterval(() => this.beat(), this.retryAfterFailureMs).unref();
+  }
+
+  /**
+   * A PING on the open connection, which tells `/readyz` and the fallback gauge how Redis is
+   * without a request to find out (an idle or standby instance): that a frozen Redis, whose
+   * connection stays open, answers no more (it said `ok` until a request timed out), and that
+   * it answers again (no 'ready' event says so: the connection never closed). A closed
+   * connection is ioredis's to reopen, and its 'ready' says so.
+   */
+  private beat(): void {
+    if (this.redis.status !== 'ready' || this.pinging) return;
+    this.pinging = true;
+    this.redis
+      .ping()
+      .then(
+        () => this.markReachable(),
+        (error: unknown) => {
+          this.markUnreachable(error);
+          this.skipRedisUntil = Date.now() + this.retryAfterFailureMs;
+        },
+      )
+      .finally(() => {
+        this.pinging = false;
+      });
   }
 
   /**
@@ -281,7 +308,6 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   private markReachable(): void {
-    this.stopProbing();
     if (this.reachable) return;
     this.reachable = true;
     this.log.info({}, 'Redis reachable again: rate limits are shared across instances');
@@ -296,30 +322,6 @@ export class RedisRateLimitStore implements RateLimitStore {
         ? 'Redis refused the credentials of REDIS_URL: rate limits fall back to per-instance counting until it accepts them'
         : 'Redis unreachable: rate limits fall back to per-instance counting until it returns',
     );
-    this.startProbing();
-  }
-
-  /**
-   * A command that timed out leaves the connection open, so no 'ready' event tells that Redis
-   * answers again: without a request (an idle instance), `/readyz` and the fallback gauge would
-   * stay degraded. A PING every `retryAfterFailureMs` tells it; a closed connection is left to
-   * ioredis's reconnection and its 'ready'.
-   */
-  private startProbing(): void {
-    if (this.probe !== null) return;
-    this.probe = setInterval(() => {
-      if (this.redis.status !== 'ready') return;
-      this.redis.ping().then(
-        () => this.markReachable(),
-        () => {},
-      );
-    }, this.retryAfterFailureMs).unref();
-  }
-
-  private stopProbing(): void {
-    if (this.probe === null) return;
-    clearInterval(this.probe);
-    this.probe = null;
   }
 
   checks(): Record<string, 'ok' | 'unreachable'> {
@@ -327,7 +329,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async close(): Promise<void> {
-    this.stopProbing();
+    if (this.heartbeat !== null) clearInterval(this.heartbeat);
+    this.heartbeat = null;
     await this.fallback.close();
     // quit() waits for replies in flight; disconnect() when the connection is already gone.
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => {});
