@@ -27,14 +27,21 @@ import { closedWithin, dropConnection } from './pg-close.ts';
  *
  * What a kept version can be late by: a commit's notification is delivered to the listening
  * connection as the committing session is told of its commit, and a request that arrives in
- * between reads the old version. Reads already ran that close to a commit before: the version
- * and the rows were always read in separate statements, which an import can commit between.
- * Imports and purges in this process forget the versions they changed themselves, at once
+ * between reads the old version. Its answer is then read again: every answer of a data
+ * operation reads the version from the database once made (`readNow`, see
+ * `readWithinOneVersion`), as an import can commit between any two of its statements. Imports
+ * and purges in this process forget the versions they changed themselves, at once
  * (`forgetInThisProcess`).
  */
 export interface DataVersions {
   /** The company's data version (see `companyDataVersion`). */
   of(companyId: number): Promise<number>;
+  /**
+   * The company's data version read from the database now, never a kept one: whether an import
+   * committed while a request read (see `readWithinOneVersion`). A kept version it differs from
+   * is forgotten.
+   */
+  readNow(companyId: number): Promise<number>;
   /** Whether versions are kept now (else each is read). */
   keeping(): boolean;
   close(): Promise<void>;
@@ -52,6 +59,7 @@ const LAST_RETRY_MS = 30_000;
 /** Versions read with `read`, every time. */
 const readEachTime = (read: (companyId: number) => Promise<number>): DataVersions => ({
   of: read,
+  readNow: read,
   keeping: () => false,
   close: async () => {},
 });
@@ -96,6 +104,14 @@ class KeptVersions {
       if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as number);
       this.kept.set(companyId, version);
     }
+    return version;
+  }
+
+  /** Read from the database; a kept version it differs from is forgotten. */
+  async readNow(companyId: number): Promise<number> {
+    const version = await this.read(companyId);
+    const kept = this.kept.get(companyId);
+    if (kept !== undefined && kept !== version) this.forget(companyId);
     return version;
   }
 
@@ -227,6 +243,7 @@ export function listenedDataVersions(db: Db, pool: pg.Pool, log: Log): DataVersi
   void listen();
   return {
     of: (companyId) => versions.of(companyId),
+    readNow: (companyId) => versions.readNow(companyId),
     keeping: () => versions.trusted,
     async close() {
       closed = true;

@@ -157,6 +157,14 @@ export const busy = () =>
     headers: { 'retry-after': '1' },
   });
 
+/** The company's data changed under every read of the answer (see `readWithinOneVersion`). */
+export const dataKeptChanging = () =>
+  new ApiError(
+    'service_unavailable',
+    "The company's data changed while the answer was read, each time it was read; retry shortly.",
+    { headers: { 'retry-after': '1' } },
+  );
+
 export const internalError = () =>
   new ApiError('internal_error', 'An internal error occurred; it has been logged.');
 

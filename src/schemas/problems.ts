@@ -108,7 +108,7 @@ export const ERRORS = {
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',
-    when: 'the database is unreachable, restarting or out of connections, or a query outlasts `DATABASE_STATEMENT_TIMEOUT_MS` (`Retry-After: 5`); or the instance is busy (`Retry-After: 1`); on the admin listener, a change that met another import or command writing the same rows (nothing was changed)',
+    when: 'the database is unreachable, restarting or out of connections, or a query outlasts `DATABASE_STATEMENT_TIMEOUT_MS` (`Retry-After: 5`); or the instance is busy, or imports of the company committed during three reads of the answer in a row (`Retry-After: 1`); on the admin listener, a change that met another import or command writing the same rows (nothing was changed)',
   },
 } as const;
 

@@ -5,12 +5,61 @@ import { API_PREFIX } from '../../src/http/deps.ts';
 import { useApi } from '../helpers/api.ts';
 import { companyVersions, describeEachDialect } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { company, employee, expense, leave, smallCompany } from '../helpers/records.ts';
+import { company, employee, expense, leave, leaveType, smallCompany } from '../helpers/records.ts';
 
 const total = (res: { status: number; body: string; json: { meta: { total: number } } }) => {
   assert.equal(res.status, 200, res.body);
   return res.json.meta.total;
 };
+
+describeEachDialect('an answer read while an import commits', (dialect) => {
+  it('is read again at the new version: never the old total with the new rows', async (t) => {
+    const api = await useApi(t, dialect, { records: [], config: { responseCacheMb: 0 } });
+    const ids = Array.from({ length: 60 }, (_, i) => i + 1);
+    await api.load([
+      company(1),
+      employee(1, 1),
+      leaveType(1, 1),
+      ...ids.map((id) => leave(1, id, 1, 1)),
+    ]);
+    const key = await api.createKey(1);
+    // The next request reads its version, then an import deleting every other leave commits
+    // before its page is read: its total, cached at that version, says 60, its rows are 30.
+    let importBeforeThePage = false;
+    api.app.addHook('preHandler', async (request) => {
+      if (!importBeforeThePage) return;
+      importBeforeThePage = false;
+      await request.dataVersion();
+      await api.load(
+        ids
+          .filter((id) => id % 2 === 0)
+          .map((id) => ({ type: 'delete', resource: 'leave', company_id: 1, id })),
+      );
+    });
+    const path = '/leaves?sort=id&per_page=10&page=2';
+    const before = await api.get(path, key);
+    assert.equal(before.json.meta.total, 60);
+    assert.deepEqual(
+      before.json.data.map((row: { id: number }) => row.id),
+      ids.slice(10, 20),
+    );
+    importBeforeThePage = true;
+    const during = await api.get(path, key);
+    assert.equal(during.status, 200, during.body);
+    assert.equal(importBeforeThePage, false, 'the import ran before the page');
+    const odd = ids.filter((id) => id % 2 === 1);
+    assert.equal(during.json.meta.total, 30);
+    assert.equal(during.json.meta.last_page, 3);
+    assert.deepEqual(
+      during.json.data.map((row: { id: number }) => row.id),
+      odd.slice(10, 20),
+    );
+    assert.ok(
+      api.logLines().some((line) => line.msg === 'data changed while the answer was read'),
+      'read again',
+    );
+  });
+});
 
 describeEachDialect('cached list totals', (dialect) => {
   for (const responseCacheMb of [64, 0]) {

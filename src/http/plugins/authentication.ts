@@ -13,6 +13,8 @@ declare module 'fastify' {
      * then reused for the rest of the request (cache keys, derived values).
      */
     dataVersion(): Promise<number>;
+    /** Makes `version` the one `dataVersion` gives for the rest of the request. */
+    useDataVersion(version: number): void;
   }
 }
 
@@ -29,6 +31,9 @@ export const authentication = fp<{ authenticator: Authenticator; versions: DataV
       request.dataVersion = () => {
         version ??= versions.of(request.auth.company.id);
         return version;
+      };
+      request.useDataVersion = (read) => {
+        version = Promise.resolve(read);
       };
     });
   },
