@@ -106,6 +106,11 @@ interface OperationSpec<Q, P, R> {
    */
   cacheable?: boolean;
   /**
+   * The answer is read in one statement, which sees one state of the data by itself: it is not
+   * checked against the company's data version afterwards (see `readWithinOneVersion`).
+   */
+  oneStatement?: boolean;
+  /**
    * False for a cheap operation served at once even when the instance is busy (`/me`: a key
    * check must not wait behind data reads); see `admission.ts`.
    */
@@ -170,7 +175,7 @@ export function operation<
   spec: OperationSpec<Q, P, R>,
 ): {
   schema: OperationSchema<Q, P, R>;
-  config: { scope: Scope | null; cacheable: boolean; queued: boolean };
+  config: { scope: Scope | null; cacheable: boolean; oneStatement: boolean; queued: boolean };
 } {
   const { scope } = spec;
   const accepted: HeaderKey[] = RATE_LIMIT_HEADERS;
@@ -252,6 +257,11 @@ export function operation<
   };
   return {
     schema: schema as OperationSchema<Q, P, R>,
-    config: { scope, cacheable: spec.cacheable ?? false, queued: spec.queued ?? true },
+    config: {
+      scope,
+      cacheable: spec.cacheable ?? false,
+      oneStatement: spec.oneStatement ?? false,
+      queued: spec.queued ?? true,
+    },
   };
 }

@@ -55,6 +55,7 @@ export const employeeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asyn
     operation({
       operationId: 'getEmployee',
       cacheable: true,
+      oneStatement: true,
       summary: 'Get an employee',
       description: 'One employee of the key’s company; 404 when absent or another company’s.',
       tag: 'Employees',

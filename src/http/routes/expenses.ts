@@ -52,6 +52,7 @@ export const expenseRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async
     operation({
       operationId: 'getExpense',
       cacheable: true,
+      oneStatement: true,
       summary: 'Get an expense',
       description: 'One expense with its items and the URLs of its receipt variants.',
       tag: 'Expenses',

@@ -48,6 +48,7 @@ export const leaveRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (
     operation({
       operationId: 'getLeave',
       cacheable: true,
+      oneStatement: true,
       summary: 'Get a leave request',
       description:
         'One leave with its document obligation; attachments are reported by presence only and never returned.',

@@ -17,6 +17,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asy
     operation({
       operationId: 'listLeaveTypes',
       cacheable: true,
+      oneStatement: true,
       summary: 'List leave types',
       description:
         'The company’s active leave types, all of them (no pagination). Inactive ones still appear embedded in the leaves that use them.',
@@ -32,6 +33,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = asy
     operation({
       operationId: 'listExpenseCategories',
       cacheable: true,
+      oneStatement: true,
       summary: 'List expense categories',
       description:
         'The company’s active expense categories, all of them (no pagination). Inactive ones still appear embedded in the expenses that use them.',
