@@ -14,12 +14,14 @@ const READS = 3;
  * (rows skipped or missing for a client paging through). The version is read again from the
  * database once the answer is made; where an import moved it meanwhile, the answer is read
  * again at the new version (and not kept by the response cache), at most READS times, then
- * refused with a 503 and `Retry-After`. An answer read in one statement (a record, the reference
- * lists: `oneStatement`) sees one state by itself, and is not checked: the check is a statement
- * more, which on PostgreSQL cost the cheapest requests a fifth of their throughput. The same version before and after means no import of the
- * company committed in between, so every statement read the same data: an import moves its
- * companies' versions in its own transaction, and a value cached under a version by a read that
- * an import overtook is only ever used by reads that see the version move too.
+ * refused with a 503 and `Retry-After`.
+ *
+ * The same version before and after means no import of the company committed in between, so
+ * every statement read the same data: an import moves its companies' versions in its own
+ * transaction, and a value cached under a version by a read that an import overtook is only
+ * ever used by reads that see the version move too. An answer read in one statement (a record,
+ * the reference lists: `oneStatement`) sees one state by itself and is not checked: the check is
+ * a statement more, which on PostgreSQL cost the cheapest requests a fifth of their throughput.
  */
 export const readWithinOneVersion = fp<{ versions: DataVersions }>(
   async (app, { versions }) => {
@@ -27,7 +29,7 @@ export const readWithinOneVersion = fp<{ versions: DataVersions }>(
       const config = route.config as { cacheable?: boolean; oneStatement?: boolean } | undefined;
       if (!config?.cacheable || config.oneStatement) return;
       const read = route.handler as RouteHandlerMethod;
-      route.handler = async function readOnce(this: FastifyInstance, request, reply) {
+      route.handler = async function readUntilOneVersion(this: FastifyInstance, request, reply) {
         for (let attempt = 1; ; attempt++) {
           const version = await request.dataVersion();
           const answer = await read.call(this, request, reply);
