@@ -21,15 +21,20 @@ const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-sca
 export function registerDocsPageFixes(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith(STATIC_PREFIX)) {
-      route.onRequest = [compareStrongly, ...(route.onRequest ? [route.onRequest].flat() : [])];
+      route.onRequest = first(compareStrongly, route.onRequest);
     }
     // On the page's routes alone, and first among their onSend hooks: compression's, which
     // @fastify/compress adds to each route as it is declared, makes the page a stream.
     if (!PAGE_ROUTES.has(route.url)) return;
-    const others = route.onSend === undefined ? [] : [route.onSend].flat();
-    route.onSend = [withViewport, ...others];
+    route.onSend = first(withViewport, route.onSend);
   });
 }
+
+/** A route's hooks of one kind (none, one or several) with `hook` before the others. */
+const first = <Hook>(hook: Hook, others: Hook | Hook[] | undefined): Hook[] => [
+  hook,
+  ...(others === undefined ? [] : ([others].flat() as Hook[])),
+];
 
 async function withViewport(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
   if (typeof payload !== 'string' || reply.statusCode !== 200) return payload;
