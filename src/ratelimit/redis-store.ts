@@ -209,10 +209,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       .ping()
       .then(
         () => this.markReachable(),
-        (error: unknown) => {
-          this.markUnreachable(error);
-          this.skipRedisUntil = Date.now() + this.retryAfterFailureMs;
-        },
+        (error: unknown) => this.failed(error),
       )
       .finally(() => {
         this.pinging = false;
@@ -276,8 +273,7 @@ export class RedisRateLimitStore implements RateLimitStore {
         if (record && decision.allowed) await this.fallback.consume(keyId, limits, nowMs);
         return decision;
       } catch (error) {
-        this.markUnreachable(error);
-        this.skipRedisUntil = Date.now() + this.retryAfterFailureMs;
+        this.failed(error);
       }
     } else {
       this.markUnreachable(new Error(`Redis connection is ${this.redis.status}`));
@@ -305,6 +301,12 @@ export class RedisRateLimitStore implements RateLimitStore {
         freeingMs: optionalNumber(freeing[1]),
       },
     );
+  }
+
+  /** A command failed: requests use the fallback for `retryAfterFailureMs`. */
+  private failed(error: unknown): void {
+    this.markUnreachable(error);
+    this.skipRedisUntil = Date.now() + this.retryAfterFailureMs;
   }
 
   private markReachable(): void {
