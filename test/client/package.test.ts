@@ -181,6 +181,23 @@ describe('the client package', () => {
       notUrl.stderr,
       'cdapi-pull: --base-url must be an http:// or https:// URL, such as http://127.0.0.1:8080/api/company/v1 (not api.example.com)\nRun cdapi-pull --help for the options.\n',
     );
+    // Numbers as the cdapi command takes them: plain digits, no leading zeros.
+    for (const size of ['010', '0', '1001', '1e2', ' 5']) {
+      const pageSize = run([
+        '--base-url',
+        'http://127.0.0.1:1',
+        '--out',
+        'x.sqlite',
+        '--page-size',
+        size,
+      ]);
+      assert.equal(pageSize.status, 2, size);
+      assert.equal(
+        pageSize.stderr,
+        'cdapi-pull: --page-size: a whole number from 1 to 1000, in plain digits\nRun cdapi-pull --help for the options.\n',
+        size,
+      );
+    }
     // fetch refuses a URL with credentials; its error showed the password after five retries.
     const password = run([
       '--base-url',

@@ -57,8 +57,10 @@ function parseResources(list: string): Resource[] {
 }
 
 function parsePageSize(text: string): number {
-  const size = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(size >= 1 && size <= 1000)) throw new UsageError('--page-size: an integer from 1 to 1000');
+  // Plain digits without leading zeros, as the cdapi command's numbers (`010` is refused).
+  const size = /^[1-9]\d*$/.test(text) ? Number(text) : Number.NaN;
+  if (!(size >= 1 && size <= 1000))
+    throw new UsageError('--page-size: a whole number from 1 to 1000, in plain digits');
   return size;
 }
 
