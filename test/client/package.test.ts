@@ -220,7 +220,7 @@ describe('the client package', () => {
     assert.equal(closed.status, 1);
     assert.equal(
       closed.stderr.trimEnd().split('\n').at(-1),
-      `cdapi-pull: cannot reach the service: connect ECONNREFUSED 127.0.0.1:${port}; once it answers, run again to go on from the last page written`,
+      `cdapi-pull: cannot reach the service: connect ECONNREFUSED 127.0.0.1:${port}; once it answers, run again`,
     );
     assert.equal(
       existsSync(join(dir, 'x.sqlite')),

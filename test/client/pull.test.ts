@@ -46,6 +46,7 @@ import {
   leaveType,
   writeJpeg,
 } from '../helpers/records.ts';
+import { freePort } from '../helpers/serve.ts';
 
 const EMPLOYEES = 60;
 const LEAVES = 150;
@@ -317,6 +318,17 @@ describe('cdapi-pull', () => {
     const pulled = Object.values(halfWay.tables).reduce((sum, rows) => sum + rows.length, 0);
     assert.ok(pulled > 0 && pulled < TOTAL, `killed half way: ${pulled} of ${TOTAL} records`);
     assert.ok(halfWay.state.cursor, 'the cursor of the last committed page is stored');
+    // A run that cannot reach the service says the next one goes on from there.
+    const port = await freePort();
+    const unreachable = await runPull(
+      ['--base-url', `http://127.0.0.1:${port}/api/company/v1`, '--out', out],
+      key,
+    );
+    assert.equal(unreachable.code, 1);
+    assert.match(
+      unreachable.stderr,
+      /; once it answers, run again to go on from the last page written\n$/,
+    );
 
     const rerun = await runPull(
       ['--base-url', base, '--out', out, '--page-size', '50', '--no-compress', '--json'],

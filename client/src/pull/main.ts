@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ApiError } from '../errors.ts';
 import { baseUrlProblem, refusedForGood } from '../transport.ts';
@@ -71,6 +72,7 @@ export async function main(
   stdout: Output,
   stderr: Output,
 ): Promise<number> {
+  let out: string | undefined;
   try {
     // parseArgs would print the unexpected argument, a key that then sits in a CI log.
     // An argument holding a word shaped like a key, or the start of one, wherever it sits (a
@@ -137,7 +139,8 @@ export async function main(
     }
     if (values.compress && values['no-compress'])
       throw new UsageError('--compress and --no-compress: give one of them');
-    if (!values.out) throw new UsageError('--out is required');
+    out = values.out;
+    if (!out) throw new UsageError('--out is required');
     if (values['csv-escape-formulas'] && !values.csv)
       throw new UsageError('--csv-escape-formulas: give --csv DIR too');
     const apiKey = env.CDAPI_KEY;
@@ -146,7 +149,7 @@ export async function main(
     const summary = await pull({
       baseUrl: values['base-url'],
       apiKey,
-      out: values.out,
+      out,
       csvDir: values.csv,
       csvEscapeFormulas: values['csv-escape-formulas'],
       receiptsDir: values.receipts,
@@ -170,7 +173,8 @@ export async function main(
     const reason =
       error instanceof ApiError
         ? `${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`
-        : describeFailure(error as Error);
+        : // A file left behind holds the pages written (a first run that fails removes its own).
+          describeFailure(error as Error, out !== undefined && existsSync(out));
     stderr.write(`cdapi-pull: ${reason}\n`);
     if (usage) stderr.write('Run cdapi-pull --help for the options.\n');
     return usage ? 2 : 1;
@@ -191,17 +195,21 @@ export function onThisMachine(baseUrl: string): boolean {
   );
 }
 
-/** A failure's message, with the reason fetch keeps in `cause` ("fetch failed" alone says nothing). */
-function describeFailure(error: Error): string {
+/**
+ * A failure's message, with the reason fetch keeps in `cause` ("fetch failed" alone says
+ * nothing), and where a run again starts when the output file holds pages (`resumable`).
+ */
+function describeFailure(error: Error, resumable: boolean): string {
   const cause = error.cause instanceof Error ? error.cause : null;
+  const again = resumable ? 'run again to go on from the last page written' : 'run again';
   if (error.name === 'TimeoutError') {
-    return 'the service did not answer in time, on every attempt (each may take 30 s); run again to go on from the last page written';
+    return `the service did not answer in time, on every attempt (each may take 30 s); ${again}`;
   }
   if (error.name === 'SyntaxError') {
     return `an answer of the service is not JSON (${error.message}): is --base-url the API's base, and nothing in between (a proxy's or a portal's page)?`;
   }
   if (error.name === 'TypeError' && error.message === 'terminated') {
-    return 'the connection was cut while an answer arrived, on every attempt; run again to go on from the last page written';
+    return `the connection was cut while an answer arrived, on every attempt; ${again}`;
   }
   if (refusedForGood(error) && cause?.message === 'redirect count exceeded') {
     return "a receipt's signed URL redirects round and round (twenty redirects): the receipt store, or a proxy in between, sends it back to itself";
@@ -214,7 +222,7 @@ function describeFailure(error: Error): string {
       return 'cannot reach the service: it does not speak TLS (https:// in --base-url for an http:// service?)';
     }
     // One line: OpenSSL's reasons end in a line break.
-    return `cannot reach the service: ${cause.message.trim().replace(/\s*\n\s*/g, '; ')}; once it answers, run again to go on from the last page written`;
+    return `cannot reach the service: ${cause.message.trim().replace(/\s*\n\s*/g, '; ')}; once it answers, ${again}`;
   }
   return error.message;
 }
