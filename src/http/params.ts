@@ -181,10 +181,14 @@ export function queryValueErrors(request: { query: unknown; url: string }): Para
 /**
  * What is wrong with an `updated_since` that is no RFC 3339 timestamp. A `+` left unencoded in
  * a query reads as a space (`…T03:00:00 03:00`): the message says so, as the value the client
- * wrote has the offset it asks for.
+ * wrote has the offset it asks for. So does a second 60 at another minute than a leap second's.
  */
 export function updatedSinceFormatMessage(value: unknown): string {
-  const plusAsSpace = typeof value === 'string' && /\d \d\d:\d\d$/.test(value);
+  if (typeof value !== 'string') return UPDATED_SINCE_FORMAT;
+  // The schema's format takes second 60 where a leap second can be, 23:59:60 in UTC, alone.
+  if (hasTimestampSyntax(value) && /:60(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/.test(value))
+    return `${UPDATED_SINCE_FORMAT} (second 60 is a leap second, which only 23:59:60 in UTC can be)`;
+  const plusAsSpace = /\d \d\d:\d\d$/.test(value);
   return plusAsSpace && hasTimestampSyntax(value.replace(/ (?=\d\d:\d\d$)/, '+'))
     ? `${UPDATED_SINCE_FORMAT} (a + in a URL's query reads as a space: write it %2B)`
     : UPDATED_SINCE_FORMAT;

@@ -721,6 +721,17 @@ describeEachDialect('GET /leaves', (dialect) => {
       ['updated_since=2026-02-30T09:00:00Z', 'updated_since', MESSAGES.updated_since],
       ['updated_since=yesterday', 'updated_since', MESSAGES.updated_since],
       ['updated_since=', 'updated_since', MESSAGES.updated_since],
+      // Second 60 where no leap second can be (only 23:59:60 in UTC).
+      [
+        'updated_since=2026-06-01T09:00:60Z',
+        'updated_since',
+        `${MESSAGES.updated_since} (second 60 is a leap second, which only 23:59:60 in UTC can be)`,
+      ],
+      [
+        'updated_since=2026-06-30T23:59:60%2B03:00',
+        'updated_since',
+        `${MESSAGES.updated_since} (second 60 is a leap second, which only 23:59:60 in UTC can be)`,
+      ],
       // Offsets without their colon, which the schema's date-time format lets through.
       ['updated_since=2026-01-01T00:00:00%2B0530', 'updated_since', MESSAGES.updated_since],
       ['updated_since=2026-01-01T00:00:00%2B05', 'updated_since', MESSAGES.updated_since],
