@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { AdminToken } from '../admin-tokens.ts';
+import { ADMIN_TOKEN_STRETCH, type AdminToken } from '../admin-tokens.ts';
 import { holdsApiKeySecret, KEY_PREFIX } from '../keys/api-key.ts';
 
 /**
@@ -18,12 +18,21 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const SHARED_WITH_CREDENTIALS = 12;
 
 /**
- * An API key (or its part after `cdk_`), or one of the admin tokens, anywhere in `text`: each
- * stretch of a token's length is hashed. A token is at least 32 characters and a request id at
- * most 128, so that is at most 97 hashes (under a millisecond), and one for an id no longer
- * than the token, such as a proxy's 32-character `$request_id`. Also any part of the request's
- * own credentials (`authorization`) of SHARED_WITH_CREDENTIALS characters or more, such as a
- * key cut short of its checksum, which holds no checksum to be found by.
+ * Letters and digits in a row, upper and lower case mixed, of this length or more: a key's
+ * random part, sent without the request's own key or with another one, or most of it (24 of
+ * its 32 characters leave 8, 48 bits, to guess; the checksum is computed from them). Request
+ * ids in use have no such run: UUIDs and trace ids are hexadecimal in one case, ULIDs are
+ * upper case, and a 128-bit id in base64 is 22 characters. (A random 32-character key part
+ * has no upper- or no lower-case letter once in 17 million.)
+ */
+const KEY_LIKE_RUN = new RegExp(`[0-9A-Za-z]{${ADMIN_TOKEN_STRETCH},}`, 'g');
+
+/**
+ * An API key (or its part after `cdk_`, or most of its random part), or most of one of the
+ * admin tokens, anywhere in `text`: each stretch of ADMIN_TOKEN_STRETCH characters is hashed
+ * (at most 105 hashes for a 128-character id, none for an id shorter than the stretch). Also
+ * any part of the request's own credentials (`authorization`) of SHARED_WITH_CREDENTIALS
+ * characters or more, such as a key cut short of its checksum.
  */
 function holdsSecret(
   text: string,
@@ -31,18 +40,18 @@ function holdsSecret(
   authorization: string | undefined,
 ): boolean {
   if (text.toLowerCase().includes(KEY_PREFIX) || holdsApiKeySecret(text)) return true;
+  if (text.match(KEY_LIKE_RUN)?.some((run) => /[a-z]/.test(run) && /[A-Z]/.test(run))) return true;
   if (authorization) {
     for (let start = 0; start + SHARED_WITH_CREDENTIALS <= text.length; start++) {
       if (authorization.includes(text.slice(start, start + SHARED_WITH_CREDENTIALS))) return true;
     }
   }
-  return adminTokens.some((token) => {
-    for (let start = 0; start + token.length <= text.length; start++) {
-      const stretch = text.slice(start, start + token.length);
-      if (hash('sha256', stretch, 'buffer').equals(token.sha256)) return true;
-    }
-    return false;
-  });
+  if (adminTokens.length === 0) return false;
+  for (let start = 0; start + ADMIN_TOKEN_STRETCH <= text.length; start++) {
+    const stretch = hash('sha256', text.slice(start, start + ADMIN_TOKEN_STRETCH), 'base64');
+    if (adminTokens.some((token) => token.stretches.has(stretch))) return true;
+  }
+  return false;
 }
 
 /** A client's own request id that is sane and holds no secret, to be echoed and logged. */

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildAdminApp } from '../../src/admin/admin-app.ts';
 import { ADMIN_DOCUMENT_PATH } from '../../src/admin/openapi.ts';
+import { adminToken } from '../../src/admin-tokens.ts';
 import type { ServerConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/connect.ts';
 import { closeGracefully } from '../../src/http/closing.ts';
@@ -17,12 +17,8 @@ import { leaksIn } from './log-leaks.ts';
 export const ADMIN_TOKEN = 'admin-test-token-0123456789abcdefghijkl';
 export const PREVIOUS_ADMIN_TOKEN = 'previous-admin-test-token-0123456789abc';
 
-/** An admin token as the configuration keeps it (its digest and length, never the token). */
-export const tokenOf = (label: string, token: string) => ({
-  label,
-  sha256: createHash('sha256').update(token).digest(),
-  length: token.length,
-});
+/** An admin token as the configuration keeps it (digests, never the token). */
+export const tokenOf = (label: string, token: string) => adminToken('ADMIN_TOKEN', token, label);
 
 export interface AdminRequest {
   /** Defaults to ADMIN_TOKEN; null sends no Authorization header. */

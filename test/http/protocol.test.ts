@@ -869,19 +869,47 @@ describe('headers', () => {
         );
       });
     }
-    // Near misses are a client's own ids: a token's prefix, a text holding all of a token but
-    // one character, a key's random part with a wrong checksum sent with another key, 11
-    // characters of the key sent with it.
+    // Most of a secret is one too, whatever key the request sends: all of a token but a
+    // character, 24 characters of it in a row, a key's random part with a wrong checksum or
+    // none (the checksum is computed from it), 24 of its characters (the log would leave 8 to
+    // guess).
     const wrongChecksum = `${secret.slice(0, -1)}${secret.endsWith('0') ? '1' : '0'}`;
-    const nearToken = [adminToken.slice(0, -1), `run-${adminToken.slice(1)}`];
     const otherKey = await api.createKey(1);
     for (const [given, sentWith] of [
-      ...[...nearToken, secret.slice(0, 11), `${secret.slice(20, 31)}-x`].map((id) => [id, key]),
+      [adminToken.slice(0, -1), key],
+      [`run-${adminToken.slice(1)}`, key],
+      [`x.${adminToken.slice(10, 34)}.y`, key],
       [wrongChecksum, otherKey],
+      [secret.slice(0, 32), otherKey],
+      [`req:${secret.slice(4, 28)}`, otherKey],
+      [secret.slice(0, 32), null],
     ] as const) {
+      const logged = api.logLines().length;
       const res = await api.get('/employees', sentWith, { headers: { 'x-request-id': given } });
+      assert.notEqual(res.headers['x-request-id'], given, given);
+      const lines = api.logLines().slice(logged);
+      assert.ok(!lines.some((line) => JSON.stringify(line).includes(given)), given);
+    }
+    // Near misses are a client's own ids: 23 characters of a token, 11 characters of the key
+    // sent with it, 23 of another key's, and the ids clients use (a UUID with or without its
+    // hyphens, a trace id, a ULID, 128 bits in base64url).
+    for (const given of [
+      adminToken.slice(0, 23),
+      secret.slice(0, 11),
+      `${secret.slice(20, 31)}-x`,
+      'f47ac10b-58cc-4372-a567-0e02b2c3d479',
+      'f47ac10b58cc4372a5670e02b2c3d479',
+      '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      'q83vEjRWeJq-7Vx_M4rQ8A',
+    ]) {
+      const res = await api.get('/employees', otherKey, { headers: { 'x-request-id': given } });
       assert.equal(res.headers['x-request-id'], given);
     }
+    const res = await api.get('/employees', otherKey, {
+      headers: { 'x-request-id': secret.slice(0, 23) },
+    });
+    assert.equal(res.headers['x-request-id'], secret.slice(0, 23));
     // The request's own key is a secret in any part of 12 characters or more: its random part
     // without the checksum (from which the checksum is computed), or with a wrong one, or most
     // of it.
