@@ -23,6 +23,7 @@ import {
 } from './http/client-errors.ts';
 import { API_PREFIX, type ApiDeps, hostProblem } from './http/deps.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
+import { inTurnServerFactory } from './http/in-turn.ts';
 import { keepAliveAnnouncer } from './http/keep-alive.ts';
 import { registerDocsPageFixes } from './http/openapi/docs-page.ts';
 import { registerErrorsPage } from './http/openapi/errors-page.ts';
@@ -92,6 +93,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A connection silent both ways for this long is closed, even mid-response (a client that
     // stops reading); never shorter than a query may run.
     connectionTimeout: Math.max(config.keepAliveTimeoutMs, config.statementTimeoutMs + 5000),
+    // A connection's pipelined requests one at a time (src/http/in-turn.ts).
+    serverFactory: inTurnServerFactory,
     clientErrorHandler: answerClientErrors(readOnlyRefusal),
     // A request-target in absolute form with an empty host (`GET http:///…`) reaches the router
     // with no path it can take: it is refused for its host (400), as `hostProblem` refuses it

@@ -20,6 +20,7 @@ import {
 } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
 import { noSuchResource } from '../http/errors.ts';
+import { inTurnServerFactory } from '../http/in-turn.ts';
 import { keepAliveAnnouncer } from '../http/keep-alive.ts';
 import { registerErrorsPage } from '../http/openapi/errors-page.ts';
 import {
@@ -116,6 +117,8 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     // The body's timeout is enforceBodyTimeout's; the headers' stays Node's.
     requestTimeout: 0,
     keepAliveTimeout: config.keepAliveTimeoutMs,
+    // A connection's pipelined requests one at a time, as on the API (src/http/in-turn.ts).
+    serverFactory: inTurnServerFactory,
     // Bytes that are not HTTP and router errors get problem+json here too, as on the API.
     clientErrorHandler: answerClientErrors(refusalWithMethodsOf(paths, adminMethodNotAllowed)),
     frameworkErrors: answerRouterError,

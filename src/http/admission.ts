@@ -33,14 +33,15 @@ export class Admission {
     return this.waiting.size;
   }
 
-  /** Resolves when the request may run; rejects with the 503 when it may not. */
-  async enter(reply: FastifyReply): Promise<void> {
-    if (this.#running < this.maxConcurrent && this.waiting.size === 0) {
-      this.admit(reply);
-      return;
-    }
+  /**
+   * Resolves, once the request may run, with the function that gives its place to the next
+   * (at most once: call it when the answer is made; however the response ends, it is called
+   * then); rejects with the 503 when it may not run.
+   */
+  async enter(reply: FastifyReply): Promise<() => void> {
+    if (this.#running < this.maxConcurrent && this.waiting.size === 0) return this.admit(reply);
     if (this.waiting.size >= this.maxQueued) throw busy();
-    await new Promise<void>((resolve, reject) => {
+    return await new Promise<() => void>((resolve, reject) => {
       const leaveQueue = () => {
         clearTimeout(timer);
         this.waiting.delete(admitted);
@@ -48,8 +49,7 @@ export class Admission {
       };
       const admitted = () => {
         leaveQueue();
-        this.admit(reply);
-        resolve();
+        resolve(this.admit(reply));
       };
       const timer = setTimeout(() => {
         leaveQueue();
@@ -65,13 +65,19 @@ export class Admission {
     });
   }
 
-  private admit(reply: FastifyReply): void {
+  private admit(reply: FastifyReply): () => void {
     this.#running++;
-    // Once, however the response ends: sent, failed or cut off by the client.
-    reply.raw.once('close', () => {
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      reply.raw.off('close', leave);
       this.#running--;
       const next = this.waiting.values().next();
       if (!next.done) next.value();
-    });
+    };
+    // However the response ends, if its answer was never made: failed or cut off by the client.
+    reply.raw.once('close', leave);
+    return leave;
   }
 }

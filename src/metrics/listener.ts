@@ -6,6 +6,7 @@ import { gzip } from 'node:zlib';
 import type { ServerConfig } from '../config.ts';
 import { acceptsGzip } from '../http/accept-encoding.ts';
 import { parserErrorStatus } from '../http/client-errors.ts';
+import { inTurn } from '../http/in-turn.ts';
 import { keepAliveAnnouncer } from '../http/keep-alive.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
 
@@ -31,42 +32,46 @@ export async function listenForMetrics(
   // Half the timeout, as the other listeners announce (src/http/keep-alive.ts); Node's own
   // header would announce all of it.
   const announceKeepAlive = keepAliveAnnouncer(timeouts.keepAliveTimeoutMs);
-  const server = createServer(options, (request, response) => {
-    announceKeepAlive(response);
-    // The headers every answer of the service carries; the id is the answer's own (nothing
-    // here logs a request, so a client's would name nothing).
-    response.setHeader('x-request-id', randomUUID());
-    response.setHeader('x-content-type-options', 'nosniff');
-    const text = (status: number, body: string, headers: Record<string, string> = {}) =>
-      response
-        .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers })
-        .end(body);
-    if ((request.url ?? '').split('?')[0] !== '/metrics') {
-      text(404, 'Not found: the metrics are at /metrics\n');
-      return;
-    }
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      text(405, 'Only GET and HEAD\n', { allow: 'GET, HEAD' });
-      return;
-    }
-    // Scrapers ask for gzip (Prometheus does): a few hundred KB of text is a tenth of that.
-    const gzipped = acceptsGzip(request.headers['accept-encoding']);
-    metrics
-      .scrape()
-      .then(async (text) => (gzipped ? await gzipAsync(text) : text))
-      .then(
-        (body) => {
-          response.writeHead(200, {
-            'content-type': metrics.contentType,
-            'cache-control': 'no-store',
-            vary: 'accept-encoding',
-            ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
-          });
-          response.end(request.method === 'HEAD' ? undefined : body);
-        },
-        () => text(500, 'The metrics could not be collected\n'),
-      );
-  });
+  // A connection's pipelined requests one at a time, as on the other listeners.
+  const server = createServer(
+    options,
+    inTurn((request, response) => {
+      announceKeepAlive(response);
+      // The headers every answer of the service carries; the id is the answer's own (nothing
+      // here logs a request, so a client's would name nothing).
+      response.setHeader('x-request-id', randomUUID());
+      response.setHeader('x-content-type-options', 'nosniff');
+      const text = (status: number, body: string, headers: Record<string, string> = {}) =>
+        response
+          .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers })
+          .end(body);
+      if ((request.url ?? '').split('?')[0] !== '/metrics') {
+        text(404, 'Not found: the metrics are at /metrics\n');
+        return;
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        text(405, 'Only GET and HEAD\n', { allow: 'GET, HEAD' });
+        return;
+      }
+      // Scrapers ask for gzip (Prometheus does): a few hundred KB of text is a tenth of that.
+      const gzipped = acceptsGzip(request.headers['accept-encoding']);
+      metrics
+        .scrape()
+        .then(async (text) => (gzipped ? await gzipAsync(text) : text))
+        .then(
+          (body) => {
+            response.writeHead(200, {
+              'content-type': metrics.contentType,
+              'cache-control': 'no-store',
+              vary: 'accept-encoding',
+              ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
+            });
+            response.end(request.method === 'HEAD' ? undefined : body);
+          },
+          () => text(500, 'The metrics could not be collected\n'),
+        );
+    }),
+  );
   // Bytes Node's parser refuses (not HTTP, an unknown method, headers over its limit, a request
   // that did not arrive in time) get its status with the headers every answer carries.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import type { FastifyReply } from 'fastify';
+import Fastify, { type FastifyReply } from 'fastify';
 import { Admission } from '../../src/http/admission.ts';
 import { ApiError } from '../../src/http/errors.ts';
+import { admission } from '../../src/http/plugins/admission.ts';
 
 /** A reply whose response the test ends (or the client cuts off) by emitting 'close'. */
 function reply() {
@@ -74,5 +75,23 @@ describe('admission', () => {
     assert.equal(await settled(gone), 'gave up');
     a.close();
     assert.equal(await settled(next), 'admitted');
+  });
+
+  it('gives a request’s place away once its answer is made, before the client has read it', async (t) => {
+    const app = Fastify();
+    t.after(() => app.close());
+    await app.register(admission, { admission: new Admission(1, 0, 60_000) });
+    let during: number | undefined;
+    app.get('/', {
+      // A hook of the route's own runs after the plugin's: the answer is made, not yet sent.
+      onSend: async (request, _reply, payload) => {
+        if (request.headers['x-first']) during = (await app.inject('/')).statusCode;
+        return payload;
+      },
+      handler: async () => 'ok',
+    });
+    const first = await app.inject({ url: '/', headers: { 'x-first': '1' } });
+    assert.equal(first.statusCode, 200);
+    assert.equal(during, 200, 'the only place was free again');
   });
 });

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { API_PREFIX } from '../../src/http/deps.ts';
+import { useApi } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { listenApi } from '../helpers/listen.ts';
+import { smallCompany } from '../helpers/records.ts';
+
+describeEachDialect('pipelined requests', (dialect) => {
+  it('are handled one at a time, each once the answer before it is written, and answered in order', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    const key = await api.createKey(1);
+    let handled = 0;
+    let letFirstGo: () => void = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      letFirstGo = resolve;
+    });
+    api.app.addHook('onRequest', async (request) => {
+      handled++;
+      if (request.headers['x-request-id'] === 'p0') await firstHeld;
+    });
+    const base = new URL(await listenApi(api));
+    const paths = ['/me', '/employees', '/employees/1', '/leave-types', '/nope', '/expenses'];
+    const requests = Array.from({ length: 30 }, (_, i) => {
+      const method = i % 7 === 3 ? 'HEAD' : 'GET';
+      const last = i === 29 ? 'Connection: close\r\n' : '';
+      return (
+        `${method} ${API_PREFIX}${paths[i % paths.length]} HTTP/1.1\r\nHost: ${base.host}\r\n` +
+        `Authorization: Bearer ${key}\r\nX-Request-Id: p${i}\r\n${last}\r\n`
+      );
+    });
+    const socket = connect(Number(base.port), '127.0.0.1');
+    await once(socket, 'connect');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    // All thirty in one packet: Node's parser hands every one of them over at once.
+    socket.write(requests.join(''));
+    await eventually(async () => handled >= 1, 'the first request is handled');
+    await sleep(200);
+    assert.equal(handled, 1, 'the others wait for the first answer');
+    letFirstGo();
+    await once(socket, 'end');
+    assert.equal(handled, 30);
+    const answers = Buffer.concat(received).toString('latin1');
+    assert.deepEqual(
+      [...answers.matchAll(/^x-request-id: (\S+)\r$/gim)].map((match) => match[1]),
+      requests.map((_, i) => `p${i}`),
+    );
+    assert.equal(answers.match(/HTTP\/1\.1 \d{3} /g)?.length, 30);
+  });
+
+  it('give no request of another connection a 503: one connection takes one place at a time', async (t) => {
+    const api = await useApi(t, dialect, {
+      records: smallCompany(1, 0),
+      config: { maxConcurrentRequests: 2, maxQueuedRequests: 0 },
+    });
+    const key = await api.createKey(1);
+    const base = new URL(await listenApi(api));
+    const socket = connect(Number(base.port), '127.0.0.1');
+    await once(socket, 'connect');
+    let answers = '';
+    socket.on('data', (chunk: Buffer) => {
+      answers += chunk.toString('latin1');
+    });
+    const request = `GET ${API_PREFIX}/leaves HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+    socket.write(request.repeat(50));
+    const other = await fetch(`${base.origin}${API_PREFIX}/employees`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(other.status, 200);
+    await eventually(async () => answers.match(/HTTP\/1\.1 /g)?.length === 50, 'fifty answers');
+    assert.deepEqual(new Set(answers.match(/HTTP\/1\.1 \d+/g)), new Set(['HTTP/1.1 200']));
+    socket.destroy();
+  });
+});
