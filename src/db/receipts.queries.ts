@@ -15,47 +15,45 @@ const COLUMNS = [
   'processed_key',
 ] as const;
 
-const toReceiptFiles = (row: {
+interface ReceiptRow {
   original_key: string;
   original_content_type: string;
   original_sha256: string;
   processed_key: string;
-}): ReceiptFiles => ({
+}
+
+const toReceiptFiles = (row: ReceiptRow): ReceiptFiles => ({
   originalKey: row.original_key,
   originalContentType: row.original_content_type,
   originalSha256: row.original_sha256,
   processedKey: row.processed_key,
 });
 
-/** The expense's receipt files; `expense: false` when the company has no such expense. */
+/**
+ * The expense's receipt files; `expense: false` when the company has no such expense. One
+ * statement, so one snapshot: an import that deletes the expense meanwhile leaves it either
+ * with its receipt or gone, never found without the receipt it had.
+ */
 export async function findReceipt(
   db: Db,
   companyId: number,
   expenseId: number,
 ): Promise<{ expense: false } | { expense: true; receipt: ReceiptFiles | null }> {
-  const expense = await db
-    .selectFrom('expenses')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('id', '=', expenseId)
-    .executeTakeFirst();
-  if (!expense) return { expense: false };
-  return { expense: true, receipt: await findReceiptOfExpense(db, companyId, expenseId) };
-}
-
-/** The receipt of one of the company's expenses. */
-export async function findReceiptOfExpense(
-  db: Db,
-  companyId: number,
-  expenseId: number,
-): Promise<ReceiptFiles | null> {
   const row = await db
-    .selectFrom('receipts')
-    .select(COLUMNS)
-    .where('company_id', '=', companyId)
-    .where('expense_id', '=', expenseId)
+    .selectFrom('expenses')
+    .leftJoin('receipts', (join) =>
+      join
+        .onRef('receipts.company_id', '=', 'expenses.company_id')
+        .onRef('receipts.expense_id', '=', 'expenses.id'),
+    )
+    .select(COLUMNS.map((column) => `receipts.${column}` as const))
+    .where('expenses.company_id', '=', companyId)
+    .where('expenses.id', '=', expenseId)
     .executeTakeFirst();
-  return row ? toReceiptFiles(row) : null;
+  if (!row) return { expense: false };
+  // The receipt's columns are NOT NULL: one present is a receipt row joined.
+  const receipt = row.original_key === null ? null : toReceiptFiles(row as ReceiptRow);
+  return { expense: true, receipt };
 }
 
 /**
