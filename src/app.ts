@@ -17,6 +17,7 @@ import { type AuthContext, createAuthenticator } from './http/auth.ts';
 import {
   answerClientErrors,
   answerRouterErrorUnless,
+  ROUTER_OPTIONS,
   readOnlyRefusal,
   rememberRequestId,
   routeEveryRequest,
@@ -96,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A connection's pipelined requests one at a time (src/http/in-turn.ts).
     serverFactory: inTurnServerFactory,
     clientErrorHandler: answerClientErrors(readOnlyRefusal),
+    ...ROUTER_OPTIONS,
     // A request-target in absolute form with an empty host (`GET http:///…`) reaches the router
     // with no path it can take: it is refused for its host (400), as `hostProblem` refuses it
     // on a route, not answered as an unknown path.

@@ -15,11 +15,12 @@ import type { DatabaseHandle } from '../db/connect.ts';
 import {
   answerClientErrors,
   answerRouterError,
+  ROUTER_OPTIONS,
   rememberRequestId,
   routeEveryRequest,
 } from '../http/client-errors.ts';
 import { sendProblem } from '../http/error-handler.ts';
-import { noSuchResource } from '../http/errors.ts';
+import { noSuchResource, unusableHost } from '../http/errors.ts';
 import { inTurnServerFactory } from '../http/in-turn.ts';
 import { keepAliveAnnouncer } from '../http/keep-alive.ts';
 import { registerErrorsPage } from '../http/openapi/errors-page.ts';
@@ -113,7 +114,12 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     // itself behind a proxy that appends to it (nginx's $proxy_add_x_forwarded_for).
     // (Fastify refuses a hop count; a function that trusts the connection's peer alone says it.)
     trustProxy: config.admin?.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
-    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    // An HTTP/1.1 request without Host gets a problem+json 400 (below), not Node's bare one.
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: 1000,
+      requireHostHeader: false,
+    },
     // The body's timeout is enforceBodyTimeout's; the headers' stays Node's.
     requestTimeout: 0,
     keepAliveTimeout: config.keepAliveTimeoutMs,
@@ -121,6 +127,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     serverFactory: inTurnServerFactory,
     // Bytes that are not HTTP and router errors get problem+json here too, as on the API.
     clientErrorHandler: answerClientErrors(refusalWithMethodsOf(paths, adminMethodNotAllowed)),
+    ...ROUTER_OPTIONS,
     frameworkErrors: answerRouterError,
     genReqId: (request) => rememberRequestId(request, randomUUID()),
     schemaController: {
@@ -148,6 +155,10 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
+    // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 predates it.
+    if (request.headers.host === undefined && request.raw.httpVersion !== '1.0') {
+      throw unusableHost('missing');
+    }
   });
   // An answer that closes its connection (a body that stopped decoding) announces no keep-alive.
   app.addHook('onSend', async (_request, reply) => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, maxHeaderSize, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, type Problem, problem } from '../schemas/problems.ts';
@@ -95,6 +95,24 @@ function pathOf(target: string): string | null {
     return null;
   }
 }
+
+/** The path the router is given for a target whose path it cannot decode: no route takes it. */
+const UNDECODABLE_PATH = '/(undecodable)';
+
+/**
+ * The router's options on every listener, so that no request gets the router's own 404
+ * (`frameworkErrors`), which passes none of the hooks every answer does (its request id,
+ * `Cache-Control`, its log line, its metric): a target in origin form whose path's percent-escapes
+ * are not UTF-8 is routed as a path no route takes (the 404 of an unknown path), and a path
+ * parameter may be as long as a request line (a 101-digit id is a 404 of its route).
+ */
+export const ROUTER_OPTIONS = {
+  rewriteUrl: (request: IncomingMessage): string => {
+    const url = request.url ?? '/';
+    return url.startsWith('/') && pathOf(url) === null ? UNDECODABLE_PATH : url;
+  },
+  routerOptions: { maxParamLength: maxHeaderSize },
+};
 
 /**
  * What a listener answers a method Node's parser does not know on `target`, whose path (null:

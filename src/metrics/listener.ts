@@ -28,6 +28,8 @@ export async function listenForMetrics(
     requestTimeout: timeouts.requestTimeoutMs,
     keepAliveTimeout: timeouts.keepAliveTimeoutMs,
     connectionsCheckingInterval: 1000,
+    // An HTTP/1.1 request without Host gets the listener's own 400 (below), not Node's bare one.
+    requireHostHeader: false,
   };
   // Half the timeout, as the other listeners announce (src/http/keep-alive.ts); Node's own
   // header would announce all of it.
@@ -45,6 +47,11 @@ export async function listenForMetrics(
         response
           .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers })
           .end(body);
+      // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 predates it.
+      if (request.headers.host === undefined && request.httpVersion !== '1.0') {
+        text(400, 'An HTTP/1.1 request must carry a Host header.\n');
+        return;
+      }
       if ((request.url ?? '').split('?')[0] !== '/metrics') {
         text(404, 'Not found: the metrics are at /metrics\n');
         return;

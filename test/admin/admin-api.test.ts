@@ -204,6 +204,14 @@ describeEachDialect('admin API companies', (dialect) => {
       assert.equal(loose.json.code, 'not_found', id);
       assert.equal((await call('POST', `/admin/companies/${id}/deactivate`)).status, 404, id);
     }
+    // Ids the router cannot decode, or longer than its default limit: the 404 of every hook
+    // (the router's own had no request id).
+    for (const id of ['%FF', '%', '1'.repeat(101)]) {
+      const odd = await call('GET', `/admin/companies/${id}`);
+      assert.equal(odd.status, 404, id);
+      assert.equal(odd.json.code, 'not_found', id);
+      assert.match(String(odd.headers['x-request-id']), /^[\w-]{8,}$/, id);
+    }
     assert.deepEqual((await call('GET', '/admin/companies/1')).json.data.active, true);
   });
 

@@ -101,6 +101,22 @@ describeEachDialect('the admin API and the public listener', (dialect) => {
       assert.equal(response.headers.allow, undefined, path);
       assert.deepEqual(JSON.parse(response.body), NO_SUCH_RESOURCE, path);
     }
+    // HTTP/1.1 without Host: the problem+json 400 of the public listener, not Node's bare one.
+    const hostless = await rawRequest(
+      port,
+      `GET /admin/companies HTTP/1.1\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nConnection: close\r\n\r\n`,
+    );
+    assert.equal(hostless?.status, 400, hostless?.body);
+    assert.match(hostless.headers['x-request-id'] ?? '', /^[\w-]{8,}$/);
+    assert.deepEqual(
+      JSON.parse(hostless.body),
+      problem('bad_request', 'Bad request', 400, 'An HTTP/1.1 request must carry a Host header.'),
+    );
+    const old = await rawRequest(
+      port,
+      `GET /admin/companies HTTP/1.0\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`,
+    );
+    assert.equal(old?.status, 200, old?.body);
   });
 
   it('leaves the admin API out of the public OpenAPI document, and the public API off the admin listener', async (t) => {

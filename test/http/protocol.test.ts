@@ -829,6 +829,35 @@ describe('headers', () => {
     }
   });
 
+  it('answers a path the router cannot decode, or a very long id, through every hook', async (t) => {
+    const { api, key } = await setUp(t, 'sqlite');
+    const longId = '1'.repeat(101);
+    for (const [path, detail] of [
+      ['/employees/%FF', NO_SUCH_RESOURCE.detail],
+      ['/employees/%', NO_SUCH_RESOURCE.detail],
+      ['/expenses/1/%FF', NO_SUCH_RESOURCE.detail],
+      ['/receipt-files/1/%C3', NO_SUCH_RESOURCE.detail],
+      [`/employees/${longId}`, 'No record with this id exists.'],
+      [`/leaves/${longId}`, 'No record with this id exists.'],
+    ] as const) {
+      const logged = api.logLines().length;
+      const res = await api.get(path, key, { headers: { 'x-request-id': `odd-${logged}` } });
+      assert.equal(res.status, 404, path);
+      assert.equal(res.json.detail, detail, path);
+      assert.equal(res.headers['x-request-id'], `odd-${logged}`, path);
+      assert.equal(res.headers['cache-control'], 'no-store', path);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', path);
+      const lines = api.logLines().slice(logged);
+      assert.ok(
+        lines.some((line) => line.reqId === `odd-${logged}` && line.status === 404),
+        `${path} is logged`,
+      );
+    }
+    const root = await api.app.inject({ url: '/docs/static/%FF' });
+    assert.equal(root.statusCode, 404);
+    assert.match(String(root.headers['x-request-id']), /^[\w-]{8,}$/);
+  });
+
   it('replaces an insane client request id with its own', async (t) => {
     const { api, key } = await setUp(t, 'sqlite');
     // The last: a key sent in the wrong header, which must not reach the logs.

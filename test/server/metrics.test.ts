@@ -164,6 +164,13 @@ describeEachDialect('Prometheus metrics', (dialect) => {
       assert.match(refused.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
       assert.equal(refused.headers['x-content-type-options'], 'nosniff');
     }
+    // HTTP/1.1 without Host: the listener's own 400, with the headers every answer has.
+    const port = Number(new URL(metricsUrl).port);
+    const hostless = await rawRequest(port, 'GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n');
+    assert.equal(hostless?.status, 400);
+    assert.equal(hostless.body, 'An HTTP/1.1 request must carry a Host header.\n');
+    assert.match(hostless.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal((await rawRequest(port, 'GET /metrics HTTP/1.0\r\n\r\n'))?.status, 200);
     assert.equal((await fetch(metricsUrl, { method: 'POST' })).status, 405);
     assert.equal((await fetch(metricsUrl, { method: 'HEAD' })).status, 200);
     assert.equal((await fetch(`${server.origin}/metrics`)).status, 404);
