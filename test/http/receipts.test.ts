@@ -149,6 +149,8 @@ describeEachDialect('receipts', (dialect) => {
       const unchanged = await fetch(location, { headers: { 'if-none-match': ifNoneMatch } });
       assert.equal(unchanged.status, 304, ifNoneMatch);
       assert.equal((await unchanged.arrayBuffer()).byteLength, 0);
+      // The headers its 200 has (RFC 9110 §15.4.5): an image varies by nothing.
+      assert.equal(unchanged.headers.get('vary'), followed.headers.get('vary'), ifNoneMatch);
     }
     const changed = await fetch(location, { headers: { 'if-none-match': '"other"' } });
     assert.equal(changed.status, 200);

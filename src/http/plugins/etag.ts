@@ -17,6 +17,8 @@ const COMPRESSIBLE =
 
 /** A static file that is an image (the reference page's icons). */
 const IMAGE_PATH = /\.(png|jpe?g|gif|ico|webp)(\?|$)/i;
+/** The route of the receipt images (src/http/routes/receipts.ts). */
+const RECEIPT_FILE_ROUTE = `${API_PREFIX}/receipt-files/:expenseId/:variant`;
 
 /**
  * The documents outside the operations that carry an ETag as they do: the API description (120 KB,
@@ -46,8 +48,9 @@ export function registerETags(app: FastifyInstance): void {
     // varies by Accept-Encoding, as RFC 9110 §12.5.5 asks; @fastify/compress adds it only where
     // it compresses, and keeps this one.
     // A 304 carries no type: it says what its 200 would (RFC 9110 §15.4.5), an image's nothing.
+    const image = IMAGE_PATH.test(request.url) || request.routeOptions.url === RECEIPT_FILE_ROUTE;
     const type =
-      reply.statusCode === 304 && !IMAGE_PATH.test(request.url)
+      reply.statusCode === 304 && !image
         ? 'text/plain'
         : String(reply.getHeader('content-type') ?? '');
     if (operation || COMPRESSIBLE.test(type)) {
