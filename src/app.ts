@@ -129,6 +129,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // JSON to an unknown path is still that path's 404.
   routeEveryMethod(app, { bodies: 'none' });
   routeEveryRequest(app);
+  // Nor is a client that asks first (`Expect: 100-continue`) told to send its body: it gets its
+  // answer at once, and Node closes the connection after it (the body may never come).
+  app.server.on('checkContinue', (request, response) =>
+    app.server.emit('request', request, response),
+  );
 
   const announceKeepAlive = keepAliveAnnouncer(config.keepAliveTimeoutMs);
   // Shutting down: a response to a request that was already in flight closes its connection

@@ -573,6 +573,19 @@ describe('paths and methods', () => {
     );
     assert.equal(expecting.status, 200, expecting.body);
     assert.equal(expecting.json.company.id, 1);
+    // Nothing reads a body: a client that asks first is never told to send it, and the
+    // connection closes after the answer (the body may never come).
+    for (const [line, status] of [
+      [`POST ${API_PREFIX}/me`, '405'],
+      [`GET ${API_PREFIX}/me`, '200'],
+    ]) {
+      const text = await rawRequestText(
+        port,
+        `${line} HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 100000\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+      );
+      assert.deepEqual(statusesIn(text), [status], text);
+      assert.match(text, /\r\nconnection: close\r\n/i, line);
+    }
     // Clients that reset a CONNECT before its answer is written: the server must live on.
     for (let i = 0; i < 20; i++) {
       const socket = connect(port, '127.0.0.1');
