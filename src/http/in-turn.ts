@@ -8,6 +8,15 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
  * connection without an entry has no request in hand.
  */
 const waiting = new WeakMap<Socket, Array<() => void>>();
+/** The connections this module stopped reading (Node pauses and resumes others of its own). */
+const paused = new WeakSet<Socket>();
+
+/**
+ * A connection with more requests than this waiting is closed: no client pipelines that deep,
+ * and each waiting request holds memory (two KB; a hundred thousand tiny ones in one write took
+ * 200 MB, and seconds of Node's work when the connection closed).
+ */
+export const MAX_WAITING_REQUESTS = 1000;
 
 /**
  * `handler` given a connection's requests one at a time, as nginx reads pipelined requests:
@@ -15,9 +24,12 @@ const waiting = new WeakMap<Socket, Array<() => void>>();
  * of a chunk it read at once, and each answer waits in memory behind the one before it: a
  * client that wrote a thousand requests in one packet and read nothing had the service make a
  * thousand answers (hundreds of MB of JSON, or a thousand open static files) and fill the
- * admission queue every other client waits in. A request whose client has closed the
- * connection before its turn came is dropped, neither handled nor logged: nobody is left to
- * read its answer.
+ * admission queue every other client waits in. While requests wait, the connection is not read
+ * (Node would read on: the answers that would make it stop are not made yet), so no more than
+ * one read's requests wait, and past MAX_WAITING_REQUESTS the connection is closed. A request
+ * whose connection is closing (its client closed it, or the answer before it said
+ * `Connection: close`) before its turn came is dropped, neither handled nor logged: nobody is
+ * left to read its answer.
  */
 export function inTurn(handler: Handler): Handler {
   const handle = (request: IncomingMessage, response: ServerResponse) => {
@@ -27,20 +39,31 @@ export function inTurn(handler: Handler): Handler {
       if (done) return;
       done = true;
       const queue = waiting.get(socket);
-      const following = socket.destroyed ? undefined : queue?.shift();
+      // Node has ended a connection whose answer said `Connection: close` by now.
+      const goesOn = !socket.destroyed && !socket.writableEnded;
+      const following = goesOn ? queue?.shift() : undefined;
       if (following) following();
-      else waiting.delete(socket);
+      else {
+        waiting.delete(socket);
+        if (paused.delete(socket) && goesOn) socket.resume();
+      }
     };
     response.once('finish', next);
     response.once('close', next);
     handler(request, response);
   };
   return (request, response) => {
-    const queue = waiting.get(request.socket);
-    if (queue) queue.push(() => handle(request, response));
-    else {
-      waiting.set(request.socket, []);
+    const { socket } = request;
+    const queue = waiting.get(socket);
+    if (!queue) {
+      waiting.set(socket, []);
       handle(request, response);
+    } else if (queue.length >= MAX_WAITING_REQUESTS) {
+      socket.destroy();
+    } else {
+      paused.add(socket);
+      socket.pause();
+      queue.push(() => handle(request, response));
     }
   };
 }

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_PREFIX } from '../../src/http/deps.ts';
+import { MAX_WAITING_REQUESTS } from '../../src/http/in-turn.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -75,5 +76,62 @@ describeEachDialect('pipelined requests', (dialect) => {
     await eventually(async () => answers.match(/HTTP\/1\.1 /g)?.length === 50, 'fifty answers');
     assert.deepEqual(new Set(answers.match(/HTTP\/1\.1 \d+/g)), new Set(['HTTP/1.1 200']));
     socket.destroy();
+  });
+
+  it('close a connection with more than a thousand waiting, and read no more meanwhile', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    let handled = 0;
+    let letFirstGo: () => void = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      letFirstGo = resolve;
+    });
+    api.app.addHook('onRequest', async () => {
+      handled++;
+      if (handled === 1) await firstHeld;
+    });
+    const base = new URL(await listenApi(api));
+    const socket = connect(Number(base.port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.on('data', () => {});
+    // 1,101 requests of 28 bytes in one write: one read of the service's.
+    socket.write(`GET / HTTP/1.1\r\nHost: a\r\n\r\n`.repeat(MAX_WAITING_REQUESTS + 101));
+    await eventually(async () => socket.destroyed, 'the service closed the connection');
+    letFirstGo();
+    assert.equal(handled, 1);
+    const me = await fetch(`${base.origin}/healthz`);
+    assert.equal(me.status, 200);
+  });
+
+  it('are dropped once an answer before them closes the connection (a shutdown)', async (t) => {
+    const api = await useApi(t, dialect, { records: smallCompany(1, 0) });
+    const key = await api.createKey(1);
+    let handled = 0;
+    let letFirstGo: () => void = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      letFirstGo = resolve;
+    });
+    api.app.addHook('onRequest', async () => {
+      handled++;
+      if (handled === 1) await firstHeld;
+    });
+    const base = new URL(await listenApi(api));
+    const socket = connect(Number(base.port), '127.0.0.1');
+    await once(socket, 'connect');
+    let answers = '';
+    socket.on('data', (chunk: Buffer) => {
+      answers += chunk.toString('latin1');
+    });
+    const request = `GET ${API_PREFIX}/me HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+    socket.write(request.repeat(4));
+    await eventually(async () => handled === 1, 'the first request is handled');
+    // Once the listener is closed, its hooks answer with `Connection: close`.
+    const closing = api.app.close();
+    await eventually(async () => !api.app.server.listening, 'the listener is closed');
+    letFirstGo();
+    await once(socket, 'close');
+    await closing;
+    assert.equal(answers.match(/HTTP\/1\.1 \d+/g)?.length, 1);
+    assert.match(answers, /\r\nconnection: close\r\n/i);
+    assert.equal(handled, 1, 'the requests after it are not handled');
   });
 });
