@@ -28,7 +28,7 @@ const IDLE_GRACE_MS = 2000;
  * the running listener's): such a request gets what Node's own check gives it, its clientError
  * (a 408, or a route reading its body told that it did not arrive in time). Connections idle
  * between two requests are kept IDLE_GRACE_MS (above), then closed (they would otherwise hold
- * the exit for the keep-alive timeout); `server.close()` and Fastify would close them at once,
+ * the exit for the keep-alive timeout), once the answer before has left the process; `server.close()` and Fastify would close them at once,
  * so the listener's `closeIdleConnections` waits for the grace. Requests that arrived whole
  * finish as they would; an answer sent while closing says `Connection: close` (`app.ts`), and
  * its connection closes after it.
@@ -41,14 +41,27 @@ export function closeGracefully(server: Server, timeouts: Timeouts) {
   });
   const closeIdleConnections = server.closeIdleConnections.bind(server);
   let graceEnds = Number.POSITIVE_INFINITY;
+  let drainEnds = Number.POSITIVE_INFINITY;
   server.closeIdleConnections = () => {
-    if (performance.now() >= graceEnds) closeIdleConnections();
+    const now = performance.now();
+    if (now < graceEnds) return;
+    // Node's counts a connection idle once its answer has ended, though the answer may still
+    // wait in the socket for a slow client to read it: destroyed, the client got it cut. Such
+    // a connection is spared while its answer drains, up to the request timeout from the close.
+    const draining = now < drainEnds ? [...connections].filter(isDraining) : [];
+    for (const socket of draining) socket.destroy = keep;
+    try {
+      closeIdleConnections();
+    } finally {
+      for (const socket of draining) delete (socket as Partial<Socket>).destroy;
+    }
   };
   return {
     /** Runs until `closed` settles: the close of the app that owns `server`. */
     async during(closed: Promise<unknown>): Promise<void> {
       const since = performance.now();
       graceEnds = since + IDLE_GRACE_MS;
+      drainEnds = since + timeouts.requestTimeoutMs;
       const check = setInterval(() => {
         server.closeIdleConnections();
         const waited = performance.now() - since;
@@ -73,4 +86,14 @@ export function closeGracefully(server: Server, timeouts: Timeouts) {
       }
     },
   };
+}
+
+/** An answer, or part of one, is written to the socket and not yet handed to the system. */
+function isDraining(socket: Socket): boolean {
+  return socket.writableLength > 0 && !socket.destroyed;
+}
+
+/** `destroy` of a socket spared by Node's `closeIdleConnections`. */
+function keep(this: Socket): Socket {
+  return this;
 }
