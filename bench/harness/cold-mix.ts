@@ -47,10 +47,17 @@ export const MIX_WEIGHTS = {
  */
 const DATED_SEARCH_SHARE = 0.05;
 
-export type MixClass = keyof typeof MIX_WEIGHTS | 'dated-search';
+/**
+ * A dated search of 3–6 characters is `dated-search`, one of 1–2 `dated-short-search`: the
+ * issue's targets differ (100 and 300 ms), as for the searches without dates. The class is
+ * told by the term drawn (a word shorter than the length drawn is taken whole), so the split
+ * changes no request of a seed's mix.
+ */
+export type MixClass = keyof typeof MIX_WEIGHTS | 'dated-search' | 'dated-short-search';
 export const MIX_CLASSES: readonly MixClass[] = [
   ...(Object.keys(MIX_WEIGHTS) as MixClass[]),
   'dated-search',
+  'dated-short-search',
 ];
 
 export interface MixRequest {
@@ -229,7 +236,7 @@ async function listPath(
 async function pathOf(
   context: MixContext,
   mixClass: MixClass,
-): Promise<{ path: string; companyId: number }> {
+): Promise<{ path: string; companyId: number; class?: MixClass }> {
   const { rng, large } = context;
   const list: ListName = chance(rng, 0.5) ? 'leaves' : 'expenses';
   const spec = LISTS[list];
@@ -274,14 +281,17 @@ async function pathOf(
       }
       return inLarge(withQuery(`/${target}`, searchPage(rng, query)));
     }
-    case 'dated-search': {
+    case 'dated-search':
+    case 'dated-short-search': {
       const query = searchQuery(rng, large, list, int(rng, 1, 6));
+      const short = [...(query.get('search') ?? '')].length <= 2;
       const filter: ListFilter = chance(rng, 0.5)
         ? period(rng, large)
         : { updatedSince: updatedSince(rng, large) };
       if (chance(rng, 0.3)) filter.status = someStatuses(rng, spec.statuses);
       for (const [name, value] of filterQuery(list, filter, maybeSort(0.5))) query.set(name, value);
-      return inLarge(withQuery(`/${list}`, searchPage(rng, query)));
+      const drawn = await inLarge(withQuery(`/${list}`, searchPage(rng, query)));
+      return { ...drawn, class: short ? 'dated-short-search' : 'dated-search' };
     }
     case 'by-id': {
       const kind = pick(rng, ['employees', 'leaves', 'expenses'] as const);
@@ -329,12 +339,12 @@ export async function makeColdMix(
   const seen = new Set<string>();
   const requests: MixRequest[] = [];
   const add = async (drawn: MixContext, mixClass: MixClass) => {
-    const { path, companyId } = await pathOf(drawn, mixClass);
+    const { path, companyId, class: drawnClass = mixClass } = await pathOf(drawn, mixClass);
     const gzip = chance(drawn.rng, GZIP_SHARE);
     const key = `${companyId}:${path}`;
     if (seen.has(key) && mixClass !== 'reference') return;
     seen.add(key);
-    requests.push({ class: mixClass, companyId, path, gzip });
+    requests.push({ class: drawnClass, companyId, path, gzip });
   };
   while (requests.length < count) {
     await add(context, weightedKey(context.rng, MIX_WEIGHTS));
