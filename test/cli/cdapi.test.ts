@@ -357,18 +357,18 @@ describeEachDialect('cdapi CLI', (dialect) => {
       } finally {
         writer.exec('ROLLBACK');
       }
-      // A migration to apply (0020 does nothing on SQLite), as after an upgrade: the first
-      // command migrates, and says which migration waited in vain.
+      // A migration to apply, as after an upgrade: the first command migrates, and says which
+      // migration waited in vain.
       writer
         .prepare('DELETE FROM kysely_migration WHERE name = ?')
-        .run('0020_group_window_indexes');
+        .run('0021_expense_text_date_indexes');
       writer.exec('BEGIN IMMEDIATE');
       try {
         const migrate = cdapi(['migrate'], env);
         assert.equal(migrate.status, 1);
         assert.equal(
           migrate.stderr,
-          'cdapi: migration 0020_group_window_indexes failed: another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished\n',
+          'cdapi: migration 0021_expense_text_date_indexes failed: another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished\n',
         );
       } finally {
         writer.exec('ROLLBACK');

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { it } from 'node:test';
+import type { ExpenseFilters } from '../../src/db/expense-lists.ts';
 import { listExpenses } from '../../src/db/expenses.queries.ts';
+import type { ListSource } from '../../src/db/list-source.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { useDatabase, useTempDir } from '../helpers/databases.ts';
@@ -36,12 +38,36 @@ async function loggedSource(t: Parameters<typeof useDatabase>[0]) {
   const dir = useTempDir(t);
   const records = [company(1), employee(1, 1), category(1, 1), ...expenses];
   await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
-  return loggedListSource(handle.sqlite);
+  return { ...loggedListSource(handle.sqlite), sqlite: handle.sqlite };
 }
 
 const urls = { receiptUrl: () => '' };
 const searched = (text: string) =>
   text.includes('expenses_search') || text.includes(' like ') || text.includes('_folded');
+
+/** The first page of `filters` by amount holds `matches`, all of them, and says their count. */
+async function assertFirstPageByAmount(
+  source: ListSource,
+  filters: ExpenseFilters,
+  matches: typeof expenses,
+) {
+  const page = await listExpenses(
+    source,
+    1,
+    filters,
+    { field: 'amount', direction: 'asc' },
+    { page: 1, perPage: 10 },
+    urls,
+  );
+  assert.equal(page.meta.total, matches.length);
+  const byAmount = [...matches].sort(
+    (a, b) => Number.parseFloat(a.amount) - Number.parseFloat(b.amount) || a.id - b.id,
+  );
+  assert.deepEqual(
+    page.data.map((row) => row.id),
+    byAmount.map((e) => e.id),
+  );
+}
 
 it('a walk from the bound of updated_since on updated_at seeks its ends without the search (SQLite)', async (t) => {
   const { source, statements } = await loggedSource(t);
@@ -70,27 +96,37 @@ it('a walk from the bound of updated_since on updated_at seeks its ends without 
   for (const text of ends) assert.ok(!searched(text), `an end sought through the search: ${text}`);
 });
 
-it('a broad search in a day’s window reads its few rows once for the page and its total (SQLite)', async (t) => {
+it('a broad search within a recent updated_since reads its few rows once for the page and its total (SQLite)', async (t) => {
   const { source, statements } = await loggedSource(t);
-  // "i" is in every title: a day's window holds fewer rows than its texts over the ratio.
-  const day = dayOf(200).slice(0, 10);
-  const matches = expenses.filter((e) => e.expense_date >= day && e.expense_date <= dayOf(202));
-  const page = await listExpenses(
-    source,
-    1,
-    { search: 'i', from: day, to: dayOf(202).slice(0, 10) },
-    { field: 'amount', direction: 'asc' },
-    { page: 1, perPage: 10 },
-    urls,
-  );
-  assert.equal(page.meta.total, matches.length);
-  assert.deepEqual(
-    page.data.map((row) => row.id),
-    matches
-      .sort((a, b) => Number.parseFloat(a.amount) - Number.parseFloat(b.amount) || a.id - b.id)
-      .map((e) => e.id),
-  );
+  // "i" is in every title: the last days' updates are fewer rows than its texts over the ratio.
+  const updatedSince = dayOf(396);
+  const matches = expenses.filter((e) => e.updated_at >= updatedSince);
+  assert.equal(matches.length, 4);
+  await assertFirstPageByAmount(source, { search: 'i', updatedSince }, matches);
   const tested = statements.filter((text) => text.includes(' like ') && text.includes('"x"'));
-  assert.equal(tested.length, 1, `the rows in the window tested once: ${tested.join('\n')}`);
+  assert.equal(tested.length, 1, `the rows in the bounds tested once: ${tested.join('\n')}`);
   assert.match(tested[0] as string, /count\(\*\) over \(\)/);
+});
+
+it('a broad search in a day’s window reads its texts’ entries of the window, testing no row (SQLite)', async (t) => {
+  const { source, statements, sqlite } = await loggedSource(t);
+  const [from, to] = [dayOf(200).slice(0, 10), dayOf(202).slice(0, 10)];
+  const matches = expenses.filter((e) => e.expense_date >= from && e.expense_date <= to);
+  await assertFirstPageByAmount(source, { search: 'i', from, to }, matches);
+  const tested = statements.filter((text) => text.includes(' like ') && text.includes('"x"'));
+  assert.deepEqual(tested, []);
+  const texts = statements.filter((text) =>
+    text.includes('indexed by "expenses_title_folded_list"'),
+  );
+  assert.ok(texts.length > 0, statements.join('\n'));
+  // Each text's entries of the window are a range of its index: the date follows the text.
+  for (const text of texts) {
+    const unbound = Array.from(text.matchAll(/\?/g), () => null);
+    const plan = sqlite.prepare(`explain query plan ${text}`).all(unbound) as { detail: string }[];
+    const reads = plan.map((step) => step.detail).filter((detail) => detail.includes('_folded'));
+    assert.equal(reads.length, 2, text);
+    for (const detail of reads) {
+      assert.match(detail, /_folded=\? AND expense_date>\? AND expense_date<\?\)$/);
+    }
+  }
 });
