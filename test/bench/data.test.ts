@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { it } from 'node:test';
+import { after, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
@@ -22,16 +23,31 @@ function generate(out: string): string {
   return createHash('sha256').update(readFileSync(out)).digest('hex');
 }
 
+/**
+ * The file, written once for both databases' tests (each writing takes tens of seconds of CPU,
+ * which CI's two cores share with the rest of the suite), in a folder removed after them.
+ */
+const sharedDir = mkdtempSync(join(tmpdir(), 'cdapi-bench-data-'));
+after(() => rmSync(sharedDir, { recursive: true, force: true }));
+let written: { file: string; digest: string } | undefined;
+function writtenOnce() {
+  if (!written) {
+    const file = join(sharedDir, 'a.ndjson');
+    written = { file, digest: generate(file) };
+  }
+  return written;
+}
+
 describeEachDialect('the bench data generator', (dialect) => {
   it('writes the same importable file every time', async (t) => {
     const dir = useTempDir(t);
-    const first = generate(join(dir, 'a.ndjson'));
-    if (dialect === 'sqlite') assert.equal(generate(join(dir, 'b.ndjson')), first);
+    const { file, digest } = writtenOnce();
+    if (dialect === 'sqlite') assert.equal(generate(join(dir, 'b.ndjson')), digest);
     const database = await useDatabase(t, dialect);
     const summary = await importFile(
       database.handle,
       new FileReceiptStore(join(dir, 'receipts')),
-      join(dir, 'a.ndjson'),
+      file,
     );
     assert.deepEqual(summary.counts, {
       company: 21,
