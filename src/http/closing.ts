@@ -27,9 +27,10 @@ const IDLE_GRACE_MS = 2000;
  * the timeouts are kept here instead, counted from the close (a connection older than that had
  * the running listener's): such a request gets what Node's own check gives it, its clientError
  * (a 408, or a route reading its body told that it did not arrive in time). Connections idle
- * between two requests are kept IDLE_GRACE_MS (above), then closed (they would otherwise hold
- * the exit for the keep-alive timeout), once the answer before has left the process; `server.close()` and Fastify would close them at once,
- * so the listener's `closeIdleConnections` waits for the grace. Requests that arrived whole
+ * between two requests are kept IDLE_GRACE_MS (above), then closed once the answer before has
+ * left the process (they would otherwise hold the exit for the keep-alive timeout);
+ * `server.close()` and Fastify would close them at once, so the listener's
+ * `closeIdleConnections` waits for the grace. Requests that arrived whole
  * finish as they would; an answer sent while closing says `Connection: close` (`app.ts`), and
  * its connection closes after it.
  */

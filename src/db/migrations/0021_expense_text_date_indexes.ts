@@ -51,11 +51,11 @@ const REPLACED: typeof INDEXES = [
 ];
 
 /**
- * Each index made anew under its name. PostgreSQL builds the new one under another name first
- * and then swaps it in: dropping an index locks its table against reads until the migration
- * commits, so the drops come after both builds (reads wait for that instant, not for a build). SQLite, which
- * cannot rename an index, drops and makes both in one transaction; readers see the old schema
- * until the commit.
+ * Each index made anew under its name. PostgreSQL builds the new ones under other names first
+ * and then swaps them in: dropping an index locks its table against reads until the migration
+ * commits, so the drops come after both builds (reads wait for that instant, not for a build).
+ * SQLite, which cannot rename an index, drops and makes both in one transaction; readers see the
+ * old schema until the commit.
  */
 async function remake(db: AnyDb, indexes: typeof INDEXES): Promise<void> {
   const pg = db.getExecutor().adapter instanceof PostgresAdapter;
