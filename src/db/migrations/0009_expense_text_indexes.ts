@@ -16,7 +16,7 @@ type AnyDb = Kysely<any>;
  *
  * Key columns: company, the text, the id; the others ride along (PostgreSQL: `include`).
  */
-const INDEXES: Array<[name: string, key: string[], carried: string[]]> = [
+export const INDEXES: Array<[name: string, key: string[], carried: string[]]> = [
   [
     'expenses_title_folded_list',
     ['title_folded', 'id'],
