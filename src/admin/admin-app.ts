@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -141,6 +142,14 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // A client that asks first (`Expect: 100-continue`) is told to send its body only once its
+  // token is accepted (below): a request without one is answered 401 before any body comes, and
+  // Node closes the connection after that answer (the body may never come).
+  const askedToContinue = new WeakSet<ServerResponse>();
+  app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    askedToContinue.add(response);
+    app.server.emit('request', request, response);
+  });
   enforceBodyTimeout(app, config.requestTimeoutMs);
   await decodeRequestBodies(app);
   // A method a path does not take is 405 with those it takes, as on the public listener: every
@@ -224,8 +233,9 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   app.addHook('onClose', async () => rmSync(importDir, { recursive: true, force: true }));
   const deps = { database: options.database, receipts: options.receipts };
   await app.register(async (operations) => {
-    operations.addHook('onRequest', async (request) => {
+    operations.addHook('onRequest', async (request, reply) => {
       request.adminActor = auth.check(request);
+      if (askedToContinue.has(reply.raw)) reply.raw.writeContinue();
     });
     await operations.register(companyRoutes, { deps });
     await operations.register(keyRoutes, { deps });

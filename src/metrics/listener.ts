@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type Server, STATUS_CODES } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { ServerConfig } from '../config.ts';
@@ -79,20 +86,41 @@ export async function listenForMetrics(
         );
     }),
   );
+  // The answer to the latest request read on each connection: Node reads pipelined requests
+  // before the answers to those before them have left.
+  const latestResponse = new WeakMap<Socket, ServerResponse>();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+    latestResponse.set(request.socket, response),
+  );
+  // Connections whose refusal is sent or waits its turn: Node's parser reports the same error
+  // again for every chunk that arrives after it.
+  const refusing = new WeakSet<Socket>();
   // Bytes Node's parser refuses (not HTTP, an unknown method, headers over its limit, a request
-  // that did not arrive in time) get its status with the headers every answer carries.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+  // that did not arrive in time) get its status with the headers every answer carries, once
+  // the answers to the requests read before them on the connection have left, each whole.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
+    if (refusing.has(socket)) return;
+    refusing.add(socket);
     const status = parserErrorStatus(error.code);
     const body = `${STATUS_CODES[status]}\n`;
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
-        `Content-Length: ${body.length}\r\nX-Request-Id: ${randomUUID()}\r\n` +
-        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const refuse = () => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+          `Content-Length: ${body.length}\r\nX-Request-Id: ${randomUUID()}\r\n` +
+          `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+      );
+    };
+    const latest = latestResponse.get(socket);
+    if (latest && !latest.writableFinished && !latest.destroyed) latest.once('close', refuse);
+    else refuse();
   });
   server.listen({ host, port });
   await Promise.race([

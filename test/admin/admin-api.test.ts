@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { type AddressInfo, connect } from 'node:net';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -619,6 +619,21 @@ describeEachDialect('admin API keys', (dialect) => {
 });
 
 /** The request line and headers of a raw `POST /admin/import` whose body says it is `length` bytes. */
+/**
+ * A connection to the listener at `port` that keeps what it receives (as Latin-1 text),
+ * destroyed when the test ends.
+ */
+function openConnection(t: TestContext, port: number) {
+  const socket = connect(port, '127.0.0.1');
+  t.after(() => socket.destroy());
+  socket.on('error', () => {});
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('latin1');
+  });
+  return { socket, received: () => received, closed: once(socket, 'close') };
+}
+
 const importHead = (length: number, extraHeaders = '') =>
   `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
   `Content-Type: application/x-ndjson\r\n${extraHeaders}Content-Length: ${length}\r\n\r\n`;
@@ -730,25 +745,49 @@ describeEachDialect('admin API import', (dialect) => {
     );
   });
 
+  it('tells a client that asks first to send its body only once its token is accepted', async (t) => {
+    const { admin, call } = await useAdmin(t, dialect);
+    await admin.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = admin.server.address() as AddressInfo;
+    const body = ndjson([company(3)]);
+    const ask = (token: string) =>
+      importHead(body.length, 'Expect: 100-continue\r\n').replace(ADMIN_TOKEN, token);
+    for (const token of [ADMIN_TOKEN, 'wrong-token']) {
+      const { socket, received, closed } = openConnection(t, port);
+      socket.write(ask(token));
+      await eventually(async () => statusesIn(received()).length > 0, `an answer (${token})`);
+      if (token === ADMIN_TOKEN) {
+        assert.deepEqual(statusesIn(received()), ['100'], received());
+        socket.end(body);
+        await eventually(async () => statusesIn(received()).length === 2, 'the import answer');
+        assert.deepEqual(statusesIn(received()), ['100', '200'], received());
+      } else {
+        // Refused without being asked for the body, and the connection closes after the answer
+        // (its body may never come).
+        await closed;
+        assert.deepEqual(statusesIn(received()), ['401'], received());
+        assert.match(received(), /\r\nconnection: close\r\n/i, received());
+      }
+    }
+    const companies = await call('GET', '/admin/companies');
+    assert.deepEqual(
+      companies.json.data.map((c: { id: number }) => c.id),
+      [3],
+    );
+  });
+
   it('closes the connection after answering a body that stopped decoding before it had all come', async (t) => {
     const { admin } = await useAdmin(t, dialect);
     await admin.listen({ port: 0, host: '127.0.0.1' });
     const { port } = admin.server.address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
-    t.after(() => socket.destroy());
-    socket.on('error', () => {});
-    let received = '';
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('latin1');
-    });
-    const closed = once(socket, 'close');
+    const { socket, received, closed } = openConnection(t, port);
     // Said to be gzip, and not: the rest of its 100,000 bytes could not be read past the error.
     socket.write(`${importHead(100_000, 'Content-Encoding: gzip\r\n')}not gzip data at all`);
     await closed;
     // One answer, which says the connection closes (at once: the rest is not waited for).
-    assert.deepEqual(statusesIn(received), ['400'], received);
-    assert.match(received, /\r\nconnection: close\r\n/i, received);
-    assert.doesNotMatch(received, /\r\nkeep-alive:/i, received);
+    assert.deepEqual(statusesIn(received()), ['400'], received());
+    assert.match(received(), /\r\nconnection: close\r\n/i, received());
+    assert.doesNotMatch(received(), /\r\nkeep-alive:/i, received());
   });
 
   it('closes within the request timeout while an import body stalls, rolling it back', async (t) => {

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/connect.ts';
 import { describeEachDialect, useDatabase } from '../helpers/databases.ts';
-import { rawRequest } from '../helpers/raw-http.ts';
+import { rawRequest, rawRequestText, statusesIn } from '../helpers/raw-http.ts';
 import { testRedisUrl, useRedisPrefix } from '../helpers/redis.ts';
 import { freePort, serveCompany } from '../helpers/serve.ts';
 
@@ -164,8 +164,18 @@ describeEachDialect('Prometheus metrics', (dialect) => {
       assert.match(refused.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
       assert.equal(refused.headers['x-content-type-options'], 'nosniff');
     }
-    // HTTP/1.1 without Host: the listener's own 400, with the headers every answer has.
     const port = Number(new URL(metricsUrl).port);
+    // After requests read before it on the connection (pipelining): their answers first, whole.
+    const pipelined = await rawRequestText(
+      port,
+      'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\nhello\r\n\r\n',
+    );
+    assert.deepEqual(statusesIn(pipelined), ['200', '404', '400'], pipelined.slice(0, 300));
+    assert.match(
+      pipelined,
+      /# HELP .*Not found: the metrics are at \/metrics\n.*\r\n\r\nBad Request\n$/s,
+    );
+    // HTTP/1.1 without Host: the listener's own 400, with the headers every answer has.
     const hostless = await rawRequest(port, 'GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n');
     assert.equal(hostless?.status, 400);
     assert.equal(hostless.body, 'An HTTP/1.1 request must carry a Host header.\n');
