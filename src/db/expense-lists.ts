@@ -288,6 +288,19 @@ export async function expenseListQueries(
       Boolean(filters.employeeIds) || (rowsInBounds !== null && rowsInBounds <= GATHER_LIMIT),
     boundable: dated,
     filtersBoundSortColumn,
+    textsInBounds:
+      filtersBoundSortColumn && carrying && unsearched && textsRead !== undefined
+        ? {
+            matches: carrying,
+            rows: unsearched,
+            // A window's texts are read in the window alone; an `updated_since` is tested in
+            // their entries of every date.
+            entries: window ? 0 : textsRead,
+            ...(sortField === 'expense_date'
+              ? { low: filters.from, high: filters.to }
+              : { low: filters.updatedSince }),
+          }
+        : undefined,
     unsearched,
     // PostgreSQL keeps the matches' bounds: the mix's 642 searches within date bounds took as
     // long either way there (19.6–27.8 s in four runs, 21.2–24.8 s in four with these).

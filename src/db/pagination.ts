@@ -1,7 +1,7 @@
 import { cachedCount } from './derived-cache.ts';
 import { countedPage, gatheredPage } from './gathered-pages.ts';
 import { indexedBy } from './index-hints.ts';
-import type { AnyQuery } from './list-order.ts';
+import { type AnyQuery, nearerEnd } from './list-order.ts';
 import { columnSamples } from './list-samples-load.ts';
 import { keptGroups, rankAt, sampleKey } from './list-samples-lookup.ts';
 import { type ListOrder, type ListSource, offsetOf, type PageRequest } from './list-source.ts';
@@ -125,6 +125,13 @@ export interface ListQueries {
    */
   boundedBy?: BoundedBy;
   /**
+   * Where the filters bound the sort column (a walk starts at the bound: `filtersBoundSortColumn`)
+   * and a search's matches are read from its texts' own indexes: those matches (see
+   * `TextsInBounds`), gathered and sorted for the page when a walk to it would test more rows
+   * than that costs.
+   */
+  textsInBounds?: TextsInBounds;
+  /**
    * Whether a walk in another column's order is worth bounding by the sort values of the
    * matches (a date window or `updated_since`, whose matches bunch up in correlated columns).
    */
@@ -140,6 +147,24 @@ export interface ListQueries {
   sampled?: SampledFilter;
   /** The total counted another way than the samples or a count of the rows (cached by it). */
   counted?: (version: number) => Promise<number>;
+}
+
+/**
+ * A search's matches within bounds on the sort column, read from its texts' own indexes (the
+ * expenses' titles and merchants): `matches` (naming the indexes on SQLite), the index entries
+ * read beyond the matches themselves (an `updated_since` is tested in the entries of every
+ * date; a window is a range of them), and the bounds on the sort column. A walk from the bound
+ * tests every row in it until the page is full: few matches spread through wide bounds made it
+ * test most of them (page 2 of `/expenses?search=lucio&from=2022-10-01&to=2022-12-31` sorted
+ * by `-expense_date`: 280 matches, 17,800 of the quarter's rows tested, 178 ms; gathered, 2 ms).
+ */
+export interface TextsInBounds {
+  matches: AnyQuery;
+  entries: number;
+  /** The rows in the bounds (every filter but the search), counted in a list without samples. */
+  rows: AnyQuery;
+  low?: string | undefined;
+  high?: string | undefined;
 }
 
 /**
@@ -221,6 +246,15 @@ export async function listPage<Row extends { id: number }>(
     });
   } else if (ranks) {
     ids = await sampledPage(walked, order, page, total, ranks);
+  } else if (
+    lists.textsInBounds &&
+    total <= GATHER_LIMIT &&
+    (await walkTestsMore(source, companyId, list, version, lists.textsInBounds, sortColumn, {
+      page,
+      total,
+    }))
+  ) {
+    ids = await gatheredPage(source.db, lists.textsInBounds.matches, order, page, total, sqlite);
   } else if (lists.selective && !lists.filtersBoundSortColumn && total <= GATHER_LIMIT) {
     ids = await gatheredPage(source.db, filtered, order, page, total, hinted);
   } else {
@@ -277,6 +311,41 @@ export async function listPage<Row extends { id: number }>(
 }
 
 /**
+ * Whether a walk from the bound of the sort column to the page (from the nearer end) would cost
+ * more than gathering the matches from their texts: the walk tests the bounds' rows in turn, on
+ * average the bounds' rows over the matches for each match it passes. The bounds' rows are told
+ * by the list's samples of the sort column, or counted in a list short enough to have none.
+ */
+async function walkTestsMore(
+  source: ListSource,
+  companyId: number,
+  list: SampledListName,
+  version: number,
+  texts: TextsInBounds,
+  sortColumn: string,
+  { page, total }: { page: PageRequest; total: number },
+): Promise<boolean> {
+  const samples = await samplesOf(source, companyId, list, version);
+  let inBounds: number;
+  if (samples) {
+    const { values } = await columnSamples(source.db, samples, companyId, list, sortColumn);
+    inBounds = (samplesWithin(values, texts.low, texts.high) + 1) * SAMPLE_INTERVAL;
+  } else {
+    inBounds = await cachedCount(source.derived, companyId, version, texts.rows);
+  }
+  const { position, limit } = nearerEnd(page, total);
+  const tested = Math.min(inBounds, ((position + limit) * inBounds) / total);
+  return tested * TESTED_ROW_COST > texts.entries + total * GATHER_COST;
+}
+
+/** How many of a sort column's samples lie within the bounds. */
+const samplesWithin = (values: readonly unknown[], low?: string, high?: string) =>
+  values
+    .map(String)
+    .filter((value) => (low === undefined || value >= low) && (high === undefined || value <= high))
+    .length;
+
+/**
  * Whether the list's samples of the bounds' column leave room for no more than `most` rows
  * between its bounds (a sample interval's rows lie between each two samples inside them), so
  * that reading them is not wasted on a narrow search within wide bounds (95 ms for
@@ -292,12 +361,7 @@ async function fewEnoughInBounds(
   const samples = await samplesOf(source, companyId, list, await source.version());
   if (!samples) return true;
   const { values } = await columnSamples(source.db, samples, companyId, list, column);
-  const inside = values
-    .map(String)
-    .filter(
-      (value) => (low === undefined || value >= low) && (high === undefined || value <= high),
-    ).length;
-  return (inside - 1) * SAMPLE_INTERVAL <= most;
+  return (samplesWithin(values, low, high) - 1) * SAMPLE_INTERVAL <= most;
 }
 
 const sum = (counts: readonly number[]) => counts.reduce((all, count) => all + count, 0);

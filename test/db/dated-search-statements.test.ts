@@ -72,31 +72,80 @@ async function assertFirstPageByAmount(
   );
 }
 
+/** Page 2 (of 10 rows) of `filters` in the order given holds the 11th to 20th of `matches`. */
+async function assertSecondPage(
+  source: ListSource,
+  filters: ExpenseFilters,
+  field: 'updated_at' | 'expense_date',
+  direction: 'asc' | 'desc',
+  matches: typeof expenses,
+) {
+  const page = await listExpenses(
+    source,
+    1,
+    filters,
+    { field, direction },
+    { page: 2, perPage: 10 },
+    urls,
+  );
+  const ordered = direction === 'asc' ? matches : [...matches].reverse();
+  assert.equal(page.meta.total, matches.length, `${field} ${direction}`);
+  assert.deepEqual(
+    page.data.map((row) => row.id),
+    ordered.slice(10, 20).map((e) => e.id),
+    `${field} ${direction}`,
+  );
+}
+
 it('a walk from the bound of updated_since on updated_at seeks its ends without the search (SQLite)', async (t) => {
   const { source, statements } = await loggedSource(t);
   const updatedSince = dayOf(100);
   const matches = expenses
-    .filter((e) => e.merchant_name === 'Yellow Cab' && e.updated_at >= updatedSince)
+    .filter((e) => e.updated_at >= updatedSince)
     .sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
   for (const direction of ['asc', 'desc'] as const) {
-    const page = await listExpenses(
+    await assertSecondPage(
       source,
-      1,
-      { search: 'cab', updatedSince },
-      { field: 'updated_at', direction },
-      { page: 2, perPage: 10 },
-      urls,
-    );
-    const ordered = direction === 'asc' ? matches : [...matches].reverse();
-    assert.equal(page.meta.total, matches.length);
-    assert.deepEqual(
-      page.data.map((row) => row.id),
-      ordered.slice(10, 20).map((e) => e.id),
+      { search: 'trip', updatedSince },
+      'updated_at',
+      direction,
+      matches,
     );
   }
   const ends = statements.filter((text) => text.includes('as "value"') && text.includes('limit'));
   assert.ok(ends.length > 0, 'the walk seeks its ends');
   for (const text of ends) assert.ok(!searched(text), `an end sought through the search: ${text}`);
+});
+
+it('a few matches spread through the bounds on the sort column are gathered from their texts, no row tested (SQLite)', async (t) => {
+  const { source, statements } = await loggedSource(t);
+  // A quarter of the rows, over the whole year: a walk to page 2 would test 80 rows.
+  const updatedSince = dayOf(100);
+  const from = dayOf(0).slice(0, 10);
+  const to = dayOf(399).slice(0, 10);
+  const cabs = expenses.filter((e) => e.merchant_name === 'Yellow Cab');
+  const byColumn = (column: 'updated_at' | 'expense_date') => (a: Row, b: Row) =>
+    a[column] < b[column] ? -1 : a[column] > b[column] ? 1 : a.id - b.id;
+  type Row = (typeof expenses)[number];
+  const ways = [
+    {
+      filters: { search: 'cab', updatedSince },
+      field: 'updated_at' as const,
+      matches: cabs.filter((e) => e.updated_at >= updatedSince).sort(byColumn('updated_at')),
+    },
+    {
+      filters: { search: 'cab', from, to },
+      field: 'expense_date' as const,
+      matches: cabs.sort(byColumn('expense_date')),
+    },
+  ];
+  for (const { filters, field, matches } of ways) {
+    for (const direction of ['asc', 'desc'] as const) {
+      statements.length = 0;
+      await assertSecondPage(source, filters, field, direction, matches);
+      assert.deepEqual(rowsTested(statements), [], `${field} ${direction}`);
+    }
+  }
 });
 
 it('a broad search within a recent updated_since reads its few rows once for the page and its total (SQLite)', async (t) => {
