@@ -96,7 +96,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     connectionTimeout: Math.max(config.keepAliveTimeoutMs, config.statementTimeoutMs + 5000),
     // A connection's pipelined requests one at a time (src/http/in-turn.ts).
     serverFactory: inTurnServerFactory,
-    clientErrorHandler: answerClientErrors(readOnlyRefusal),
+    clientErrorHandler: answerClientErrors(
+      readOnlyRefusal,
+      options.metrics?.countRefusedRequest.bind(options.metrics, 'api'),
+    ),
     ...ROUTER_OPTIONS,
     // A request-target in absolute form with an empty host (`GET http:///…`) reaches the router
     // with no path it can take: it is refused for its host (400), as `hostProblem` refuses it

@@ -127,7 +127,10 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     // A connection's pipelined requests one at a time, as on the API (src/http/in-turn.ts).
     serverFactory: inTurnServerFactory,
     // Bytes that are not HTTP and router errors get problem+json here too, as on the API.
-    clientErrorHandler: answerClientErrors(refusalWithMethodsOf(paths, adminMethodNotAllowed)),
+    clientErrorHandler: answerClientErrors(
+      refusalWithMethodsOf(paths, adminMethodNotAllowed),
+      options.metrics?.countRefusedRequest.bind(options.metrics, 'admin'),
+    ),
     ...ROUTER_OPTIONS,
     frameworkErrors: answerRouterError,
     genReqId: (request) => rememberRequestId(request, randomUUID()),

@@ -205,15 +205,18 @@ export function noteLatestResponse(socket: Socket, response: ServerResponse): vo
  * line and headers over the size limit, a body whose chunked framing is broken, or a request
  * that did not arrive within the timeouts. Answered with problem+json, then the connection is
  * closed. Logged as a request line with the error's code alone (the error carries the raw
- * bytes received, Authorization header and all), unless the request's head was read: then its
- * own line says how it ended. An unknown method on a known path gets `refusalOn`'s 405, with
+ * bytes received, Authorization header and all), and told to `onRefused` (a metric), unless the
+ * request's head was read: then its own line says how it ended. An unknown method on a known path gets `refusalOn`'s 405, with
  * the methods that path takes.
  *
  * Requests read before the refused one on the same connection (pipelining) are answered first,
  * each whole: Node queues their answers behind the one being written, so the refusal waits for
  * the latest request's answer, which leaves last.
  */
-export const answerClientErrors = (refusalOn: UnknownMethodRefusal) =>
+export const answerClientErrors = (
+  refusalOn: UnknownMethodRefusal,
+  onRefused?: (status: number) => void,
+) =>
   function answerClientError(this: FastifyInstance, error: ParserError, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
     answered.add(socket);
@@ -239,6 +242,7 @@ export const answerClientErrors = (refusalOn: UnknownMethodRefusal) =>
           { reqId: requestId, route: '(not parsed)', status, code: error.code },
           'request',
         );
+        onRefused?.(status);
       }
       const body = JSON.stringify(
         typeof refusal === 'number' ? protocolProblem(status) : refusal.toProblem(),

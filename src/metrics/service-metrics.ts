@@ -35,6 +35,8 @@ export class ServiceMetrics {
   private readonly adminRequests: Histogram<'method' | 'route' | 'status'>;
   private rateLimited = 0;
   private readonly databaseErrors = { unavailable: 0, failed: 0 };
+  /** Refusals of Node's HTTP parser, by listener and status (`api 400`). */
+  private readonly refusedRequests = new Map<string, number>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -55,6 +57,16 @@ export class ServiceMetrics {
     this.counterOf('cdapi_rate_limited_requests_total', 'Requests refused with 429.', () => [
       [{}, this.rateLimited],
     ]);
+    this.counterOf(
+      'cdapi_http_refused_requests_total',
+      'Requests refused before their head was read (not HTTP, an unknown method, a head too large or too slow): in no request histogram.',
+      () =>
+        [...this.refusedRequests].map(([key, n]) => {
+          const [listener = '', status = ''] = key.split(' ');
+          return [{ listener, status }, n];
+        }),
+      ['listener', 'status'],
+    );
     this.counterOf(
       'cdapi_db_query_errors_total',
       'Database errors that failed a request or a write: unavailable (answered 503) or failed.',
@@ -82,6 +94,15 @@ export class ServiceMetrics {
   /** One finished request of the admin listener. */
   observeAdminRequest(method: string, route: string, status: number, seconds: number): void {
     this.adminRequests.observe({ method, route, status }, seconds);
+  }
+
+  /**
+   * One request Node's HTTP parser refused before its head was read, answered with `status` on
+   * the API's listener or the admin listener.
+   */
+  countRefusedRequest(listener: 'api' | 'admin', status: number): void {
+    const key = `${listener} ${status}`;
+    this.refusedRequests.set(key, (this.refusedRequests.get(key) ?? 0) + 1);
   }
 
   /** Counts an error if it came from the database. */

@@ -83,6 +83,10 @@ describeEachDialect('Prometheus metrics', (dialect) => {
     }
     statuses.push((await fetch(`${server.base}/employees`)).status);
     assert.deepEqual(statuses, [200, 200, 200, 404, 429, 401]);
+    // What Node's parser refuses before a route is known is counted apart.
+    const apiPort = Number(new URL(server.base).port);
+    assert.equal((await rawRequest(apiPort, 'hello\r\n\r\n'))?.status, 400);
+    assert.equal((await rawRequest(apiPort, 'FOO /nope HTTP/1.1\r\nHost: x\r\n\r\n'))?.status, 404);
 
     const text = await scrape();
     const requests = (route: string, status: string) =>
@@ -101,6 +105,9 @@ describeEachDialect('Prometheus metrics', (dialect) => {
       3,
     );
     assert.equal(sample(text, 'cdapi_rate_limited_requests_total'), 1);
+    const refused = (status: string) =>
+      sample(text, 'cdapi_http_refused_requests_total', { listener: 'api', status });
+    assert.deepEqual([refused('400'), refused('404'), refused('408')], [1, 1, null]);
     // Only the scrape's own connection is open: nothing is being worked on or waiting.
     assert.equal(sample(text, 'cdapi_requests_in_progress', { state: 'working' }), 0);
     assert.equal(sample(text, 'cdapi_requests_in_progress', { state: 'queued' }), 0);
@@ -195,6 +202,9 @@ describeEachDialect('Prometheus metrics', (dialect) => {
         [404, 1, keyId],
         [429, 1, keyId],
         [401, undefined, undefined],
+        // The parser's refusals (above): no route, no key.
+        [400, undefined, undefined],
+        [404, undefined, undefined],
       ],
     );
   });
@@ -213,6 +223,7 @@ describeEachDialect('Prometheus metrics', (dialect) => {
     );
     assert.equal((await fetch(`${admin}/admin/companies`)).status, 401);
     assert.equal((await fetch(`${admin}/nope`)).status, 404);
+    assert.equal((await rawRequest(adminPort, 'hello\r\n\r\n'))?.status, 400);
 
     const text = await scrape();
     const requests = (name: string, route: string, status: string) =>
@@ -223,6 +234,9 @@ describeEachDialect('Prometheus metrics', (dialect) => {
     assert.equal(requests(adminRequests, '(unmatched)', '404'), 1);
     assert.equal(requests('cdapi_http_request_duration_seconds', '/admin/companies', '200'), null);
     assert.equal(sample(text, 'cdapi_rate_limited_requests_total'), 0);
+    const refused = (listener: string) =>
+      sample(text, 'cdapi_http_refused_requests_total', { listener, status: '400' });
+    assert.deepEqual([refused('admin'), refused('api')], [1, null]);
   });
 
   it('close a half-sent request after HTTP_HEADERS_TIMEOUT_MS, as the other listeners do', async (t) => {
