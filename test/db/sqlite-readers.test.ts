@@ -71,6 +71,16 @@ describe('SQLite reader threads', () => {
     await assert.rejects(readers.query('select nope from t', []), { code: 'SQLITE_ERROR' });
   });
 
+  it('keep SQLite’s own 2 MB page cache each, not the driver’s 16 MB', async (t) => {
+    const { writer, readers } = await useReaders(t);
+    assert.deepEqual(writer.pragma('cache_size'), [{ cache_size: -16000 }], 'the driver’s');
+    const sizes = await Promise.all([
+      readers.query('pragma cache_size', []),
+      readers.query('pragma cache_size', []),
+    ]);
+    assert.deepEqual(sizes, [[{ cache_size: -2000 }], [{ cache_size: -2000 }]]);
+  });
+
   it('only read, and see what the writer commits', async (t) => {
     const { writer, readers } = await useReaders(t);
     await assert.rejects(readers.query('delete from t', []), { code: 'SQLITE_READONLY' });
