@@ -15,6 +15,19 @@ import {
 import type { Database, Db } from './database.ts';
 
 /**
+ * Each reader's page cache, in KiB: SQLite's own default, where better-sqlite3 builds it with
+ * 16 MB. The file's pages a reader reads are in the system's page cache anyway (a copy of 32
+ * KiB costs microseconds); what a larger cache costs is the first touch of its memory: a reader's
+ * first statements after a start filled 16 MB page by page (a count over 22,000 leaves of the
+ * bench data: 65–89 ms the first time on a new connection, 10–13 ms after; with 2 MB, 13 ms the
+ * first time). With 2 MB the cold mix ran as fast (sent one at a time, 2,500 requests: 15.4–16.4
+ * s against 15.8–16.9 s; 8 connections: 331–388 req/s against 359–385), its slowest first
+ * requests after a restart took 72–101 ms against 143–158, and the service held 28 MB less
+ * (peak RSS 244–245 MB against 273).
+ */
+const READER_CACHE_KIB = 2000;
+
+/**
  * Reads of a SQLite file on worker threads, so a slow query never holds the event loop (and
  * with it every other request of the instance). Each reader thread opens its own read-only
  * connection to the file; under WAL, readers see every committed transaction and never wait
@@ -28,19 +41,6 @@ import type { Database, Db } from './database.ts';
  * TypeScript sources would first load tsx's compiler (about half a second per thread), and the
  * test suite builds hundreds of apps.
  */
-/**
- * Each reader's page cache, in KiB: SQLite's own default, where better-sqlite3 builds it with
- * 16 MB. The file's pages a reader reads are in the system's page cache anyway (a copy of 32
- * KiB costs microseconds); what a larger cache costs is the first touch of its memory: a reader's
- * first statements after a start filled 16 MB page by page (a count over 22,000 leaves of the
- * bench data: 65–89 ms the first time on a new connection, 10–13 ms after; with 2 MB, 13 ms the
- * first time). With 2 MB the cold mix ran as fast (sent one at a time, 2,500 requests: 15.4–16.4
- * s against 15.8–16.9 s; 8 connections: 331–388 req/s against 359–385), its slowest first
- * requests after a restart took 72–101 ms against 143–158, and the service held 28 MB less
- * (peak RSS 244–245 MB against 273).
- */
-const READER_CACHE_KIB = 2000;
-
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);

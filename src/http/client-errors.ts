@@ -206,8 +206,8 @@ export function noteLatestResponse(socket: Socket, response: ServerResponse): vo
  * that did not arrive within the timeouts. Answered with problem+json, then the connection is
  * closed. Logged as a request line with the error's code alone (the error carries the raw
  * bytes received, Authorization header and all), and told to `onRefused` (a metric), unless the
- * request's head was read: then its own line says how it ended. An unknown method on a known path gets `refusalOn`'s 405, with
- * the methods that path takes.
+ * request's head was read: then its own line says how it ended. An unknown method on a known
+ * path gets `refusalOn`'s 405, with the methods that path takes.
  *
  * Requests read before the refused one on the same connection (pipelining) are answered first,
  * each whole: Node queues their answers behind the one being written, so the refusal waits for
