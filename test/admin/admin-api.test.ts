@@ -618,7 +618,6 @@ describeEachDialect('admin API keys', (dialect) => {
   });
 });
 
-/** The request line and headers of a raw `POST /admin/import` whose body says it is `length` bytes. */
 /**
  * A connection to the listener at `port` that keeps what it receives (as Latin-1 text),
  * destroyed when the test ends.
@@ -634,6 +633,7 @@ function openConnection(t: TestContext, port: number) {
   return { socket, received: () => received, closed: once(socket, 'close') };
 }
 
+/** The request line and headers of a raw `POST /admin/import` whose body says it is `length` bytes. */
 const importHead = (length: number, extraHeaders = '') =>
   `POST /admin/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
   `Content-Type: application/x-ndjson\r\n${extraHeaders}Content-Length: ${length}\r\n\r\n`;

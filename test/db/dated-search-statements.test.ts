@@ -124,9 +124,9 @@ it('a few matches spread through the bounds on the sort column are gathered from
   const from = dayOf(0).slice(0, 10);
   const to = dayOf(399).slice(0, 10);
   const cabs = expenses.filter((e) => e.merchant_name === 'Yellow Cab');
+  type Row = (typeof expenses)[number];
   const byColumn = (column: 'updated_at' | 'expense_date') => (a: Row, b: Row) =>
     a[column] < b[column] ? -1 : a[column] > b[column] ? 1 : a.id - b.id;
-  type Row = (typeof expenses)[number];
   const ways = [
     {
       filters: { search: 'cab', updatedSince },
