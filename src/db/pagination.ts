@@ -274,7 +274,8 @@ export async function listPage<Row extends { id: number }>(
       }
       if (lists.boundable) {
         const boundedBy =
-          lists.boundedBy && (await fewEnoughInBounds(source, companyId, list, lists.boundedBy))
+          lists.boundedBy &&
+          (await fewEnoughInBounds(source, companyId, list, version, lists.boundedBy))
             ? lists.boundedBy
             : undefined;
         const queries = { filtered, walked, hinted, boundedBy };
@@ -325,25 +326,36 @@ async function walkTestsMore(
   sortColumn: string,
   { page, total }: { page: PageRequest; total: number },
 ): Promise<boolean> {
-  const samples = await samplesOf(source, companyId, list, version);
-  let inBounds: number;
-  if (samples) {
-    const { values } = await columnSamples(source.db, samples, companyId, list, sortColumn);
-    inBounds = (samplesWithin(values, texts.low, texts.high) + 1) * SAMPLE_INTERVAL;
-  } else {
-    inBounds = await cachedCount(source.derived, companyId, version, texts.rows);
-  }
+  const sampled = await samplesWithin(source, companyId, list, version, sortColumn, texts);
+  const inBounds =
+    sampled === null
+      ? await cachedCount(source.derived, companyId, version, texts.rows)
+      : (sampled + 1) * SAMPLE_INTERVAL;
   const { position, limit } = nearerEnd(page, total);
   const tested = Math.min(inBounds, ((position + limit) * inBounds) / total);
   return tested * TESTED_ROW_COST > texts.entries + total * GATHER_COST;
 }
 
-/** How many of a sort column's samples lie within the bounds. */
-const samplesWithin = (values: readonly unknown[], low?: string, high?: string) =>
-  values
+/**
+ * How many of the list's samples of `column` lie within the bounds: a sample interval's rows lie
+ * between each two of them. Null when the list has no samples (it is short).
+ */
+async function samplesWithin(
+  source: ListSource,
+  companyId: number,
+  list: SampledListName,
+  version: number,
+  column: string,
+  { low, high }: { low?: string | undefined; high?: string | undefined },
+): Promise<number | null> {
+  const samples = await samplesOf(source, companyId, list, version);
+  if (!samples) return null;
+  const { values } = await columnSamples(source.db, samples, companyId, list, column);
+  return values
     .map(String)
     .filter((value) => (low === undefined || value >= low) && (high === undefined || value <= high))
     .length;
+}
 
 /**
  * Whether the list's samples of the bounds' column leave room for no more than `most` rows
@@ -356,12 +368,11 @@ async function fewEnoughInBounds(
   source: ListSource,
   companyId: number,
   list: SampledListName,
+  version: number,
   { most, column, low, high }: BoundedBy,
 ): Promise<boolean> {
-  const samples = await samplesOf(source, companyId, list, await source.version());
-  if (!samples) return true;
-  const { values } = await columnSamples(source.db, samples, companyId, list, column);
-  return (samplesWithin(values, low, high) - 1) * SAMPLE_INTERVAL <= most;
+  const inside = await samplesWithin(source, companyId, list, version, column, { low, high });
+  return inside === null || (inside - 1) * SAMPLE_INTERVAL <= most;
 }
 
 const sum = (counts: readonly number[]) => counts.reduce((all, count) => all + count, 0);

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, maxHeaderSize, ServerResponse, STATUS_CODES } from 'node:http';
+import {
+  type IncomingMessage,
+  maxHeaderSize,
+  type Server,
+  ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, type Problem, problem } from '../schemas/problems.ts';
@@ -177,7 +183,7 @@ function nonAsciiTarget({ code, rawPacket: received, bytesParsed }: ParserError)
  */
 const answered = new WeakSet<Socket>();
 
-/** The response to the latest request read on a connection (`routeEveryRequest` keeps it). */
+/** The response to the latest request read on a connection (`trackLatestResponses` keeps it). */
 const LATEST_RESPONSE = Symbol('latest response');
 type ReadingSocket = Socket & { [LATEST_RESPONSE]?: ServerResponse };
 
@@ -198,6 +204,22 @@ const idOf = (request: IncomingMessage) => (request as IdentifiedRequest)[REQUES
 /** Notes `response` as the answer to the latest request read on its connection, `socket`. */
 export function noteLatestResponse(socket: Socket, response: ServerResponse): void {
   (socket as ReadingSocket)[LATEST_RESPONSE] = response;
+}
+
+/** The answer to the latest request read on `socket` (`trackLatestResponses`), if any. */
+export const latestResponseOf = (socket: Socket): ServerResponse | undefined =>
+  (socket as ReadingSocket)[LATEST_RESPONSE];
+
+/**
+ * Has `server` note the answer to the latest request read on each connection: Node emits a
+ * request as soon as its head is read, before the answers of those read earlier on the
+ * connection (pipelining) have left, so the latest one's answer is the last to leave, and a
+ * refusal of what follows waits for it.
+ */
+export function trackLatestResponses(server: Server): void {
+  server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+    noteLatestResponse(request.socket, response),
+  );
 }
 
 /**
@@ -225,7 +247,7 @@ export const answerClientErrors = (
         ? unknownMethodRefusal(this, error, refusalOn)
         : (nonAsciiTarget(error) ?? parserErrorStatus(error.code));
     const status = typeof refusal === 'number' ? refusal : refusal.status;
-    const latest = (socket as ReadingSocket)[LATEST_RESPONSE];
+    const latest = latestResponseOf(socket);
     const reading = latest?.req;
     /** Answers `status` and ends the connection, then calls `then`. */
     const refuse = (then: () => void, its?: IncomingMessage) => {
@@ -333,11 +355,7 @@ const CONNECT_TIMEOUT_MS = 30_000;
  */
 export function routeEveryRequest(app: FastifyInstance): void {
   (app.server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
-  // Node emits a request as soon as its head is read, before the answers of those read earlier
-  // on the connection (pipelining) have left: the latest one's answer is the last to leave.
-  const track = (request: IncomingMessage, response: ServerResponse) =>
-    noteLatestResponse(request.socket, response);
-  app.server.on('request', track);
+  trackLatestResponses(app.server);
   app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
     socket.on('error', () => socket.destroy());
     socket.setTimeout(app.server.requestTimeout || CONNECT_TIMEOUT_MS, () => socket.destroy());
@@ -348,7 +366,7 @@ export function routeEveryRequest(app: FastifyInstance): void {
     app.routing(request, response);
   });
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    track(request, response);
+    noteLatestResponse(request.socket, response);
     app.routing(request, response);
   });
 }

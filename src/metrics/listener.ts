@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from 'node:http';
+import { createServer, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { ServerConfig } from '../config.ts';
 import { acceptsGzip } from '../http/accept-encoding.ts';
-import { parserErrorStatus } from '../http/client-errors.ts';
+import {
+  latestResponseOf,
+  parserErrorStatus,
+  trackLatestResponses,
+} from '../http/client-errors.ts';
 import { inTurn } from '../http/in-turn.ts';
 import { keepAliveAnnouncer } from '../http/keep-alive.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
@@ -86,12 +84,7 @@ export async function listenForMetrics(
         );
     }),
   );
-  // The answer to the latest request read on each connection: Node reads pipelined requests
-  // before the answers to those before them have left.
-  const latestResponse = new WeakMap<Socket, ServerResponse>();
-  server.on('request', (request: IncomingMessage, response: ServerResponse) =>
-    latestResponse.set(request.socket, response),
-  );
+  trackLatestResponses(server);
   // Connections whose refusal is sent or waits its turn: Node's parser reports the same error
   // again for every chunk that arrives after it.
   const refusing = new WeakSet<Socket>();
@@ -118,7 +111,7 @@ export async function listenForMetrics(
           `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
       );
     };
-    const latest = latestResponse.get(socket);
+    const latest = latestResponseOf(socket);
     if (latest && !latest.writableFinished && !latest.destroyed) latest.once('close', refuse);
     else refuse();
   });

@@ -35,8 +35,8 @@ export class ServiceMetrics {
   private readonly adminRequests: Histogram<'method' | 'route' | 'status'>;
   private rateLimited = 0;
   private readonly databaseErrors = { unavailable: 0, failed: 0 };
-  /** Refusals of Node's HTTP parser, by listener and status (`api 400`). */
-  private readonly refusedRequests = new Map<string, number>();
+  /** Refusals of Node's HTTP parser: their labels and count, by listener and status (`api 400`). */
+  private readonly refusedRequests = new Map<string, [Record<string, string>, number]>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -60,11 +60,7 @@ export class ServiceMetrics {
     this.counterOf(
       'cdapi_http_refused_requests_total',
       'Requests refused before their head was read (not HTTP, an unknown method, a head too large or too slow): in no request histogram.',
-      () =>
-        [...this.refusedRequests].map(([key, n]) => {
-          const [listener = '', status = ''] = key.split(' ');
-          return [{ listener, status }, n];
-        }),
+      () => [...this.refusedRequests.values()],
       ['listener', 'status'],
     );
     this.counterOf(
@@ -102,7 +98,8 @@ export class ServiceMetrics {
    */
   countRefusedRequest(listener: 'api' | 'admin', status: number): void {
     const key = `${listener} ${status}`;
-    this.refusedRequests.set(key, (this.refusedRequests.get(key) ?? 0) + 1);
+    const [labels, count] = this.refusedRequests.get(key) ?? [{ listener, status: `${status}` }, 0];
+    this.refusedRequests.set(key, [labels, count + 1]);
   }
 
   /** Counts an error if it came from the database. */

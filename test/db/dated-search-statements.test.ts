@@ -42,26 +42,31 @@ async function loggedSource(t: Parameters<typeof useDatabase>[0]) {
 }
 
 const urls = { receiptUrl: () => '' };
+type Row = (typeof expenses)[number];
+/** Expenses in order of a date column, then of id. */
+const byColumn = (column: 'updated_at' | 'expense_date') => (a: Row, b: Row) =>
+  a[column] < b[column] ? -1 : a[column] > b[column] ? 1 : a.id - b.id;
 /** The statements that test rows' texts one by one (`like`), not read through an index. */
 const rowsTested = (statements: string[]) =>
   statements.filter((text) => text.includes(' like ') && text.includes('"x"'));
 const searched = (text: string) =>
   text.includes('expenses_search') || text.includes(' like ') || text.includes('_folded');
 
+/** Page `page` (of 10 rows) of the company's expenses that match `filters`, in `sort`. */
+const pageOf = (
+  source: ListSource,
+  filters: ExpenseFilters,
+  sort: Parameters<typeof listExpenses>[3],
+  page: number,
+) => listExpenses(source, 1, filters, sort, { page, perPage: 10 }, urls);
+
 /** The first page of `filters` by amount holds `matches`, all of them, and says their count. */
 async function assertFirstPageByAmount(
   source: ListSource,
   filters: ExpenseFilters,
-  matches: typeof expenses,
+  matches: Row[],
 ) {
-  const page = await listExpenses(
-    source,
-    1,
-    filters,
-    { field: 'amount', direction: 'asc' },
-    { page: 1, perPage: 10 },
-    urls,
-  );
+  const page = await pageOf(source, filters, { field: 'amount', direction: 'asc' }, 1);
   assert.equal(page.meta.total, matches.length);
   const byAmount = [...matches].sort(
     (a, b) => Number.parseFloat(a.amount) - Number.parseFloat(b.amount) || a.id - b.id,
@@ -78,16 +83,9 @@ async function assertSecondPage(
   filters: ExpenseFilters,
   field: 'updated_at' | 'expense_date',
   direction: 'asc' | 'desc',
-  matches: typeof expenses,
+  matches: Row[],
 ) {
-  const page = await listExpenses(
-    source,
-    1,
-    filters,
-    { field, direction },
-    { page: 2, perPage: 10 },
-    urls,
-  );
+  const page = await pageOf(source, filters, { field, direction }, 2);
   const ordered = direction === 'asc' ? matches : [...matches].reverse();
   assert.equal(page.meta.total, matches.length, `${field} ${direction}`);
   assert.deepEqual(
@@ -100,9 +98,7 @@ async function assertSecondPage(
 it('a walk from the bound of updated_since on updated_at seeks its ends without the search (SQLite)', async (t) => {
   const { source, statements } = await loggedSource(t);
   const updatedSince = dayOf(100);
-  const matches = expenses
-    .filter((e) => e.updated_at >= updatedSince)
-    .sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
+  const matches = expenses.filter((e) => e.updated_at >= updatedSince).sort(byColumn('updated_at'));
   for (const direction of ['asc', 'desc'] as const) {
     await assertSecondPage(
       source,
@@ -124,9 +120,6 @@ it('a few matches spread through the bounds on the sort column are gathered from
   const from = dayOf(0).slice(0, 10);
   const to = dayOf(399).slice(0, 10);
   const cabs = expenses.filter((e) => e.merchant_name === 'Yellow Cab');
-  type Row = (typeof expenses)[number];
-  const byColumn = (column: 'updated_at' | 'expense_date') => (a: Row, b: Row) =>
-    a[column] < b[column] ? -1 : a[column] > b[column] ? 1 : a.id - b.id;
   const ways = [
     {
       filters: { search: 'cab', updatedSince },
