@@ -90,11 +90,16 @@ export async function sampleList(
   const groups = totals.map((row) => [row.status, Number(row.grp)] as const);
   const longest =
     list.table === 'leaves' ? await longestLeaveDays(db, handle.dialect, companyId) : null;
-  const position = new Map(groups.map(([status, grp], i) => [`${status}\u0000${grp}`, i]));
-  const groupIndex = (status: string, grp: number) =>
-    position.get(`${status}\u0000${grp}`) as number;
-  const statuses = [...new Set(groups.map(([status]) => status))];
-  const statusIndex = (status: string) => statuses.indexOf(status);
+  // Looked up for every row in every order: by status, then by group, with no key to build.
+  const position = new Map<string, Map<number, number>>();
+  groups.forEach(([status, grp], i) => {
+    const ofStatus = position.get(status) ?? new Map<number, number>();
+    position.set(status, ofStatus.set(grp, i));
+  });
+  const groupIndex = (status: string, grp: number) => position.get(status)?.get(grp) as number;
+  const statuses = [...position.keys()];
+  const statusPosition = new Map(statuses.map((status, s) => [status, s]));
+  const statusIndex = (status: string) => statusPosition.get(status) as number;
   const cellsPerMonth = Math.floor(rows / SAMPLE_INTERVAL / MONTH_STRIDE) * statuses.length;
   const ranges = await datedRanges(db, list, companyId, cellsPerMonth);
   const columns = new Map<string, Sample[]>();

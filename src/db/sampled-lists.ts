@@ -79,12 +79,25 @@ export const orderIndex = (list: SampledListName, column: string): string =>
 // biome-ignore lint/suspicious/noExplicitAny: see above.
 export type AnyDb = Kysely<any>;
 
+/** What `monthOf` subtracts for the character codes of `0000` and `00` (48 is `0`). */
+const ZERO_YEAR = 48 * 1111;
+const ZERO_MONTH = 48 * 11;
+
 /**
  * A month as `year × 12 + month − 1`, read from a stored date or timestamp (`YYYY-MM-…`; both
- * databases give timestamps back as UTC ISO strings).
+ * databases give timestamps back as UTC ISO strings). Read digit by digit: the samples of a
+ * million-row list read three dates a row in each of five orders, and slicing and converting
+ * took 0.7 s of the bench company's leaves' 4.5.
  */
-export const monthOf = (value: string): number =>
-  Number(value.slice(0, 4)) * 12 + Number(value.slice(5, 7)) - 1;
+export function monthOf(value: string): number {
+  const year =
+    value.charCodeAt(0) * 1000 +
+    value.charCodeAt(1) * 100 +
+    value.charCodeAt(2) * 10 +
+    value.charCodeAt(3) -
+    ZERO_YEAR;
+  return year * 12 + value.charCodeAt(5) * 10 + value.charCodeAt(6) - ZERO_MONTH - 1;
+}
 
 /** The first day of a month (`monthOf`), as `YYYY-MM-DD`. */
 export function monthStart(month: number): string {
