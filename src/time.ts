@@ -15,7 +15,6 @@ export function nowTimestamp(): string {
  * one reading for both, so a value the importer stores is one the API accepts.
  */
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -30,20 +29,20 @@ function isCalendarDay(year: number, month: number, day: number): boolean {
   return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
 }
 
-export function isCalendarDate(text: string): boolean {
-  const m = DATE.exec(text);
-  return m !== null && isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]));
-}
+const HYPHEN = 45;
+const COLON = 58;
+const LETTER_T = 84;
+const LETTER_Z = 90;
 
-/** The stored form `YYYY-MM-DDTHH:MM:SSZ`: its separators' positions and character codes. */
-const STORED_SEPARATORS: ReadonlyArray<[at: number, code: number]> = [
-  [4, 45],
-  [7, 45],
-  [10, 84],
-  [13, 58],
-  [16, 58],
-  [19, 90],
-];
+/** Whether the text is a day that exists written `YYYY-MM-DD`, checked by character. */
+export function isCalendarDate(text: string): boolean {
+  return (
+    text.length === 10 &&
+    text.charCodeAt(4) === HYPHEN &&
+    text.charCodeAt(7) === HYPHEN &&
+    isCalendarDay(digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2))
+  );
+}
 
 /** The number written by `length` digits at `at`, or -1 where a character is no digit. */
 function digitsAt(text: string, at: number, length: number): number {
@@ -62,9 +61,16 @@ function digitsAt(text: string, at: number, length: number): number {
  * timestamps a record were ~8 % of a large import's parsing).
  */
 function isStoredTimestamp(text: string): boolean {
-  if (text.length !== 20) return false;
-  for (const [at, code] of STORED_SEPARATORS) {
-    if (text.charCodeAt(at) !== code) return false;
+  if (
+    text.length !== 20 ||
+    text.charCodeAt(4) !== HYPHEN ||
+    text.charCodeAt(7) !== HYPHEN ||
+    text.charCodeAt(10) !== LETTER_T ||
+    text.charCodeAt(13) !== COLON ||
+    text.charCodeAt(16) !== COLON ||
+    text.charCodeAt(19) !== LETTER_Z
+  ) {
+    return false;
   }
   const hour = digitsAt(text, 11, 2);
   const minute = digitsAt(text, 14, 2);
