@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { type CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import type { Database } from '../../src/db/database.ts';
+import { listExpenses } from '../../src/db/expenses.queries.ts';
+import { importFile } from '../../src/import/importer.ts';
+import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
+import { testDialects, useDatabase, useTempDir } from '../helpers/databases.ts';
+import { freshListSource } from '../helpers/list-source.ts';
+import { postgresPlan } from '../helpers/plans.ts';
+import { category, company, employee, expense, writeNdjson } from '../helpers/records.ts';
+
+const DAY = 86_400_000;
+const dayOf = (days: number) => new Date(Date.UTC(2025, 0, 1) + days * DAY).toISOString();
+const ROWS = 6000;
+const postgres = testDialects().find((dialect) => dialect.name === 'postgres');
+
+/**
+ * An expense search within date bounds read through its texts (`carryingTexts`) reads each text
+ * in the index of its column, where the date and `updated_at` follow it. PostgreSQL can find a
+ * text by equality in that column's trigram index too, and chose to for a merchant most expenses
+ * have: on the bench data, within a narrow `updated_since`, its 50,000 entries read there and
+ * intersected with the bounds' rows took 45 ms, against 4.7 ms in the merchant's own index; on
+ * these few rows it does so within half of the dates.
+ */
+it('a search within an updated_since reads a common text in its column’s index, not its trigram index (PostgreSQL)', {
+  skip: postgres?.skip ?? false,
+}, async (t) => {
+  const { handle } = await useDatabase(t, 'postgres');
+  if (handle.dialect !== 'postgres') throw new Error('a PostgreSQL test');
+  const dir = useTempDir(t);
+  const expenses = Array.from({ length: ROWS }, (_, i) =>
+    expense(1, i + 1, 1, 1, {
+      title: `Trip ${i % 300}`,
+      merchant_name: i % 10 === 0 ? `Shop ${i}` : 'Deutsche Bahn',
+      expense_date: dayOf(i % 400).slice(0, 10),
+      updated_at: dayOf((i * 7) % 400),
+    }),
+  );
+  const records = [company(1), employee(1, 1), category(1, 1), ...expenses];
+  await importFile(handle, new FileReceiptStore(dir), writeNdjson(dir, records));
+  await sql`vacuum analyze expenses`.execute(handle.db);
+
+  const compiled: CompiledQuery[] = [];
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: handle.pool }),
+    log: (event) => {
+      if (event.level === 'query') compiled.push(event.query);
+    },
+  });
+  const updatedSince = dayOf(200);
+  const page = await listExpenses(
+    freshListSource(db),
+    1,
+    { search: 'bahn', updatedSince },
+    { field: 'id', direction: 'asc' },
+    { page: 1, perPage: 10 },
+    { receiptUrl: () => '' },
+  );
+  const matches = expenses.filter(
+    (e) => e.merchant_name === 'Deutsche Bahn' && e.updated_at >= updatedSince,
+  );
+  assert.equal(page.meta.total, matches.length);
+  const carrying = compiled.filter((query) => query.sql.includes('"merchant_folded" in'));
+  assert.ok(carrying.length > 0, compiled.map((query) => query.sql).join('\n'));
+  for (const query of carrying) {
+    const plan = await postgresPlan(handle.db, query, ['enable_seqscan']);
+    assert.doesNotMatch(plan, /_trgm/, plan);
+    assert.match(plan, /expenses_merchant_folded_list/, plan);
+  }
+});
