@@ -118,18 +118,19 @@ function carryingTexts(
     if (filters.categoryIds) q = q.where('x.category_id', 'in', filters.categoryIds);
     return indexedBy(q, index, sqlite);
   };
-  const [least, greatest] = codePointBounds(texts);
   // PostgreSQL could also find the texts by equality in their trigram indexes (pg_trgm 1.4+), and
   // chose to for a narrow `updated_since`: 50,000 entries of the bench company's most common
   // merchant read there and intersected with the bounds' rows, 45 ms, where the merchant's own
   // index read with `updated_at` tested in it took 4.7 ms. The range, which only that index can
   // read, makes its estimate the lower one; SQLite is told its index by name.
-  const carrying = (column: 'x.title_folded' | 'x.merchant_folded', q: ReturnType<typeof branch>) =>
-    (sqlite ? q : q.where(column, '>=', least).where(column, '<=', greatest)).where(
-      column,
-      'in',
-      texts,
-    );
+  const bounds = sqlite ? null : codePointBounds(texts);
+  const carrying = (
+    column: 'x.title_folded' | 'x.merchant_folded',
+    q: ReturnType<typeof branch>,
+  ) => {
+    const bounded = bounds ? q.where(column, '>=', bounds[0]).where(column, '<=', bounds[1]) : q;
+    return bounded.where(column, 'in', texts);
+  };
   const titled = carrying('x.title_folded', branch('expenses_title_folded_list'));
   const merchants = carrying('x.merchant_folded', branch('expenses_merchant_folded_list')).where(
     'x.title_folded',
