@@ -215,6 +215,10 @@ export function openDatabase(
     // probes instead of never.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    // An idle connection stays open (pg-pool closes one after 10 s by default). A new one is
+    // a new server process: its first statements load the catalog and plan the prepared
+    // statements again, so an integrator polling every minute paid that on every first request.
+    idleTimeoutMillis: 0,
   });
   // A client losing its connection (server shut down or restarted) must not crash the process.
   // An idle one the pool drops and reports here. A checked-out one between two queries has no
