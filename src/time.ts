@@ -34,14 +34,18 @@ const COLON = 58;
 const LETTER_T = 84;
 const LETTER_Z = 90;
 
-/** Whether the text is a day that exists written `YYYY-MM-DD`, checked by character. */
-export function isCalendarDate(text: string): boolean {
+/** Whether the text begins with a day that exists written `YYYY-MM-DD`, checked by character. */
+function startsWithCalendarDate(text: string): boolean {
   return (
-    text.length === 10 &&
     text.charCodeAt(4) === HYPHEN &&
     text.charCodeAt(7) === HYPHEN &&
     isCalendarDay(digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2))
   );
+}
+
+/** Whether the text is a day that exists written `YYYY-MM-DD`. */
+export function isCalendarDate(text: string): boolean {
+  return text.length === 10 && startsWithCalendarDate(text);
 }
 
 /** The number written by `length` digits at `at`, or -1 where a character is no digit. */
@@ -63,8 +67,6 @@ function digitsAt(text: string, at: number, length: number): number {
 function isStoredTimestamp(text: string): boolean {
   if (
     text.length !== 20 ||
-    text.charCodeAt(4) !== HYPHEN ||
-    text.charCodeAt(7) !== HYPHEN ||
     text.charCodeAt(10) !== LETTER_T ||
     text.charCodeAt(13) !== COLON ||
     text.charCodeAt(16) !== COLON ||
@@ -76,7 +78,7 @@ function isStoredTimestamp(text: string): boolean {
   const minute = digitsAt(text, 14, 2);
   const second = digitsAt(text, 17, 2);
   return (
-    isCalendarDay(digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2)) &&
+    startsWithCalendarDate(text) &&
     hour >= 0 &&
     hour <= 23 &&
     minute >= 0 &&
