@@ -22,6 +22,7 @@ import {
   parseOptions,
   USAGE,
 } from './harness/options.ts';
+import { formatPace, measurePace } from './harness/pace.ts';
 import { LARGE_COMPANY_ID, pickParameters, SMALL_COMPANY_ID } from './harness/parameters.ts';
 import { ensurePeerInstalled, runPeer } from './harness/peer.ts';
 import { buildService, RssSampler, startService } from './harness/processes.ts';
@@ -185,6 +186,9 @@ async function main(): Promise<void> {
   }
   const startedAt = new Date().toISOString();
   const environment = describeEnvironment();
+  // First, while nothing else of the run loads the machine.
+  progress('timing the machine’s pace');
+  const pace = measurePace();
   progress('building the service (npm run build)');
   await buildService();
   if (options.parts.includes('peer')) await ensurePeerInstalled();
@@ -194,13 +198,17 @@ async function main(): Promise<void> {
   const [sqlite, postgres] = runs;
   const comparison =
     runs.length === 2 && sqlite && postgres ? compareLatencies(sqlite, postgres) : undefined;
-  const sections = runs.map((run) => formatEngineRun(run, options));
+  const sections = [
+    `${environment.cpuModel}, ${environment.cores} cores; ${formatPace(pace)}`,
+    ...runs.map((run) => formatEngineRun(run, options)),
+  ];
   if (comparison) sections.push(formatComparison(comparison));
   process.stdout.write(`${sections.join('\n\n')}\n`);
 
   const results = {
     startedAt,
     environment,
+    pace,
     settings: {
       data: options.data,
       dataBytes: statSync(dataFile).size,
