@@ -39,6 +39,7 @@ import { ResponseCache } from './http/response-cache.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { buildSerializer } from './http/serializers.ts';
 import { pooledValidators } from './http/validators.ts';
+import { decorateWarmUp } from './http/warm-up.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
 import type { ReceiptStore } from './receipts/store.ts';
@@ -127,6 +128,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       plugins: [registerQueryKeywords],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  decorateWarmUp(app);
   // Before any route, the not-found handler's included. None carries a body the service reads
   // (it is read-only), so none is parsed: a QUERY without a Content-Type or a POST of broken
   // JSON to an unknown path is still that path's 404.

@@ -12,6 +12,7 @@ import { ensureSchema } from './db/migrate.ts';
 import { SchemaOutdatedError } from './db/schema-outdated-error.ts';
 import { closeGracefully } from './http/closing.ts';
 import { API_PREFIX } from './http/deps.ts';
+import { warmUp } from './http/warm-up.ts';
 import { closeMetricsListener, listenForMetrics } from './metrics/listener.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
@@ -217,6 +218,7 @@ export async function startServer(
     }
   };
   try {
+    await warmUp(app);
     await listening(config.port, 'HOST, PORT', () =>
       app.listen({ host: config.host, port: config.port }),
     );

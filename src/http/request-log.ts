@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isWarmUpRequest } from './warm-up.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,6 +39,7 @@ export function logEachRequest(
   });
   app.addHook('onResponse', async (request, reply) => {
     request.answered = true;
+    if (isWarmUpRequest(request)) return;
     const route = request.routeOptions.url ?? '(unmatched)';
     request.log.info(
       {

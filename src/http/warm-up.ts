@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { Agent, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { generateApiKey } from '../keys/api-key.ts';
+import { API_PREFIX } from './deps.ts';
+import { inTurnServerFactory } from './in-turn.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The request id of the warm-up's requests while it runs (`warmUp`), else null. */
+    warmUpRequestId: string | null;
+  }
+}
+
+/** Declares `warmUpRequestId` on the API's instance; its children read the root's through it. */
+export function decorateWarmUp(app: FastifyInstance): void {
+  app.decorate('warmUpRequestId', null);
+}
+
+/**
+ * Whether a request is one of the warm-up's own, which are neither logged nor counted (the
+ * admin listener has no warm-up, nor the decoration: there it is always false).
+ */
+export function isWarmUpRequest(request: FastifyRequest): boolean {
+  const id: string | null | undefined = request.server.warmUpRequestId;
+  return id != null && request.id === id;
+}
+
+/**
+ * Before it listens, the service sends itself two requests over a connection of its own, on a
+ * listener of 127.0.0.1 it closes at once: `/healthz`, and `/me` with a key no one holds
+ * (well-formed, so it is looked up and refused). The first request of a new process runs its
+ * whole path for the first time: Node's HTTP parser and socket writes, the hooks, the router,
+ * the serializers and compression compiled by V8, the key look-up's statement prepared. That made
+ * the first `/me` after a restart take 26–34 ms against 2–4 ms for the next
+ * (docs/performance.md, item 94). Both carry a request id made for this start, by which
+ * `logEachRequest` leaves them out of the log and the request metrics (the refused key's look-up
+ * counts as the key cache's miss it was); no other request can carry it. A warm-up that fails
+ * does not stop the start, which is only slower: it is logged as a warning.
+ */
+export async function warmUp(app: FastifyInstance): Promise<void> {
+  await app.ready();
+  const requestId = randomUUID();
+  const server = inTurnServerFactory(app.routing, {});
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  app.warmUpRequestId = requestId;
+  try {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const send = async (path: string, headers: Record<string, string> = {}) => {
+      const request = get({
+        host: '127.0.0.1',
+        port,
+        path,
+        agent,
+        headers: { 'x-request-id': requestId, 'accept-encoding': 'gzip', ...headers },
+      });
+      const [response] = await once(request, 'response');
+      response.resume();
+      await once(response, 'end');
+    };
+    await send('/healthz');
+    await send(`${API_PREFIX}/me`, { authorization: `Bearer ${generateApiKey().key}` });
+  } catch (error) {
+    app.log.warn({ err: error }, 'the warm-up before listening failed');
+  } finally {
+    app.warmUpRequestId = null;
+    agent.destroy();
+    server.closeAllConnections();
+    server.close();
+  }
+}
