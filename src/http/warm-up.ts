@@ -28,6 +28,9 @@ export function isWarmUpRequest(request: FastifyRequest): boolean {
   return id != null && request.id === id;
 }
 
+/** The longest the warm-up may take; past it, the service starts without it. */
+const WARM_UP_TIMEOUT_MS = 5000;
+
 /**
  * Before it listens, the service sends itself two requests over a connection of its own, on a
  * listener of 127.0.0.1 it closes at once: `/healthz`, and `/me` with a key no one holds
@@ -38,17 +41,20 @@ export function isWarmUpRequest(request: FastifyRequest): boolean {
  * (docs/performance.md, item 94). Both carry a request id made for this start, by which
  * `logEachRequest` leaves them out of the log and the request metrics (the refused key's look-up
  * counts as the key cache's miss it was); no other request can carry it. A warm-up that fails
- * does not stop the start, which is only slower: it is logged as a warning.
+ * or outlasts WARM_UP_TIMEOUT_MS does not stop the start, which is only slower: it is logged as a
+ * warning.
  */
 export async function warmUp(app: FastifyInstance): Promise<void> {
   await app.ready();
+  // A host that drops connections to itself would otherwise hold the start until TCP gives up.
+  const deadline = AbortSignal.timeout(WARM_UP_TIMEOUT_MS);
   const requestId = randomUUID();
   const server = inTurnServerFactory(app.routing, {});
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   app.warmUpRequestId = requestId;
   try {
     server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
+    await once(server, 'listening', { signal: deadline });
     const { port } = server.address() as AddressInfo;
     const send = async (path: string, headers: Record<string, string> = {}) => {
       const request = get({
@@ -56,11 +62,15 @@ export async function warmUp(app: FastifyInstance): Promise<void> {
         port,
         path,
         agent,
+        signal: deadline,
         headers: { 'x-request-id': requestId, 'accept-encoding': 'gzip', ...headers },
       });
-      const [response] = await once(request, 'response');
+      // Told by the `once` waiting when it comes; one after the answer (the deadline passing
+      // mid-body) has nobody else to hear it.
+      request.on('error', () => {});
+      const [response] = await once(request, 'response', { signal: deadline });
       response.resume();
-      await once(response, 'end');
+      await once(response, 'end', { signal: deadline });
     };
     await send('/healthz');
     await send(`${API_PREFIX}/me`, { authorization: `Bearer ${generateApiKey().key}` });
