@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
+import { median } from '../soak/intervals.ts';
 
 /**
  * The machine's pace: a fixed piece of the work the service and the import do, timed on one
@@ -117,7 +118,7 @@ function medianMs(work: (scale: number) => number, scale: number): number {
     if (!(work(scale) > 0)) throw new Error('the reference work computed nothing');
     times.push(performance.now() - start);
   }
-  return times.sort((a, b) => a - b)[Math.floor(RUNS / 2)] as number;
+  return median(times) as number;
 }
 
 /** The machine's pace; `scale` shrinks the work (tests), 1 is the benchmark's. */
