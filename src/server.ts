@@ -218,7 +218,7 @@ export async function startServer(
     }
   };
   try {
-    await warmUp(app);
+    await warmUp(app, replica ?? primary);
     await listening(config.port, 'HOST, PORT', () =>
       app.listen({ host: config.host, port: config.port }),
     );

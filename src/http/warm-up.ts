@@ -3,6 +3,8 @@ import { once } from 'node:events';
 import { Agent, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { DatabaseHandle } from '../db/connect.ts';
+import { warmConnections } from '../db/warm-connections.ts';
 import { generateApiKey } from '../keys/api-key.ts';
 import { API_PREFIX } from './deps.ts';
 import { inTurnServerFactory } from './in-turn.ts';
@@ -32,8 +34,9 @@ export function isWarmUpRequest(request: FastifyRequest): boolean {
 const WARM_UP_TIMEOUT_MS = 5000;
 
 /**
- * Before it listens, the service sends itself two requests over a connection of its own, on a
- * listener of 127.0.0.1 it closes at once: `/healthz`, and `/me` with a key no one holds
+ * Before it listens, the service opens the database connections its requests read through and
+ * readies them (`warmConnections`: PostgreSQL's), then sends itself two requests over a
+ * connection of its own, on a listener of 127.0.0.1 it closes at once: `/healthz`, and `/me` with a key no one holds
  * (well-formed, so it is looked up and refused). The first request of a new process runs its
  * whole path for the first time: Node's HTTP parser and socket writes, the hooks, the router,
  * the serializers and compression compiled by V8, the key look-up's statement prepared. That made
@@ -44,15 +47,22 @@ const WARM_UP_TIMEOUT_MS = 5000;
  * or outlasts WARM_UP_TIMEOUT_MS does not stop the start, which is only slower: it is logged as a
  * warning.
  */
-export async function warmUp(app: FastifyInstance): Promise<void> {
+export async function warmUp(app: FastifyInstance, database: DatabaseHandle): Promise<void> {
   await app.ready();
-  // A host that drops connections to itself would otherwise hold the start until TCP gives up.
+  // A host that drops connections to itself, or a database that stops answering, would
+  // otherwise hold the start until TCP gives up.
   const deadline = AbortSignal.timeout(WARM_UP_TIMEOUT_MS);
+  const pastDeadline = once(deadline, 'abort').then(() => Promise.reject(deadline.reason));
+  pastDeadline.catch(() => {});
   const requestId = randomUUID();
   const server = inTurnServerFactory(app.routing, {});
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   app.warmUpRequestId = requestId;
   try {
+    // Past the deadline it goes on alone; its connections are the pool's either way.
+    const connecting = warmConnections(database);
+    connecting.catch(() => {});
+    await Promise.race([connecting, pastDeadline]);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening', { signal: deadline });
     const { port } = server.address() as AddressInfo;
