@@ -34,8 +34,8 @@ export async function warmConnections(handle: DatabaseHandle): Promise<void> {
   const count = Math.min(pool.options.max ?? 10, availableParallelism());
   const clients: pg.PoolClient[] = [];
   try {
-    // Each held while the next is taken, so each is a connection of its own: the one the
-    // schema's check left open, then new ones. Taken all at once, pg-pool opened one more.
+    // Each held while the next is taken, so each is a connection of its own (the first, the
+    // one the schema's check left open).
     while (clients.length < count) clients.push(await pool.connect());
     await Promise.all(clients.map(planEveryTable));
   } finally {

@@ -36,12 +36,12 @@ const WARM_UP_TIMEOUT_MS = 5000;
 /**
  * Before it listens, the service opens the database connections its requests read through and
  * readies them (`warmConnections`: PostgreSQL's), then sends itself two requests over a
- * connection of its own, on a listener of 127.0.0.1 it closes at once: `/healthz`, and `/me` with a key no one holds
- * (well-formed, so it is looked up and refused). The first request of a new process runs its
- * whole path for the first time: Node's HTTP parser and socket writes, the hooks, the router,
- * the serializers and compression compiled by V8, the key look-up's statement prepared. That made
- * the first `/me` after a restart take 26–34 ms against 2–4 ms for the next
- * (docs/performance.md, item 94). Both carry a request id made for this start, by which
+ * connection of its own, on a listener of 127.0.0.1 it closes at once: `/healthz`, and `/me`
+ * with a key no one holds (well-formed, so it is looked up and refused). The first request of a
+ * new process runs its whole path for the first time: Node's HTTP parser and socket writes, the
+ * hooks, the router, the serializers and compression compiled by V8, the key look-up's
+ * statement prepared. That made the first `/me` after a restart take 26–34 ms against 2–4 ms for
+ * the next (docs/performance.md, item 94). Both carry a request id made for this start, by which
  * `logEachRequest` leaves them out of the log and the request metrics (the refused key's look-up
  * counts as the key cache's miss it was); no other request can carry it. A warm-up that fails
  * or outlasts WARM_UP_TIMEOUT_MS does not stop the start, which is only slower: it is logged as a
