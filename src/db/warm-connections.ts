@@ -9,10 +9,9 @@ const OWN_TABLES = `
     and has_table_privilege(c.oid, 'select')
   order by c.relname`;
 
-/** Plans (and does not run) a statement over each of the schema's tables on `client`. */
-async function planEveryTable(client: pg.PoolClient): Promise<void> {
-  const { rows } = await client.query<{ name: string }>(OWN_TABLES);
-  for (const { name } of rows) {
+/** Plans (and does not run) a statement over each of `tables` on `client`. */
+async function planEach(client: pg.PoolClient, tables: readonly string[]): Promise<void> {
+  for (const name of tables) {
     await client.query(`explain select * from ${client.escapeIdentifier(name)}`);
   }
 }
@@ -37,7 +36,11 @@ export async function warmConnections(handle: DatabaseHandle): Promise<void> {
     // Each held while the next is taken, so each is a connection of its own (the first, the
     // one the schema's check left open).
     while (clients.length < count) clients.push(await pool.connect());
-    await Promise.all(clients.map(planEveryTable));
+    const [first] = clients;
+    if (!first) return;
+    const { rows } = await first.query<{ name: string }>(OWN_TABLES);
+    const tables = rows.map((row) => row.name);
+    await Promise.all(clients.map((client) => planEach(client, tables)));
   } finally {
     for (const client of clients) client.release();
   }
