@@ -14,13 +14,13 @@ import type { ListSource } from './list-source.ts';
 import { GATHER_LIMIT, type ListQueries } from './pagination.ts';
 import { sampledFilterOf } from './sampled-filters.ts';
 import {
-  containsSearch,
   isPostgres,
   keptFromSqliteIndexChoice,
   matchesAnyText,
   matchesSearch,
   type SearchedTable,
   searchedByIndex,
+  testedOnEachRow,
 } from './search.ts';
 
 export interface ExpenseFilters {
@@ -82,7 +82,7 @@ function filtered(db: Db, companyId: number, filters: ExpenseFilters, test: Sear
   if (search) {
     q = q.where(
       test.rowByRow
-        ? containsSearch(EXPENSE_SEARCH, search)
+        ? testedOnEachRow(db, EXPENSE_SEARCH, search)
         : test.trigramTexts
           ? matchesAnyText(db, EXPENSE_SEARCH, test.trigramTexts)
           : matchesSearch(db, EXPENSE_SEARCH, search),

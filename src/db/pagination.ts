@@ -87,7 +87,7 @@ function testedSamples(total: number, gatherCost: number): number {
 export interface ListQueries {
   list: SampledListName;
   matching: AnyQuery;
-  /** The same rows written for a walk in a sort order, when that differs (see `containsSearch`). */
+  /** The same rows written for a walk in a sort order, when that differs (see `testedOnEachRow`). */
   walking?: AnyQuery;
   /**
    * The index that reads the filtered rows best on SQLite (a filter's own index), or null to

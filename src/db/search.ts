@@ -80,11 +80,33 @@ export function matchesAnyText(
 }
 
 /**
- * The same test made on each row, for a walk in a sort order: a common text (a tenth of a
- * million expenses hold `otel`) would otherwise have its whole trigram match read for every
- * page, where a walk meets a match every few rows.
+ * Rows whose folded columns contain the search text, by LIKE: PostgreSQL reads it from its
+ * trigram indexes where they serve it, SQLite tests it on each row.
  */
-export function containsSearch(searched: SearchedTable, search: string): Expression<SqlBool> {
+function containsSearch(searched: SearchedTable, search: string): Expression<SqlBool> {
   const [a, b] = searched.columns;
   return sql<SqlBool>`(${containsFolded(a, search)} or ${containsFolded(b, search)})`;
+}
+
+/**
+ * `containsSearch` as a test of each row a query reads anyway (a walk in a sort order, the rows
+ * of narrow date bounds), never through an index: a common text (a tenth of a million expenses
+ * hold `otel`) would otherwise have its whole trigram match read for every page, where a walk
+ * meets a match every few rows. SQLite's LIKE is that test already. PostgreSQL's
+ * planner answers a LIKE from the trigram indexes where it can, and intersected their whole
+ * match with the walk's rows: `/expenses?search=arke&sort=-created_at&page=2`'s walk of 1,001
+ * rows built a bitmap of the 50,200 merchants holding `arke` first, 23.6 ms, against 2.5 ms
+ * testing the rows. `strpos`, the same substring test on the folded texts (literal, so nothing
+ * is escaped), is no operator those indexes serve.
+ */
+export function testedOnEachRow(
+  db: Db,
+  searched: SearchedTable,
+  search: string,
+): Expression<SqlBool> {
+  if (!isPostgres(db)) return containsSearch(searched, search);
+  if (search.includes('\u0000')) return sql<SqlBool>`1 = 0`;
+  const folded = fold(search);
+  const [a, b] = searched.columns.map((column) => sql.ref(column));
+  return sql<SqlBool>`(strpos(${a}, ${folded}) > 0 or strpos(${b}, ${folded}) > 0)`;
 }
