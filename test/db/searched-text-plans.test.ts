@@ -17,6 +17,20 @@ const dayOf = (days: number) => new Date(Date.UTC(2025, 0, 1) + days * DAY).toIS
 const ROWS = 6000;
 const postgres = testDialects().find((dialect) => dialect.name === 'postgres');
 
+/** A PostgreSQL database holding company 1's `expenses`, its statistics made. */
+async function postgresWith(
+  t: Parameters<typeof useDatabase>[0],
+  expenses: ReturnType<typeof expense>[],
+) {
+  const { handle } = await useDatabase(t, 'postgres');
+  if (handle.dialect !== 'postgres') throw new Error('a PostgreSQL test');
+  const dir = useTempDir(t);
+  const records = [company(1), employee(1, 1), category(1, 1), ...expenses];
+  await importFile(handle, new FileReceiptStore(dir), writeNdjson(dir, records));
+  await sql`vacuum analyze expenses`.execute(handle.db);
+  return handle;
+}
+
 /**
  * An expense search within date bounds read through its texts (`carryingTexts`) reads each text
  * in the index of its column, where the date and `updated_at` follow it. PostgreSQL can find a
@@ -28,9 +42,6 @@ const postgres = testDialects().find((dialect) => dialect.name === 'postgres');
 it('a search within an updated_since reads a common text in its column’s index, not its trigram index (PostgreSQL)', {
   skip: postgres?.skip ?? false,
 }, async (t) => {
-  const { handle } = await useDatabase(t, 'postgres');
-  if (handle.dialect !== 'postgres') throw new Error('a PostgreSQL test');
-  const dir = useTempDir(t);
   const expenses = Array.from({ length: ROWS }, (_, i) =>
     expense(1, i + 1, 1, 1, {
       title: `Trip ${i % 300}`,
@@ -39,9 +50,7 @@ it('a search within an updated_since reads a common text in its column’s index
       updated_at: dayOf((i * 7) % 400),
     }),
   );
-  const records = [company(1), employee(1, 1), category(1, 1), ...expenses];
-  await importFile(handle, new FileReceiptStore(dir), writeNdjson(dir, records));
-  await sql`vacuum analyze expenses`.execute(handle.db);
+  const handle = await postgresWith(t, expenses);
 
   const compiled: CompiledQuery[] = [];
   const db = new Kysely<Database>({
@@ -83,9 +92,6 @@ it('a search within an updated_since reads a common text in its column’s index
 it('a walk tests each row’s texts and never reads the trigram indexes (PostgreSQL)', {
   skip: postgres?.skip ?? false,
 }, async (t) => {
-  const { handle } = await useDatabase(t, 'postgres');
-  if (handle.dialect !== 'postgres') throw new Error('a PostgreSQL test');
-  const dir = useTempDir(t);
   const expenses = Array.from({ length: ROWS }, (_, i) =>
     expense(1, i + 1, 1, 1, {
       title: `Trip ${i % 300}`,
@@ -93,9 +99,7 @@ it('a walk tests each row’s texts and never reads the trigram indexes (Postgre
       created_at: dayOf(i % 400),
     }),
   );
-  const records = [company(1), employee(1, 1), category(1, 1), ...expenses];
-  await importFile(handle, new FileReceiptStore(dir), writeNdjson(dir, records));
-  await sql`vacuum analyze expenses`.execute(handle.db);
+  const handle = await postgresWith(t, expenses);
 
   const source = freshListSource(handle.db);
   const lists = await expenseListQueries(source, 1, { search: 'shop' }, 'created_at');
