@@ -12,6 +12,7 @@ import {
   type MixRequest,
   makeColdMix,
 } from './cold-mix.ts';
+import { type CpuPerRequest, cpuPerRequest, cpuTimes } from './cpu.ts';
 import type { PreparedDatabase } from './database.ts';
 import {
   type ClassFigures,
@@ -41,6 +42,13 @@ export interface ColdSettings {
 export interface ColdPhase extends MixResult {
   cache: 'on' | 'off';
   servicePeakRssBytes: number | null;
+  /**
+   * What a request of the phase (the mix's and the `/me` probe's) cost the service, PostgreSQL
+   * and the load generator in CPU. Beside req/s it tells a run that did more work from one that
+   * waited more (for cores busy elsewhere, or left idle between the hops of requests). Null off
+   * Linux.
+   */
+  cpu: CpuPerRequest | null;
 }
 
 export interface ColdRun {
@@ -148,12 +156,15 @@ export async function runCold(
       const service = await startService(env);
       const rss = new RssSampler(service.pid, 200);
       try {
+        const before = cpuTimes(service.pid);
         const result = await runMix(service.baseUrl, mix, keys, probeKey, {
           connections,
           durationSeconds: settings.durationSeconds,
           timeoutMs: settings.timeoutMs,
         });
-        phases.push({ cache, ...result, servicePeakRssBytes: rss.peakBytes });
+        const sent = result.requests + (result.probe?.requests ?? 0);
+        const cpu = cpuPerRequest(before, cpuTimes(service.pid), sent);
+        phases.push({ cache, ...result, servicePeakRssBytes: rss.peakBytes, cpu });
       } finally {
         rss.stop();
         await service.stop();
@@ -214,7 +225,19 @@ function classRow(name: string, figures: ClassFigures, seconds: number) {
   ];
 }
 
-export function formatCold(engine: string, run: ColdRun): string {
+/** A phase's CPU a request, PostgreSQL's where the service reads it (else it is another's). */
+function cpuLine(cpu: CpuPerRequest | null, postgres: boolean): string[] {
+  if (!cpu) return [];
+  const msOf = (us: number) => `${(us / 1000).toFixed(2)} ms`;
+  const parties = [
+    `service ${msOf(cpu.serverUs)}`,
+    ...(postgres ? [`PostgreSQL ${msOf(cpu.postgresUs)}`] : []),
+    `load generator ${msOf(cpu.generatorUs)}`,
+  ];
+  return [`CPU a request (the /me probe's counted too): ${parties.join(', ')}`];
+}
+
+export function formatCold(engine: string, run: ColdRun, postgres: boolean): string {
   const sections = [
     `${engine}: cold mix of ${run.mix.requests} distinct requests (seed ${run.mix.seed}, the large company and ${run.mix.smallCompanies} small ones)`,
   ];
@@ -243,6 +266,7 @@ export function formatCold(engine: string, run: ColdRun): string {
         `response cache ${phase.cache}, ${phase.connections} connections, ${phase.durationSeconds.toFixed(0)} s: ` +
           `${phase.requestsPerSecond.toFixed(0)} req/s, service peak RSS ${megabytes(phase.servicePeakRssBytes)}` +
           (phase.repeated > 0 ? `, ${phase.repeated} requests repeated (the mix ran out)` : ''),
+        ...cpuLine(phase.cpu, postgres),
         table(['class', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'not 200'], rows),
         'slowest (every class keeps its own in the JSON):',
         ...phase.slowest.map(

@@ -137,7 +137,9 @@ export function formatEngineRun(
     `${ENGINE_NAMES[run.engine]} (${run.database})`,
     describeImport(run.import),
     ...(run.reimport ? [describeImport(run.reimport, 're-import')] : []),
-    ...(run.cold ? ['', formatCold(ENGINE_NAMES[run.engine], run.cold)] : []),
+    ...(run.cold
+      ? ['', formatCold(ENGINE_NAMES[run.engine], run.cold, run.engine === 'postgres')]
+      : []),
     ...(run.peer ? ['', formatPeer(ENGINE_NAMES[run.engine], run.peer)] : []),
     ...(run.fixed ? ['', formatFixed(run.fixed, settings)] : []),
     ...(run.feed ? ['', formatFeed(run.feed)] : []),

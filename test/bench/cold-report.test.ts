@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type ColdPhase, type ColdRun, formatCold } from '../../bench/harness/cold.ts';
+import type { ClassFigures } from '../../bench/harness/mix-load.ts';
+
+const latency = { mean: 20, p50: 18, p90: 40, p99: 90, max: 120 };
+const figures = (requests: number): ClassFigures => ({
+  requests,
+  latencyMs: latency,
+  statusCodes: { '200': requests },
+  timeouts: 0,
+  errors: 0,
+  slowest: [],
+});
+
+const phase = (cpu: ColdPhase['cpu']): ColdPhase => ({
+  cache: 'off',
+  connections: 8,
+  durationSeconds: 30,
+  requests: 6000,
+  requestsPerSecond: 200,
+  repeated: 0,
+  latencyMs: latency,
+  statusCodes: { '200': 6000 },
+  timeouts: 0,
+  errors: 0,
+  slowest: [],
+  byClass: { window: figures(6000) },
+  probe: figures(600),
+  servicePeakRssBytes: 180 * 2 ** 20,
+  cpu,
+});
+
+const run = (cpu: ColdPhase['cpu']): ColdRun => ({
+  mix: { requests: 20000, seed: 1, smallCompanies: 20, byClass: { window: 20000 } },
+  phases: [phase(cpu)],
+  firstRequests: {
+    requests: [{ class: 'window', path: '/leaves?from=2020-01-01', status: 200, ms: 50 }],
+    medianMs: 50,
+    worstMs: 50,
+    probe: figures(10),
+    servicePeakRssBytes: null,
+  },
+});
+
+const cpu = { serverUs: 2412, postgresUs: 3906, generatorUs: 310, ceiling: 950 };
+
+describe('the cold mix report', () => {
+  it('tells each phase’s CPU a request, PostgreSQL’s only where the service reads it', () => {
+    assert.match(
+      formatCold('PostgreSQL', run(cpu), true),
+      /\nCPU a request \(the \/me probe's counted too\): service 2\.41 ms, PostgreSQL 3\.91 ms, load generator 0\.31 ms\n/,
+    );
+    const sqlite = formatCold('SQLite', run(cpu), false);
+    assert.match(sqlite, /: service 2\.41 ms, load generator 0\.31 ms\n/);
+    assert.doesNotMatch(sqlite, /PostgreSQL \d/);
+  });
+
+  it('leaves the line out where /proc could not be read', () => {
+    assert.doesNotMatch(formatCold('SQLite', run(null), false), /CPU a request/);
+  });
+});
