@@ -42,7 +42,7 @@ const COLUMNS = [
 const toEmployee = (row: Employee): Employee => row;
 
 /** Search looks in the folded name and personnel number. */
-const EMPLOYEE_SEARCH: SearchedTable = {
+export const EMPLOYEE_SEARCH: SearchedTable = {
   table: 'employees',
   id: 'employees.id',
   columns: ['employees.name_folded', 'employees.number_folded'],

@@ -361,14 +361,14 @@ describeEachDialect('cdapi CLI', (dialect) => {
       // migration waited in vain.
       writer
         .prepare('DELETE FROM kysely_migration WHERE name = ?')
-        .run('0021_expense_text_date_indexes');
+        .run('0022_employee_search_columns');
       writer.exec('BEGIN IMMEDIATE');
       try {
         const migrate = cdapi(['migrate'], env);
         assert.equal(migrate.status, 1);
         assert.equal(
           migrate.stderr,
-          'cdapi: migration 0021_expense_text_date_indexes failed: another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished\n',
+          'cdapi: migration 0022_employee_search_columns failed: another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished\n',
         );
       } finally {
         writer.exec('ROLLBACK');
