@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { type CompiledQuery, sql } from 'kysely';
+import { type CompiledQuery, Migrator, sql } from 'kysely';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { EMPLOYEE_SEARCH } from '../../src/db/employees.queries.ts';
+import { migrateToLatest, migrationProvider } from '../../src/db/migrate.ts';
 import { matchesSearch } from '../../src/db/search.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
@@ -63,6 +64,24 @@ async function assertReadsIndexAlone(handle: DatabaseHandle, query: CompiledQuer
   }
 }
 
+/** A roster search of two letters, counted, its employees found, a page of it in id order. */
+async function assertShortSearchReadsIndexAlone(handle: DatabaseHandle) {
+  const searched = () =>
+    handle.db
+      .selectFrom('employees')
+      .where('company_id', '=', 1)
+      .where(matchesSearch(handle.db, EMPLOYEE_SEARCH, 'e5'));
+  const count = searched().select(sql<number>`count(*)`.as('total'));
+  // The employees a leave search finds, and the roster's page of them in id order.
+  const found = searched().select('id').limit(1000);
+  const page = searched().select('id').orderBy('id').limit(25).offset(25);
+  for (const query of [count, found, page]) {
+    await assertReadsIndexAlone(handle, query.compile(), 'employees_id_list');
+  }
+  // `Name5` and `Name50`–`Name59` (7919 is prime to 300, so each first name is given once).
+  assert.equal(Number((await count.executeTakeFirstOrThrow()).total), 11);
+}
+
 describeEachDialect('roster pages', (dialect) => {
   it('walk to a status-filtered page in any order through the index alone', async (t) => {
     const handle = await roster(t, dialect);
@@ -83,19 +102,26 @@ describeEachDialect('roster pages', (dialect) => {
 
   it('count and find the employees of a search too short for trigrams through the index alone', async (t) => {
     const handle = await roster(t, dialect);
-    const searched = () =>
-      handle.db
-        .selectFrom('employees')
-        .where('company_id', '=', 1)
-        .where(matchesSearch(handle.db, EMPLOYEE_SEARCH, 'e5'));
-    const count = searched().select(sql<number>`count(*)`.as('total'));
-    // The employees a leave search finds, and the roster's page of them in id order.
-    const found = searched().select('id').limit(1000);
-    const page = searched().select('id').orderBy('id').limit(25).offset(25);
-    for (const query of [count, found, page]) {
-      await assertReadsIndexAlone(handle, query.compile(), 'employees_id_list');
+    await assertShortSearchReadsIndexAlone(handle);
+  });
+
+  it('get the index that carries the texts from migration 0022, with its statistics on SQLite', async (t) => {
+    const handle = await roster(t, dialect);
+    const { db } = handle;
+    const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(
+      '0021_expense_text_date_indexes',
+    );
+    assert.equal(error, undefined);
+    await assert.rejects(assertShortSearchReadsIndexAlone(handle));
+
+    assert.deepEqual((await migrateToLatest(db)).applied, ['0022_employee_search_columns']);
+    await assertShortSearchReadsIndexAlone(handle);
+    if (handle.dialect === 'sqlite') {
+      // The import gathered the statistics; the migration's new index has its own again.
+      const stat = handle.sqlite
+        .prepare("select stat from sqlite_stat1 where idx = 'employees_id_list'")
+        .get() as { stat: string } | undefined;
+      assert.match(stat?.stat ?? '', /^2300 /);
     }
-    // `Name5` and `Name50`–`Name59` (7919 is prime to 300, so each first name is given once).
-    assert.equal(Number((await count.executeTakeFirstOrThrow()).total), 11);
   });
 });
