@@ -23,9 +23,9 @@ const ORDERS = [
 
 /**
  * A database holding company 1's roster of 300, whose first names are `Name0`–`Name299`, and
- * another company's 2,000 employees with lower ids: a walk of the primary key in id order would
- * pass them all, as it would pass other companies' employees in a real database, and PostgreSQL's
- * planner does not take it for a roster this small.
+ * another company's 2,000 employees with lower ids, which a walk of the primary key in id order
+ * would pass, as it would pass other companies' employees in a real database: without them,
+ * PostgreSQL's planner walks the primary key for a roster this small.
  */
 async function roster(t: Parameters<typeof useDatabase>[0], dialect: 'sqlite' | 'postgres') {
   const { handle } = await useDatabase(t, dialect);

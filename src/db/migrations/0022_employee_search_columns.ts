@@ -17,7 +17,7 @@ const CARRIED = ['status', 'name_folded', 'number_folded'];
  * finds (`e.id … where name_folded like … or number_folded like …`, the subquery of its counts
  * and pages). PostgreSQL read every row of the table for them (45,000 employees of every
  * company, 19 ms for a two-letter count in the bench company of 20,000; from the index, 5 ms),
- * SQLite each of the company's rows by id (8.8 ms; from the index, 4.8 ms).
+ * SQLite each of the company's rows by id (8.8 ms; from the index, 2.8–4.8 ms).
  *
  * Same name as before. PostgreSQL builds the new index under another name and swaps it in
  * (dropping an index locks its table against reads until the migration commits, so the drop
