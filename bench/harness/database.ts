@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/db/connect.ts';
 import { onInterrupt } from './interrupt.ts';
 import type { Engine } from './options.ts';
 import { runCli, runCliMeasured } from './processes.ts';
+import { describeServerMemory, type ServerMemory, serverMemory } from './server-memory.ts';
 
 const BENCH_DATA_DIR = 'bench-data';
 
@@ -174,17 +175,19 @@ async function preparePostgres(dataFile: string, url: string): Promise<PreparedD
   const env = { ...cliEnv(url, receiptsDirFor(dataFile, 'postgres')), DATABASE_POOL_MAX: pool };
   const label = new URL(url);
   label.password = '';
-  const prepared = {
-    engine: 'postgres' as const,
-    label: `${label.toString()}, the service's pool ${pool} connections`,
-    env,
-  };
+  let memory: ServerMemory;
   try {
     await createPostgresDatabaseIfMissing(url);
     await refuseForeignTables(url);
+    memory = await withClient(url, (client) => serverMemory(client, url));
   } catch (error) {
     throw new Error(`BENCH_DATABASE_URL (${label}): ${(error as Error).message}`);
   }
+  const prepared = {
+    engine: 'postgres' as const,
+    label: `${label.toString()}, the service's pool ${pool} connections; the server's ${describeServerMemory(memory)}`,
+    env,
+  };
   await runCli(['migrate'], env);
   const source = dataFileIdentity(dataFile);
   if ((await countCompanies(url)) > 0) {
