@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { type CompiledQuery, Migrator, sql } from 'kysely';
-import type { DatabaseHandle } from '../../src/db/connect.ts';
+import type { DatabaseHandle, Dialect } from '../../src/db/connect.ts';
 import { EMPLOYEE_SEARCH } from '../../src/db/employees.queries.ts';
 import { migrateToLatest, migrationProvider } from '../../src/db/migrate.ts';
 import { matchesSearch } from '../../src/db/search.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
-import { describeEachDialect, useDatabase, useTempDir } from '../helpers/databases.ts';
+import {
+  type Cleanup,
+  describeEachDialect,
+  useDatabase,
+  useTempDir,
+} from '../helpers/databases.ts';
 import { postgresPlan } from '../helpers/plans.ts';
 import { company, employee, writeNdjson } from '../helpers/records.ts';
 
@@ -27,7 +32,7 @@ const ORDERS = [
  * would pass, as it would pass other companies' employees in a real database: without them,
  * PostgreSQL's planner walks the primary key for a roster this small.
  */
-async function roster(t: Parameters<typeof useDatabase>[0], dialect: 'sqlite' | 'postgres') {
+async function roster(t: Cleanup, dialect: Dialect) {
   const { handle } = await useDatabase(t, dialect);
   const dir = useTempDir(t);
   const records = [
