@@ -19,6 +19,24 @@ export function limitHeapGrowth(): void {
 }
 
 /**
+ * Turns off V8's allocation-site pretenuring for the rest of the process; `cdapi import` calls it
+ * before it reads (not `serve`: the cold mix ran as fast either way, 448–474 req/s against
+ * 467–468). V8 allocates straight into the old generation the objects of a site whose objects
+ * mostly outlived a young collection. The import's parsed records and the rows made of them
+ * live until their batch is posted to the writer, then die: once their sites were pretenured,
+ * the old generation filled with them every ~80 ms, past the growth HEAP_GROWTH_PERCENT allows,
+ * and the reading thread, which bounds the import while the rows stream, ran 118–141 full
+ * collections (2.0–2.5 s of pauses and incremental marking) against 24–26 (0.7 s) without. The
+ * large bench file then streamed in 20–25 s rather than 23–34 (docs/performance.md, item 100).
+ * A `node --allocation-site-pretenuring` the operator gives wins. Whether it set the flag.
+ */
+export function stopPretenuring(execArgv: readonly string[] = process.execArgv): boolean {
+  if (execArgv.some((arg) => /^--(no-)?allocation[-_]site[-_]pretenuring$/.test(arg))) return false;
+  setFlagsFromString('--no-allocation-site-pretenuring');
+  return true;
+}
+
+/**
  * The node option `cdapi serve` runs with: Node 24's V8 lets each thread's young generation
  * grow to 32 MB semi-spaces, which took the service's peak under the benchmark's cold mix from
  * ~300 to ~400 MB; 4 MB ones keep it under 300 MB at the same throughput.

@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { type Command, InvalidArgumentError } from 'commander';
 import { requireReceiptsDir } from '../config.ts';
+import { stopPretenuring } from '../heap.ts';
 import { ImportInterrupted } from '../import/import-error.ts';
 import type { ImportSummary } from '../import/session.ts';
 import type { RECORD_TYPES } from '../resources/index.ts';
@@ -54,6 +55,7 @@ export function registerImportCommand(program: Command): void {
     )
     .addHelpText('after', IMPORT_HELP)
     .action(async (file: string, options: ImportCommandOptions) => {
+      stopPretenuring();
       const [{ importFile }, { FileReceiptStore }, { RECORD_TYPES }, { countedImport }] =
         await Promise.all([
           import('../import/importer.ts'),
