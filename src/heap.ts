@@ -27,7 +27,7 @@ export function limitHeapGrowth(): void {
  * the old generation filled with them every ~80 ms, past the growth HEAP_GROWTH_PERCENT allows,
  * and the reading thread, which bounds the import while the rows stream, ran 118–141 full
  * collections (2.0–2.5 s of pauses and incremental marking) against 24–26 (0.7 s) without. The
- * large bench file then streamed in 20–25 s rather than 23–34 (docs/performance.md, item 100).
+ * large bench file then streamed in 20–30 s rather than 23–34 (docs/performance.md, item 100).
  * A `node --allocation-site-pretenuring` the operator gives wins. Whether it set the flag.
  */
 export function stopPretenuring(execArgv: readonly string[] = process.execArgv): boolean {
