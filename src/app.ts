@@ -39,6 +39,7 @@ import { ResponseCache } from './http/response-cache.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { buildSerializer } from './http/serializers.ts';
 import { pooledValidators } from './http/validators.ts';
+import { warmLists } from './http/warm-lists.ts';
 import { decorateWarmUp } from './http/warm-up.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import type { RateLimitStore } from './ratelimit/limiter.ts';
@@ -272,6 +273,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   // Hooks run last-registered first: the employee copies stop reading before the database does.
   app.addHook('onClose', () => deps.listCaches.employees.close());
+  app.warmLists = () => warmLists(deps);
   if (metrics) {
     metrics.trackKeyCache(deps.authenticator.keyCache);
     metrics.trackAdmission(deps.admission);

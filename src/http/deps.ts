@@ -35,12 +35,16 @@ export interface ApiDeps {
 }
 
 /** What this request's list queries read from: the read database and the shared caches. */
-export function listSource(deps: ApiDeps, request: FastifyRequest): ListSource {
+export const listSource = (deps: ApiDeps, request: FastifyRequest): ListSource =>
+  listSourceOf(deps, () => request.dataVersion());
+
+/** What list queries read from, at the company's data version `version` gives. */
+export function listSourceOf(deps: ApiDeps, version: () => Promise<number>): ListSource {
   const { readers } = deps;
   return {
     db: deps.db,
     ...deps.listCaches,
-    version: () => request.dataVersion(),
+    version,
     ...(readers
       ? { chain: (query, chain) => readers.query(query.sql, query.parameters, chain) }
       : {}),

@@ -8,17 +8,24 @@ import { warmConnections } from '../db/warm-connections.ts';
 import { generateApiKey } from '../keys/api-key.ts';
 import { API_PREFIX } from './deps.ts';
 import { inTurnServerFactory } from './in-turn.ts';
+import type { WarmedLists } from './warm-lists.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The request id of the warm-up's requests while it runs (`warmUp`), else null. */
     warmUpRequestId: string | null;
+    /** Reads the longest companies' lists (`warmLists`), once the API's caches exist. */
+    warmLists: (() => Promise<WarmedLists>) | null;
   }
 }
 
-/** Declares `warmUpRequestId` on the API's instance; its children read the root's through it. */
+/**
+ * Declares `warmUpRequestId` on the API's instance (its children read the root's through it),
+ * and `warmLists`, which the app sets once it has made the API's caches.
+ */
 export function decorateWarmUp(app: FastifyInstance): void {
   app.decorate('warmUpRequestId', null);
+  app.decorate('warmLists', null);
 }
 
 /**
@@ -43,7 +50,9 @@ const WARM_UP_TIMEOUT_MS = 5000;
  * statement prepared. That made the first `/me` after a restart take 26–34 ms against 2–4 ms for
  * the next (docs/performance.md, item 94). Both carry a request id made for this start, by which
  * `logEachRequest` leaves them out of the log and the request metrics (the refused key's look-up
- * counts as the key cache's miss it was); no other request can carry it. A warm-up that fails
+ * counts as the key cache's miss it was); no other request can carry it. Then it reads the
+ * longest companies' lists in process (`warmLists`: their samples and employees, loaded by the
+ * first page of each list after a restart; item 101). A warm-up that fails
  * or outlasts WARM_UP_TIMEOUT_MS does not stop the start, which is only slower: it is logged as a
  * warning.
  */
@@ -84,6 +93,12 @@ export async function warmUp(app: FastifyInstance, database: DatabaseHandle): Pr
     };
     await send('/healthz');
     await send(`${API_PREFIX}/me`, { authorization: `Bearer ${generateApiKey().key}` });
+    if (app.warmLists) {
+      const started = performance.now();
+      const read = await Promise.race([app.warmLists(), pastDeadline]);
+      const ms = Math.round(performance.now() - started);
+      app.log.info({ ...read, ms }, 'read the longest lists before listening');
+    }
   } catch (error) {
     app.log.warn({ err: error }, 'the warm-up before listening failed');
   } finally {

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { setCompanyActive } from '../../src/db/companies.queries.ts';
+import { SAMPLED_MIN_ROWS } from '../../src/db/sampled-lists.ts';
+import { mulberry32 } from '../../src/demo/random.ts';
+import { useApi } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/databases.ts';
+import {
+  company,
+  employee,
+  leave,
+  leavesCreatedTheDayBefore,
+  leaveType,
+} from '../helpers/records.ts';
+
+const START = Date.UTC(2024, 0, 1);
+
+/**
+ * Before it listens, the service reads the lists of the companies whose lists have samples
+ * (src/http/warm-lists.ts): their first pages after a restart then find the samples and the
+ * employees loaded.
+ */
+describeEachDialect('the lists read before listening', (dialect) => {
+  it('are those of the active companies with long lists, and change no page', async (t) => {
+    const long = leavesCreatedTheDayBefore(1, 1001, 11, SAMPLED_MIN_ROWS, START, mulberry32(7));
+    const api = await useApi(t, dialect, {
+      records: [
+        company(1),
+        employee(1, 1001),
+        leaveType(1, 11),
+        ...long,
+        company(2),
+        employee(2, 2001),
+        leaveType(2, 21),
+        leave(2, SAMPLED_MIN_ROWS + 1, 2001, 21),
+      ],
+    });
+    const warm = api.app.warmLists;
+    assert.ok(warm, 'the app sets warmLists');
+    // Company 2's one leave has no samples; company 1's one employee is held for its pages.
+    assert.deepEqual(await warm(), { companies: [1], employees: 1 });
+
+    // The pages read after it are the whole list's, sorted.
+    const key = await api.createKey(1);
+    const res = await api.get('/leaves?sort=-end_date&per_page=3&page=2', key);
+    assert.equal(res.status, 200);
+    const expected = [...long]
+      .sort(
+        (a, b) =>
+          String(b.end_date).localeCompare(String(a.end_date)) || Number(b.id) - Number(a.id),
+      )
+      .slice(3, 6)
+      .map((row) => row.id);
+    const { data, meta } = res.json as { data: Array<{ id: number }>; meta: { total: number } };
+    assert.deepEqual(
+      data.map((row) => row.id),
+      expected,
+    );
+    assert.equal(meta.total, SAMPLED_MIN_ROWS);
+
+    // A deactivated company's lists are nobody's to read.
+    await setCompanyActive(api.handle.db, 1, false);
+    assert.deepEqual((await warm()).companies, []);
+  });
+});
