@@ -268,9 +268,10 @@ export function formatCold(engine: string, run: ColdRun, postgres: boolean): str
           (phase.repeated > 0 ? `, ${phase.repeated} requests repeated (the mix ran out)` : ''),
         ...cpuLine(phase.cpu, postgres),
         table(['class', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'not 200'], rows),
-        'slowest (every class keeps its own in the JSON):',
+        'slowest, and when each was sent (every class keeps its own in the JSON):',
         ...phase.slowest.map(
-          (request) => `  ${ms(request.ms)} ms ${request.status} ${request.path}`,
+          (request) =>
+            `  ${ms(request.ms)} ms ${request.status} at ${request.atSeconds.toFixed(1)} s ${request.path}`,
         ),
       ].join('\n'),
     );

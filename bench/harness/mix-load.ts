@@ -32,6 +32,11 @@ export interface SlowRequest {
   path: string;
   status: number;
   ms: number;
+  /**
+   * When it was sent, in seconds from the start of its phase (of its probe): a phase's first
+   * requests meet a new process, a steady one's do not (docs/performance.md, item 101).
+   */
+  atSeconds: number;
 }
 
 const SLOWEST_KEPT = 5;
@@ -116,14 +121,15 @@ export class Tally {
   errors = 0;
   readonly slowest: SlowRequest[] = [];
 
-  record({ status, ms }: Outcome, path: string): void {
+  record({ status, ms }: Outcome, path: string, atSeconds: number): void {
     this.histogram.record(Math.max(1, Math.round(ms * 1000)));
     if (status === -1) this.timeouts++;
     else if (status === 0) this.errors++;
     else this.statusCodes[status] = (this.statusCodes[status] ?? 0) + 1;
     const last = this.slowest.at(-1);
     if (this.slowest.length < SLOWEST_KEPT || (last !== undefined && ms > last.ms)) {
-      this.slowest.push({ path, status, ms: Math.round(ms * 10) / 10 });
+      const at = Math.round(atSeconds * 100) / 100;
+      this.slowest.push({ path, status, ms: Math.round(ms * 10) / 10, atSeconds: at });
       this.slowest.sort((a, b) => b.ms - a.ms);
       this.slowest.length = Math.min(this.slowest.length, SLOWEST_KEPT);
     }
@@ -151,10 +157,12 @@ export function startProbe(baseUrl: URL, key: string, timeoutMs: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const tally = new Tally();
   let running = true;
+  const began = performance.now();
   const done = (async () => {
     while (running) {
       const started = performance.now();
-      tally.record(await send(agent, baseUrl, '/me', authHeaders(key, false), timeoutMs), '/me');
+      const outcome = await send(agent, baseUrl, '/me', authHeaders(key, false), timeoutMs);
+      tally.record(outcome, '/me', (started - began) / 1000);
       const left = PROBE_INTERVAL_MS - (performance.now() - started);
       if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
     }
@@ -189,6 +197,7 @@ export async function runMix(
       const item = mix[next++ % mix.length] as MixRequest;
       const key = keys.get(item.companyId);
       if (key === undefined) throw new Error(`no key for company ${item.companyId}`);
+      const sentAt = (performance.now() - started) / 1000;
       const outcome = await send(
         agent,
         base,
@@ -196,13 +205,13 @@ export async function runMix(
         authHeaders(key, item.gzip),
         settings.timeoutMs,
       );
-      overall.record(outcome, item.path);
+      overall.record(outcome, item.path, sentAt);
       let tally = byClass.get(item.class);
       if (tally === undefined) {
         tally = new Tally();
         byClass.set(item.class, tally);
       }
-      tally.record(outcome, item.path);
+      tally.record(outcome, item.path, sentAt);
     }
   };
   await Promise.all(Array.from({ length: settings.connections }, connection));

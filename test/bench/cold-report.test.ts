@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ColdPhase, type ColdRun, formatCold } from '../../bench/harness/cold.ts';
-import type { ClassFigures } from '../../bench/harness/mix-load.ts';
+import { type ClassFigures, Tally } from '../../bench/harness/mix-load.ts';
 
 const latency = { mean: 20, p50: 18, p90: 40, p99: 90, max: 120 };
 const figures = (requests: number): ClassFigures => ({
@@ -54,6 +54,28 @@ describe('the cold mix report', () => {
     const sqlite = formatCold('SQLite', run(cpu), false);
     assert.match(sqlite, /: service 2\.41 ms, load generator 0\.31 ms\n/);
     assert.doesNotMatch(sqlite, /PostgreSQL \d/);
+  });
+
+  it('tells when each of the slowest requests was sent, so a new process’s first burst shows', () => {
+    const tally = new Tally();
+    tally.record({ status: 200, ms: 12 }, '/leaves?page=2', 14.2);
+    tally.record({ status: 200, ms: 301.26 }, '/leaves?search=Özdemi', 0.004);
+    tally.record({ status: 503, ms: 40 }, '/expenses', 29.5);
+    const { slowest } = tally.figures();
+    assert.deepEqual(slowest, [
+      { path: '/leaves?search=Özdemi', status: 200, ms: 301.3, atSeconds: 0 },
+      { path: '/expenses', status: 503, ms: 40, atSeconds: 29.5 },
+      { path: '/leaves?page=2', status: 200, ms: 12, atSeconds: 14.2 },
+    ]);
+    const report = formatCold(
+      'SQLite',
+      { ...run(null), phases: [{ ...phase(null), slowest }] },
+      false,
+    );
+    assert.match(
+      report,
+      /\n {2}301\.3 ms 200 at 0\.0 s \/leaves\?search=Özdemi\n {2}40\.0 ms 503 at 29\.5 s /,
+    );
   });
 
   it('leaves the line out where /proc could not be read', () => {
