@@ -359,16 +359,14 @@ describeEachDialect('cdapi CLI', (dialect) => {
       }
       // A migration to apply, as after an upgrade: the first command migrates, and says which
       // migration waited in vain.
-      writer
-        .prepare('DELETE FROM kysely_migration WHERE name = ?')
-        .run('0022_employee_search_columns');
+      writer.prepare('DELETE FROM kysely_migration WHERE name = ?').run(MIGRATIONS.at(-1));
       writer.exec('BEGIN IMMEDIATE');
       try {
         const migrate = cdapi(['migrate'], env);
         assert.equal(migrate.status, 1);
         assert.equal(
           migrate.stderr,
-          'cdapi: migration 0022_employee_search_columns failed: another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished\n',
+          `cdapi: migration ${MIGRATIONS.at(-1)} failed: another import or command is writing to this SQLite database, which takes one writer at a time: run this command again when it has finished\n`,
         );
       } finally {
         writer.exec('ROLLBACK');

@@ -119,7 +119,7 @@ describeEachDialect('roster pages', (dialect) => {
     assert.equal(error, undefined);
     await assert.rejects(assertShortSearchReadsIndexAlone(handle));
 
-    assert.deepEqual((await migrateToLatest(db)).applied, ['0022_employee_search_columns']);
+    assert.equal((await migrateToLatest(db)).applied[0], '0022_employee_search_columns');
     await assertShortSearchReadsIndexAlone(handle);
     if (handle.dialect === 'sqlite') {
       // The import gathered the statistics; the migration's new index has its own again.
