@@ -19,8 +19,8 @@ const CARRIED = ['status', 'leave_type_id', 'start_date', 'end_date', 'created_a
  * alone, 710 pages (docs/performance.md, item 102). Lists of a few employees read theirs the
  * same way.
  *
- * SQLite keeps the plain index: its rows are read by id from the table's own B-tree through
- * the memory map, and every column carried would slow its import, whose speed is a target.
+ * SQLite keeps the plain index: its searches met their targets without it, and every column
+ * carried would slow its import, whose speed is a target.
  *
  * Same name as before (SQLite's `indexed by` names it). Built under another name and swapped
  * in, as migration 0022 did: dropping an index locks its table against reads until the
