@@ -13,11 +13,11 @@ const CARRIED = ['status', 'leave_type_id', 'start_date', 'end_date', 'created_a
  * PostgreSQL: the index of each employee's leaves carries every column a leave list filters or
  * sorts by, as migration 0005 made the other list indexes carry them. A leave search finds
  * employees (by name or personnel number) and reads their leaves through this index; with a
- * status, a window or an `updated_since`, each entry's row was read to test it: 422 employees
- * found by `Çelik` within an `updated_since`, 20,569 entries, 2,272 of the table's pages,
- * 78 ms the first time (the pages outside PostgreSQL's buffers) against 27 ms from the index
- * alone, 710 pages (docs/performance.md, item 102). Lists of a few employees read theirs the
- * same way.
+ * status, a window or an `updated_since`, each entry's row was read to test it, or the planner
+ * walked the filter's own index past every other employee's leaves instead. The count of the
+ * leaves of the 422 employees `Çelik` finds, within an `updated_since`, took 184–191 ms the
+ * first time (the pages outside PostgreSQL's buffers), and 27–32 ms from this index alone
+ * (docs/performance.md, item 102). Lists of a few employees read theirs the same way.
  *
  * SQLite keeps the plain index: its searches met their targets without it, and every column
  * carried would slow its import, whose speed is a target.
