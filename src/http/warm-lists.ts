@@ -1,8 +1,14 @@
 import type { Db } from '../db/database.ts';
+import { listEmployees } from '../db/employees.queries.ts';
+import type { ExpenseFilters, ExpenseSortField } from '../db/expense-lists.ts';
 import { listExpenses, type ReceiptUrls } from '../db/expenses.queries.ts';
+import type { LeaveFilters, LeaveSortField } from '../db/leave-lists.ts';
 import { listLeaves } from '../db/leaves.queries.ts';
+import type { ListSource, PageRequest, SortOrder } from '../db/list-source.ts';
+import { EXPENSE_STATUSES, LEAVE_STATUSES } from '../domain.ts';
 import { EXPENSE_SORT_FIELDS } from '../schemas/expenses.ts';
 import { LEAVE_SORT_FIELDS } from '../schemas/leaves.ts';
+import { DAY_MS, formatTimestamp } from '../time.ts';
 import { type ApiDeps, listSourceOf } from './deps.ts';
 
 /** At most this many companies' lists are read before the service listens. */
@@ -31,9 +37,10 @@ async function longestListCompanies(db: Db, most: number): Promise<number[]> {
     .map(([companyId]) => companyId);
 }
 
-/** What `warmLists` read: the companies, and the employees held once it had. */
+/** What `warmLists` read: the companies, the filtered pages, the employees held once it had. */
 export interface WarmedLists {
   companies: number[];
+  filteredPages: number;
   employees: number;
 }
 
@@ -48,23 +55,183 @@ const NO_RECEIPT_URLS: ReceiptUrls = { receiptUrl: () => '' };
  * statements for the bench company's 20,000, which took the pool's connections and the event
  * loop from the requests beside them). The first eight requests of the cold mix, sent at
  * once to a new process, took 448–546 ms on PostgreSQL, 306–362 ms after this
- * (docs/performance.md, item 101). Returns the companies read, and how many employees the
- * copies hold then.
+ * (docs/performance.md, item 101). Then the longest company's lists once with each kind of
+ * filter (`readFilteredPages`). Returns the companies read, the filtered pages, and how many
+ * employees the copies hold then.
  */
 export async function warmLists(deps: ApiDeps): Promise<WarmedLists> {
   const companies = await longestListCompanies(deps.db, WARMED_COMPANIES);
-  const page = { page: 1, perPage: 1 };
+  let filteredPages = 0;
   for (const companyId of companies) {
     const version = await deps.dataVersions.of(companyId);
     const source = listSourceOf(deps, async () => version);
     for (const field of LEAVE_SORT_FIELDS) {
-      await listLeaves(source, companyId, {}, { field, direction: 'asc' }, page);
+      await listLeaves(source, companyId, {}, { field, direction: 'asc' }, FIRST_RECORD);
     }
     for (const field of EXPENSE_SORT_FIELDS) {
       const sort = { field, direction: 'asc' } as const;
-      await listExpenses(source, companyId, {}, sort, page, NO_RECEIPT_URLS);
+      await listExpenses(source, companyId, {}, sort, FIRST_RECORD, NO_RECEIPT_URLS);
     }
+    if (companyId === companies[0]) filteredPages = await readFilteredPages(source, companyId);
   }
   await deps.listCaches.employees.settled();
-  return { companies, employees: deps.listCaches.employees.heldEmployees() };
+  return { companies, filteredPages, employees: deps.listCaches.employees.heldEmployees() };
 }
+
+const FIRST_RECORD = { page: 1, perPage: 1 };
+
+/**
+ * Values of the company's own data to filter its lists by: its first employee (id, and the
+ * first letters of the name as a search), its first leave type and expense category, its leave
+ * changed last (the first four weeks of the month it starts a window, a week before its change
+ * an `updated_since`: narrow, as an integrator's sync asks, so the warm-up stays short), and
+ * the first letters of its last expense's title. Null when the company has no employee, leave
+ * or expense.
+ */
+async function filterValues(db: Db, companyId: number) {
+  const first = <T>(query: { executeTakeFirst(): Promise<T | undefined> }) =>
+    query.executeTakeFirst();
+  const [employee, leaveType, category, leave, expense] = await Promise.all([
+    first(
+      db
+        .selectFrom('employees')
+        .select(['id', 'name_folded'])
+        .where('company_id', '=', companyId)
+        .orderBy('id')
+        .limit(1),
+    ),
+    first(db.selectFrom('leave_types').select('id').where('company_id', '=', companyId).limit(1)),
+    first(
+      db.selectFrom('expense_categories').select('id').where('company_id', '=', companyId).limit(1),
+    ),
+    first(
+      db
+        .selectFrom('leaves')
+        .select(['start_date', 'updated_at'])
+        .where('company_id', '=', companyId)
+        .orderBy('updated_at', 'desc')
+        .limit(1),
+    ),
+    first(
+      db
+        .selectFrom('expenses')
+        .select('title_folded')
+        .where('company_id', '=', companyId)
+        .orderBy('id', 'desc')
+        .limit(1),
+    ),
+  ]);
+  if (!employee || !leave || !expense) return null;
+  const month = String(leave.start_date).slice(0, 7);
+  const changedMs = new Date(leave.updated_at as string | Date).getTime();
+  return {
+    employeeIds: [employee.id],
+    leaveTypeIds: leaveType ? [leaveType.id] : undefined,
+    categoryIds: category ? [category.id] : undefined,
+    window: { from: `${month}-01`, to: `${month}-28` },
+    updatedSince: formatTimestamp(new Date(changedMs - 7 * DAY_MS)),
+    /** A term of three letters and one of one: the trigram index, and the short searches. */
+    names: searchTerms(employee.name_folded),
+    titles: searchTerms(expense.title_folded),
+  };
+}
+
+const searchTerms = (folded: string): [string, string] => {
+  const word = folded.trim().split(/\s+/)[0] ?? '';
+  return [[...word].slice(0, 3).join(''), [...word].slice(0, 1).join('')];
+};
+
+/** The filters both record lists take (`recordListFilters`). */
+interface RecordListFilters<Status extends string> {
+  status?: Status[];
+  employeeIds?: number[];
+  from?: string;
+  to?: string;
+  search?: string;
+  updatedSince?: string;
+}
+
+/** The filters every record list takes, each kind alone or with a window or `updated_since`. */
+function filterKinds<Status extends string, Field extends string>(
+  values: NonNullable<Awaited<ReturnType<typeof filterValues>>>,
+  statuses: readonly Status[],
+  [term, letter]: [string, string],
+  [dated, other]: [Field, Field],
+): Array<[RecordListFilters<Status>, SortOrder<Field | 'id' | 'created_at'>]> {
+  const { employeeIds, window, updatedSince } = values;
+  const asc = (field: Field | 'id' | 'created_at') => ({ field, direction: 'asc' }) as const;
+  const desc = (field: Field) => ({ field, direction: 'desc' }) as const;
+  const [first, second, third] = statuses as [Status, Status, Status];
+  return [
+    [{ status: [second] }, asc('id')],
+    [{ status: [first, third] }, desc(other)],
+    [{ employeeIds }, asc('id')],
+    [window, asc('id')],
+    [{ ...window, status: [second] }, desc(dated)],
+    [{ updatedSince }, asc('id')],
+    [{ updatedSince }, asc('created_at')],
+    [{ search: term }, asc('id')],
+    [{ search: letter }, asc('id')],
+    [{ search: term, ...window }, asc('id')],
+    [{ search: letter, updatedSince }, asc('id')],
+  ];
+}
+
+/**
+ * The first record of the company's leaves, expenses and roster with each kind of filter: a
+ * status or two, a leave type or category, an employee, a window, `updated_since`, searches of
+ * three letters and of one (alone and within a window or `updated_since`), and the middle page
+ * of each list in its default order and in another. Each kind runs statements of its own (the
+ * counts by window and by search, the walks along other indexes), which a new process plans
+ * and compiles and a new PostgreSQL connection loads the statistics of for the first time: the
+ * cold mix's slowest requests were those of the first two seconds after a start, in every
+ * class (docs/performance.md, item 103). The leaves and the expenses are read at once, so both
+ * of the connections the warm-up opened (`warmConnections`) do it. Returns the pages read.
+ */
+async function readFilteredPages(source: ListSource, companyId: number): Promise<number> {
+  const values = await filterValues(source.db, companyId);
+  if (!values) return 0;
+  let pages = 0;
+  const read = async <T extends { meta: { total: number } }>(page: Promise<T>) => {
+    pages += 1;
+    return (await page).meta.total;
+  };
+  const middle = (total: number) => ({ page: Math.max(1, Math.ceil(total / 2)), perPage: 1 });
+  const readLeaves = async () => {
+    const list = (filters: LeaveFilters, sort: SortOrder<LeaveSortField>, page: PageRequest) =>
+      read(listLeaves(source, companyId, filters, sort, page));
+    for (const [filters, sort] of filterKinds(values, LEAVE_STATUSES, values.names, [
+      'end_date',
+      'start_date',
+    ])) {
+      await list(filters, sort, FIRST_RECORD);
+    }
+    await list({ leaveTypeIds: values.leaveTypeIds }, BY_ID, FIRST_RECORD);
+    const total = await list({}, BY_ID, FIRST_RECORD);
+    await list({}, BY_ID, middle(total));
+    await list({}, { field: 'start_date', direction: 'asc' }, middle(total));
+  };
+  const readExpenses = async () => {
+    const list = (filters: ExpenseFilters, sort: SortOrder<ExpenseSortField>, page: PageRequest) =>
+      read(listExpenses(source, companyId, filters, sort, page, NO_RECEIPT_URLS));
+    for (const [filters, sort] of filterKinds(values, EXPENSE_STATUSES, values.titles, [
+      'expense_date',
+      'amount',
+    ])) {
+      await list(filters, sort, FIRST_RECORD);
+    }
+    await list({ categoryIds: values.categoryIds }, BY_ID, FIRST_RECORD);
+    const total = await list({}, BY_ID, FIRST_RECORD);
+    await list({}, BY_ID, middle(total));
+    await list({}, { field: 'amount', direction: 'asc' }, middle(total));
+    const byHireDate = { field: 'hire_date', direction: 'asc' } as const;
+    const [name, letter] = values.names;
+    for (const filters of [{ status: ['active' as const] }, { search: name }, { search: letter }]) {
+      await read(listEmployees(source, companyId, filters, byHireDate, FIRST_RECORD));
+    }
+  };
+  await Promise.all([readLeaves(), readExpenses()]);
+  return pages;
+}
+
+const BY_ID = { field: 'id', direction: 'asc' } as const;

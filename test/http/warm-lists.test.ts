@@ -6,8 +6,10 @@ import { mulberry32 } from '../../src/demo/random.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import {
+  category,
   company,
   employee,
+  expense,
   leave,
   leavesCreatedTheDayBefore,
   leaveType,
@@ -29,6 +31,8 @@ describeEachDialect('the lists read before listening', (dialect) => {
         employee(1, 1001),
         leaveType(1, 11),
         ...long,
+        category(1, 12),
+        expense(1, 13, 1001, 12),
         company(2),
         employee(2, 2001),
         leaveType(2, 21),
@@ -38,10 +42,24 @@ describeEachDialect('the lists read before listening', (dialect) => {
     const warm = api.app.warmLists;
     assert.ok(warm, 'the app sets warmLists');
     // Company 2's one leave has no samples; company 1's one employee is held for its pages.
-    assert.deepEqual(await warm(), { companies: [1], employees: 1 });
+    // Company 1's lists are read once with each kind of filter, from values of its own data.
+    assert.deepEqual(await warm(), { companies: [1], filteredPages: 33, employees: 1 });
+    // What the filtered reads counted and cached, the requests after them answer the same.
+    const key = await api.createKey(1);
+    const name = String(employee(1, 1001).first_name).slice(0, 3);
+    for (const path of [
+      `/leaves?search=${encodeURIComponent(name)}&per_page=1`,
+      '/leaves?status=approved&per_page=1',
+    ]) {
+      const filtered = await api.get(path, key);
+      assert.equal(filtered.status, 200);
+      const expected = long.filter((row) =>
+        path.includes('status') ? row.status === 'approved' : true,
+      ).length;
+      assert.equal((filtered.json as { meta: { total: number } }).meta.total, expected, path);
+    }
 
     // The pages read after it are the whole list's, sorted.
-    const key = await api.createKey(1);
     const res = await api.get('/leaves?sort=-end_date&per_page=3&page=2', key);
     assert.equal(res.status, 200);
     const expected = [...long]
