@@ -129,16 +129,20 @@ async function filterValues(db: Db, companyId: number) {
     leaveTypeIds: leaveType ? [leaveType.id] : undefined,
     categoryIds: category ? [category.id] : undefined,
     window: { from: `${month}-01`, to: `${month}-28` },
-    updatedSince: formatTimestamp(new Date(changedMs - 7 * DAY_MS)),
+    // Not before the first instant the API takes (a change in the first week of year 1).
+    updatedSince: formatTimestamp(new Date(Math.max(changedMs - 7 * DAY_MS, FIRST_STORED_MS))),
     /** A term of three letters and one of one: the trigram index, and the short searches. */
     names: searchTerms(employee.name_folded),
     titles: searchTerms(expense.title_folded),
   };
 }
 
-const searchTerms = (folded: string): [string, string] => {
-  const word = folded.trim().split(/\s+/)[0] ?? '';
-  return [[...word].slice(0, 3).join(''), [...word].slice(0, 1).join('')];
+const FIRST_STORED_MS = Date.parse('0001-01-01T00:00:00Z');
+
+/** A blank text searches nothing (the API reads `search=` as no search), as here. */
+const searchTerms = (folded: string): [string | undefined, string | undefined] => {
+  const letters = [...(folded.trim().split(/\s+/)[0] ?? '')];
+  return [letters.slice(0, 3).join('') || undefined, letters.slice(0, 1).join('') || undefined];
 };
 
 /** The filters both record lists take (`recordListFilters`). */
@@ -155,7 +159,7 @@ interface RecordListFilters<Status extends string> {
 function filterKinds<Status extends string, Field extends string>(
   values: NonNullable<Awaited<ReturnType<typeof filterValues>>>,
   statuses: readonly Status[],
-  [term, letter]: [string, string],
+  [term, letter]: [string | undefined, string | undefined],
   [dated, other]: [Field, Field],
 ): Array<[RecordListFilters<Status>, SortOrder<Field | 'id' | 'created_at'>]> {
   const { employeeIds, window, updatedSince } = values;
