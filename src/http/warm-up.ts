@@ -52,9 +52,9 @@ const WARM_UP_TIMEOUT_MS = 5000;
  * `logEachRequest` leaves them out of the log and the request metrics (the refused key's look-up
  * counts as the key cache's miss it was); no other request can carry it. Then it reads the
  * longest companies' lists in process (`warmLists`: their samples and employees, loaded by the
- * first page of each list after a restart, item 101; and each kind of filter once, item 103). A warm-up that fails
- * or outlasts WARM_UP_TIMEOUT_MS does not stop the start, which is only slower: it is logged as a
- * warning.
+ * first page of each list after a restart, item 101; and each kind of filter once, item 103).
+ * A warm-up that fails or outlasts WARM_UP_TIMEOUT_MS does not stop the start, which is only
+ * slower: it is logged as a warning.
  */
 export async function warmUp(app: FastifyInstance, database: DatabaseHandle): Promise<void> {
   await app.ready();
