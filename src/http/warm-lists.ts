@@ -89,41 +89,44 @@ const FIRST_RECORD = { page: 1, perPage: 1 };
  * or expense.
  */
 async function filterValues(db: Db, companyId: number) {
-  const first = <T>(query: { executeTakeFirst(): Promise<T | undefined> }) =>
-    query.executeTakeFirst();
   const [employee, leaveType, category, leave, expense] = await Promise.all([
-    first(
-      db
-        .selectFrom('employees')
-        .select(['id', 'name_folded'])
-        .where('company_id', '=', companyId)
-        .orderBy('id')
-        .limit(1),
-    ),
-    first(db.selectFrom('leave_types').select('id').where('company_id', '=', companyId).limit(1)),
-    first(
-      db.selectFrom('expense_categories').select('id').where('company_id', '=', companyId).limit(1),
-    ),
-    first(
-      db
-        .selectFrom('leaves')
-        .select(['start_date', 'updated_at'])
-        .where('company_id', '=', companyId)
-        .orderBy('updated_at', 'desc')
-        .limit(1),
-    ),
-    first(
-      db
-        .selectFrom('expenses')
-        .select('title_folded')
-        .where('company_id', '=', companyId)
-        .orderBy('id', 'desc')
-        .limit(1),
-    ),
+    db
+      .selectFrom('employees')
+      .select(['id', 'name_folded'])
+      .where('company_id', '=', companyId)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom('leave_types')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom('expense_categories')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom('leaves')
+      .select(['start_date', 'updated_at'])
+      .where('company_id', '=', companyId)
+      .orderBy('updated_at', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom('expenses')
+      .select('title_folded')
+      .where('company_id', '=', companyId)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
   ]);
   if (!employee || !leave || !expense) return null;
-  const month = String(leave.start_date).slice(0, 7);
-  const changedMs = new Date(leave.updated_at as string | Date).getTime();
+  const month = leave.start_date.slice(0, 7);
+  const changedMs = Date.parse(leave.updated_at);
   return {
     employeeIds: [employee.id],
     leaveTypeIds: leaveType ? [leaveType.id] : undefined,
