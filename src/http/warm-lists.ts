@@ -65,14 +65,20 @@ export async function warmLists(deps: ApiDeps): Promise<WarmedLists> {
   for (const companyId of companies) {
     const version = await deps.dataVersions.of(companyId);
     const source = listSourceOf(deps, async () => version);
+    // Every order counts the same rows: the lists' lengths, for the filtered pages' middles.
+    const totals = { leaves: 0, expenses: 0 };
     for (const field of LEAVE_SORT_FIELDS) {
-      await listLeaves(source, companyId, {}, { field, direction: 'asc' }, FIRST_RECORD);
+      const sort = { field, direction: 'asc' } as const;
+      totals.leaves = (await listLeaves(source, companyId, {}, sort, FIRST_RECORD)).meta.total;
     }
     for (const field of EXPENSE_SORT_FIELDS) {
       const sort = { field, direction: 'asc' } as const;
-      await listExpenses(source, companyId, {}, sort, FIRST_RECORD, NO_RECEIPT_URLS);
+      const page = await listExpenses(source, companyId, {}, sort, FIRST_RECORD, NO_RECEIPT_URLS);
+      totals.expenses = page.meta.total;
     }
-    if (companyId === companies[0]) filteredPages = await readFilteredPages(source, companyId);
+    if (companyId === companies[0]) {
+      filteredPages = await readFilteredPages(source, companyId, totals);
+    }
   }
   await deps.listCaches.employees.settled();
   return { companies, filteredPages, employees: deps.listCaches.employees.heldEmployees() };
@@ -185,60 +191,72 @@ function filterKinds<Status extends string, Field extends string>(
 }
 
 /**
- * The first record of the company's leaves, expenses and roster with each kind of filter: a
- * status or two, a leave type or category, an employee, a window, `updated_since`, searches of
- * three letters and of one (alone and within a window or `updated_since`), and the middle page
- * of each list in its default order and in another. Each kind runs statements of its own (the
- * counts by window and by search, the walks along other indexes), which a new process plans
- * and compiles and a new PostgreSQL connection loads the statistics of for the first time: the
- * cold mix's slowest requests were those of the first two seconds after a start, in every
- * class (docs/performance.md, item 103). The leaves and the expenses are read at once, so both
- * of the connections the warm-up opened (`warmConnections`) do it. Returns the pages read.
+ * One record list's first record with each kind of filter (`filterKinds`), with its group
+ * filter (a leave type, a category), and its middle record by id and in `other`'s order.
+ * Returns the pages read.
  */
-async function readFilteredPages(source: ListSource, companyId: number): Promise<number> {
-  const values = await filterValues(source.db, companyId);
-  if (!values) return 0;
-  let pages = 0;
-  const read = async <T extends { meta: { total: number } }>(page: Promise<T>) => {
-    pages += 1;
-    return (await page).meta.total;
-  };
-  const middle = (total: number) => ({ page: Math.max(1, Math.ceil(total / 2)), perPage: 1 });
-  const readLeaves = async () => {
-    const list = (filters: LeaveFilters, sort: SortOrder<LeaveSortField>, page: PageRequest) =>
-      read(listLeaves(source, companyId, filters, sort, page));
-    for (const [filters, sort] of filterKinds(values, LEAVE_STATUSES, values.names, [
-      'end_date',
-      'start_date',
-    ])) {
-      await list(filters, sort, FIRST_RECORD);
-    }
-    await list({ leaveTypeIds: values.leaveTypeIds }, BY_ID, FIRST_RECORD);
-    const total = await list({}, BY_ID, FIRST_RECORD);
-    await list({}, BY_ID, middle(total));
-    await list({}, { field: 'start_date', direction: 'asc' }, middle(total));
-  };
-  const readExpenses = async () => {
-    const list = (filters: ExpenseFilters, sort: SortOrder<ExpenseSortField>, page: PageRequest) =>
-      read(listExpenses(source, companyId, filters, sort, page, NO_RECEIPT_URLS));
-    for (const [filters, sort] of filterKinds(values, EXPENSE_STATUSES, values.titles, [
-      'expense_date',
-      'amount',
-    ])) {
-      await list(filters, sort, FIRST_RECORD);
-    }
-    await list({ categoryIds: values.categoryIds }, BY_ID, FIRST_RECORD);
-    const total = await list({}, BY_ID, FIRST_RECORD);
-    await list({}, BY_ID, middle(total));
-    await list({}, { field: 'amount', direction: 'asc' }, middle(total));
-    const byHireDate = { field: 'hire_date', direction: 'asc' } as const;
-    const [name, letter] = values.names;
-    for (const filters of [{ status: ['active' as const] }, { search: name }, { search: letter }]) {
-      await read(listEmployees(source, companyId, filters, byHireDate, FIRST_RECORD));
-    }
-  };
-  await Promise.all([readLeaves(), readExpenses()]);
-  return pages;
+async function readEachFilter<Filters extends object, Field extends string>(
+  list: (
+    filters: Partial<Filters>,
+    sort: SortOrder<Field | 'id'>,
+    page: PageRequest,
+  ) => Promise<unknown>,
+  kinds: Array<[Filters, SortOrder<Field | 'id'>]>,
+  group: Filters,
+  other: Field,
+  total: number,
+): Promise<number> {
+  const middle = { page: Math.max(1, Math.ceil(total / 2)), perPage: 1 };
+  for (const [filters, sort] of kinds) await list(filters, sort, FIRST_RECORD);
+  await list(group, BY_ID, FIRST_RECORD);
+  await list({}, BY_ID, middle);
+  await list({}, { field: other, direction: 'asc' }, middle);
+  return kinds.length + 3;
 }
 
 const BY_ID = { field: 'id', direction: 'asc' } as const;
+
+/**
+ * The first record of the company's leaves, expenses and roster with each kind of filter: a
+ * status or two, a leave type or category, an employee, a window, `updated_since`, searches of
+ * three letters and of one (alone and within a window or `updated_since`), and the middle page
+ * of each list in its default order and in another (`totals`: the lists' lengths). Each kind
+ * runs statements of its own (the counts by window and by search, the walks along other
+ * indexes), which a new process plans and compiles and a new PostgreSQL connection loads the
+ * statistics of for the first time: the cold mix's slowest requests were those of the first two
+ * seconds after a start, in every class (docs/performance.md, item 103). The leaves and the
+ * expenses are read at once, so both of the connections the warm-up opened
+ * (`warmConnections`) do it. Returns the pages read.
+ */
+async function readFilteredPages(
+  source: ListSource,
+  companyId: number,
+  totals: { leaves: number; expenses: number },
+): Promise<number> {
+  const values = await filterValues(source.db, companyId);
+  if (!values) return 0;
+  const leaves = readEachFilter<LeaveFilters, LeaveSortField>(
+    (filters, sort, page) => listLeaves(source, companyId, filters, sort, page),
+    filterKinds(values, LEAVE_STATUSES, values.names, ['end_date', 'start_date']),
+    { leaveTypeIds: values.leaveTypeIds },
+    'start_date',
+    totals.leaves,
+  );
+  const expenses = readEachFilter<ExpenseFilters, ExpenseSortField>(
+    (filters, sort, page) => listExpenses(source, companyId, filters, sort, page, NO_RECEIPT_URLS),
+    filterKinds(values, EXPENSE_STATUSES, values.titles, ['expense_date', 'amount']),
+    { categoryIds: values.categoryIds },
+    'amount',
+    totals.expenses,
+  ).then(async (pages) => {
+    const byHireDate = { field: 'hire_date', direction: 'asc' } as const;
+    const [name, letter] = values.names;
+    const roster = [{ status: ['active' as const] }, { search: name }, { search: letter }];
+    for (const filters of roster) {
+      await listEmployees(source, companyId, filters, byHireDate, FIRST_RECORD);
+    }
+    return pages + roster.length;
+  });
+  const [leavePages, expensePages] = await Promise.all([leaves, expenses]);
+  return leavePages + expensePages;
+}
