@@ -4,6 +4,7 @@ import { it } from 'node:test';
 import type { ExpenseFilters } from '../../src/db/expense-lists.ts';
 import { listExpenses } from '../../src/db/expenses.queries.ts';
 import type { ListSource } from '../../src/db/list-source.ts';
+import { SAMPLED_MIN_ROWS } from '../../src/db/sampled-lists.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { useDatabase, useTempDir } from '../helpers/databases.ts';
@@ -173,5 +174,46 @@ it('a broad search in a day’s window reads its texts’ entries of the window,
     for (const detail of reads) {
       assert.match(detail, /_folded=\? AND expense_date>\? AND expense_date<\?\)$/);
     }
+  }
+});
+
+it('a company whose expenses have samples counts a search’s updated_since from them, with no probe (SQLite)', async (t) => {
+  const { handle } = await useDatabase(t, 'sqlite');
+  if (handle.dialect !== 'sqlite') throw new Error('a SQLite suite');
+  const dir = useTempDir(t);
+  // Enough expenses for the list to have samples (SAMPLED_MIN_ROWS), two statuses taking turns.
+  const many = Array.from({ length: SAMPLED_MIN_ROWS }, (_, i) =>
+    expense(1, i + 1, 1, 1, {
+      status: i % 2 === 0 ? 'paid' : 'pending',
+      title: `Trip ${i % 20}`,
+      merchant_name: MERCHANTS[i % MERCHANTS.length],
+      updated_at: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
+    }),
+  );
+  const records = [company(1), employee(1, 1), category(1, 1), ...many];
+  await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
+  const { source, statements } = loggedListSource(handle.sqlite);
+  const minute = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
+  const ways: Array<{ filters: ExpenseFilters; matches: typeof many }> = [
+    // "i" is in every title: the last 30 minutes' updates are the rows to test.
+    { filters: { search: 'i', updatedSince: minute(19_970) }, matches: many.slice(19_970) },
+    // Half the paid ones since then carry "cab": read through the texts' indexes.
+    {
+      filters: { search: 'cab', status: ['paid'], updatedSince: minute(5_000) },
+      matches: many
+        .slice(5_000)
+        .filter((e) => e.status === 'paid' && e.merchant_name === 'Yellow Cab'),
+    },
+  ];
+  for (const { filters, matches } of ways) {
+    statements.length = 0;
+    const page = await pageOf(source, filters, { field: 'id', direction: 'asc' }, 2);
+    assert.equal(page.meta.total, matches.length, filters.search);
+    assert.deepEqual(
+      page.data.map((row) => row.id),
+      matches.slice(10, 20).map((e) => e.id),
+    );
+    const probes = statements.filter((text) => text.includes('as "bounded"'));
+    assert.deepEqual(probes, [], `the bounds' rows probed: ${filters.search}`);
   }
 });
