@@ -181,19 +181,19 @@ it('a company whose expenses have samples counts a search’s updated_since from
   const { handle } = await useDatabase(t, 'sqlite');
   if (handle.dialect !== 'sqlite') throw new Error('a SQLite suite');
   const dir = useTempDir(t);
+  const minute = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
   // Enough expenses for the list to have samples (SAMPLED_MIN_ROWS), two statuses taking turns.
   const many = Array.from({ length: SAMPLED_MIN_ROWS }, (_, i) =>
     expense(1, i + 1, 1, 1, {
       status: i % 2 === 0 ? 'paid' : 'pending',
       title: `Trip ${i % 20}`,
       merchant_name: MERCHANTS[i % MERCHANTS.length],
-      updated_at: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
+      updated_at: minute(i),
     }),
   );
   const records = [company(1), employee(1, 1), category(1, 1), ...many];
   await importFile(handle, new FileReceiptStore(join(dir, 'store')), writeNdjson(dir, records));
   const { source, statements } = loggedListSource(handle.sqlite);
-  const minute = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
   const ways: Array<{ filters: ExpenseFilters; matches: typeof many }> = [
     // "i" is in every title: the last 30 minutes' updates are the rows to test.
     { filters: { search: 'i', updatedSince: minute(19_970) }, matches: many.slice(19_970) },
