@@ -187,20 +187,19 @@ const DATED_SEARCH_TEXTS = 500;
  * tested its 40,000-odd rows (0.4–0.7 s, where its texts' rows took a third of that); with 40
  * the mix's 642 such searches of the large company, one at a time, took 12.5–13.8 s in all
  * (slowest 331–351 ms) against 13.7–14.7 s (412–453 ms) with 14, 14.5 s with 70, 14.6 s with
- * 25. PostgreSQL, which chooses its plans itself, did best with 14: 120 searches in date bounds
- * took 12.3 s in all with it, 14.8 s with 4, 19.0 s with 1 (the texts only where they hold
- * fewer rows than the bounds), 32.4 s before (the bounds' rows always). Since the texts'
- * indexes are keyed by the date (migration 0021) this weighs an `updated_since` alone.
+ * 25. Since the texts' indexes are keyed by the date (migration 0021) this weighs an
+ * `updated_since` alone, and only on SQLite: PostgreSQL (which did best with 14) reads the texts
+ * of an `updated_since` in its bounds alone since migration 0024.
  */
-const TESTED_DATED_ROW = { sqlite: 40, postgres: 14 };
+const TESTED_DATED_ROW = 40;
 
 /** The index that reads a window's rows, else those of an `updated_since`. */
 const boundsIndex = (filters: ExpenseFilters) =>
   filters.from || filters.to ? 'expenses_expense_date_list' : 'expenses_updated_at_list';
 
 /**
- * How many rows of the statuses and categories asked for a search's `updated_since` (no named
- * employees, no window) holds, when those rows are to be tested rather than the search read
+ * SQLite: how many rows of the statuses and categories asked for a search's `updated_since` (no
+ * named employees, no window) holds, when those rows are to be tested rather than the search read
  * through its texts' own indexes, which carry `updated_at` (`carryingTexts`): when they are
  * fewer than the rows carrying its texts (of any) over TESTED_DATED_ROW, as in the last hour's
  * updates of a broad search. Else null.
@@ -208,9 +207,10 @@ const boundsIndex = (filters: ExpenseFilters) =>
  * A company whose list has samples has them counted from the samples (`sampledTotal`: the
  * totals by status and category, less the rows below the sample before `updated_since`, plus
  * a count of fewer than SAMPLE_INTERVAL index entries), the same for every search with those
- * filters. Else a probe reads at most that many entries of the bounds' index: for the bench
- * company's `search=Türk` (150,209 expenses carry its texts) 10,730 entries, 24 ms on
- * PostgreSQL, each time a new `updated_since` came (docs/performance.md, item 104).
+ * filters. Else a probe reads at most that many entries of the bounds' index (on PostgreSQL,
+ * before migration 0024, 10,730 entries for the bench company's `search=Türk`, whose texts
+ * 150,209 expenses carry: 24 ms each time a new `updated_since` came; docs/performance.md,
+ * item 104).
  */
 async function fewRowsInBounds(
   source: ListSource,
@@ -219,10 +219,8 @@ async function fewRowsInBounds(
   unsearched: ReturnType<typeof filtered>,
   read: number,
 ): Promise<number | null> {
-  const { db } = source;
   const version = await source.version();
-  const sqlite = !isPostgres(db);
-  const probed = Math.ceil(read / TESTED_DATED_ROW[sqlite ? 'sqlite' : 'postgres']);
+  const probed = Math.ceil(read / TESTED_DATED_ROW);
   const rows =
     (await sampledBoundsRows(source, companyId, filters, version)) ??
     (await probedBoundsRows(source, companyId, filters, unsearched, version, probed));
@@ -312,8 +310,11 @@ export async function expenseListQueries(
       : undefined;
   // A window's texts are read in the window alone (the texts' indexes are keyed by the date
   // after the text): never more entries than the window's rows, each cheaper than a tested row.
+  // So are an `updated_since`'s on PostgreSQL, whose texts have indexes keyed by `updated_at`
+  // too (migration 0024).
+  const textsReadInBounds = window || !sqlite;
   const rowsInBounds =
-    unsearched && textsRead !== undefined && !window
+    unsearched && textsRead !== undefined && !textsReadInBounds
       ? await fewRowsInBounds(source, companyId, filters, unsearched, textsRead)
       : null;
   const boundsTested = rowsInBounds !== null;
@@ -367,9 +368,9 @@ export async function expenseListQueries(
         ? {
             matches: carrying,
             rows: unsearched,
-            // A window's texts are read in the window alone; an `updated_since` is tested in
-            // their entries of every date.
-            entries: window ? 0 : textsRead,
+            // A window's texts are read in the window alone, and an `updated_since`'s on
+            // PostgreSQL; SQLite tests an `updated_since` in their entries of every date.
+            entries: textsReadInBounds ? 0 : textsRead,
             ...(sortField === 'expense_date'
               ? { low: filters.from, high: filters.to }
               : { low: filters.updatedSince }),

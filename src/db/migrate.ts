@@ -26,6 +26,7 @@ import * as m0020 from './migrations/0020_group_window_indexes.ts';
 import * as m0021 from './migrations/0021_expense_text_date_indexes.ts';
 import * as m0022 from './migrations/0022_employee_search_columns.ts';
 import * as m0023 from './migrations/0023_covering_leave_employee_index.ts';
+import * as m0024 from './migrations/0024_expense_text_updated_indexes.ts';
 import { SchemaOutdatedError } from './schema-outdated-error.ts';
 import { isPostgres } from './search.ts';
 import { isConnectionRefused, isPermissionDenied, isSchemaMissing } from './unavailable.ts';
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0021_expense_text_date_indexes': m0021,
   '0022_employee_search_columns': m0022,
   '0023_covering_leave_employee_index': m0023,
+  '0024_expense_text_updated_indexes': m0024,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,5 +1,5 @@
 import type SqliteDatabase from 'better-sqlite3';
-import { type Dialect, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { type CompiledQuery, type Dialect, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type pg from 'pg';
 import { companyDataVersion } from '../../src/db/companies.queries.ts';
 import type { Database, Db } from '../../src/db/database.ts';
@@ -23,10 +23,12 @@ export const freshListSource = (db: Db, companyId = 1): ListSource => ({
 
 /**
  * A list source over a SQLite connection or a PostgreSQL pool that keeps the text of every
- * statement it runs, for tests of what the list queries ask the database.
+ * statement it runs (and in `queries`, each with its parameters), for tests of what the list
+ * queries ask the database.
  */
 export function loggedListSource(database: SqliteDatabase.Database | pg.Pool) {
   const statements: string[] = [];
+  const queries: CompiledQuery[] = [];
   const dialect: Dialect =
     'prepare' in database
       ? new SqliteDialect({ database })
@@ -34,8 +36,10 @@ export function loggedListSource(database: SqliteDatabase.Database | pg.Pool) {
   const db = new Kysely<Database>({
     dialect,
     log: (event) => {
-      if (event.level === 'query') statements.push(event.query.sql);
+      if (event.level !== 'query') return;
+      statements.push(event.query.sql);
+      queries.push(event.query);
     },
   });
-  return { source: freshListSource(db), statements };
+  return { source: freshListSource(db), statements, queries };
 }
