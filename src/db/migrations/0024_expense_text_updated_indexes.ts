@@ -10,13 +10,12 @@ type AnyDb = Kysely<any>;
  * (migration 0021), the same keyed by `updated_at`, carrying the same columns (the expense date
  * in place of `updated_at`). A search within an `updated_since` then reads each of its texts'
  * entries in the bounds alone, as a search within a window does, where it read every entry of
- * its texts and tested `updated_at` in each: the bench company's `search=ar` (17 texts on
- * 324,240 expenses) within its last two months (9,605 matches) was counted in 138 ms and each
- * page read in 111 ms, every time; 6–8 ms through these (docs/performance.md, the seventh
- * session).
+ * its texts and tested `updated_at` in each: the bench company's `search=ar` (17 texts, which
+ * 324,240 expenses carry) within its last two months (9,605 matches) was counted in 138 ms and
+ * each page read in 111 ms, every time; 6–8 ms through these (docs/performance.md, item 105).
  *
- * SQLite keeps without them: every index of expenses slows its import, whose speed is a target,
- * by about 2 s each for the bench company's million expenses.
+ * SQLite goes without them: every index of expenses slows its import, whose speed is a target,
+ * by 1–2 s each for the bench company's million expenses.
  *
  * Built while reads go on (a plain `create index` only holds writers off, and an import waits
  * for it).
