@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { type CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
-import type { Database } from '../../src/db/database.ts';
+import { sql } from 'kysely';
 import { expenseListQueries } from '../../src/db/expense-lists.ts';
 import { listExpenses } from '../../src/db/expenses.queries.ts';
 import { idsOf, orderedIds } from '../../src/db/list-order.ts';
 import { importFile } from '../../src/import/importer.ts';
 import { FileReceiptStore } from '../../src/receipts/fs-store.ts';
 import { testDialects, useDatabase, useTempDir } from '../helpers/databases.ts';
-import { freshListSource } from '../helpers/list-source.ts';
+import { freshListSource, loggedListSource } from '../helpers/list-source.ts';
 import { postgresPlan } from '../helpers/plans.ts';
 import { category, company, employee, expense, writeNdjson } from '../helpers/records.ts';
 
@@ -53,16 +52,10 @@ it('a search within an updated_since reads a common text in its column’s index
   );
   const handle = await postgresWith(t, expenses);
 
-  const compiled: CompiledQuery[] = [];
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: handle.pool }),
-    log: (event) => {
-      if (event.level === 'query') compiled.push(event.query);
-    },
-  });
+  const { source, queries: compiled } = loggedListSource(handle.pool);
   const updatedSince = dayOf(200);
   const page = await listExpenses(
-    freshListSource(db),
+    source,
     1,
     { search: 'bahn', updatedSince },
     { field: 'id', direction: 'asc' },
