@@ -37,6 +37,7 @@ import {
 } from './harness/report.ts';
 import { buildScenarios, LEAVES_PAGE_PATH, type Scenario } from './harness/scenarios.ts';
 import { createKey, serviceEnv } from './harness/service.ts';
+import { formatTargets, judgeTargets } from './harness/targets.ts';
 
 const RSS_INTERVAL_MS = 200;
 
@@ -203,6 +204,8 @@ async function main(): Promise<void> {
     ...runs.map((run) => formatEngineRun(run, options)),
   ];
   if (comparison) sections.push(formatComparison(comparison));
+  const targets = judgeTargets(runs);
+  sections.push(formatTargets(targets, options.engines));
   process.stdout.write(`${sections.join('\n\n')}\n`);
 
   const results = {
@@ -220,6 +223,7 @@ async function main(): Promise<void> {
     },
     runs,
     ...(comparison ? { comparison } : {}),
+    targets,
   };
   mkdirSync(dirname(resolve(options.out)), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(results, null, 2)}\n`);

@@ -58,7 +58,7 @@ export interface LatencyComparison {
   p99Ratio: number;
 }
 
-const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+export const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
 const perSecond = (value: number) => Math.round(value).toString();
 const milliseconds = (value: number) => value.toFixed(2);
