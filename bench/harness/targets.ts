@@ -76,9 +76,11 @@ function classesWithin(run: EngineRun): Verdict {
       .map(([name, p99]) => `${name} ${ms(p99)} of ${classTargetMs(name)}`);
     return judged(false, `${classes.join(', ')} (in ${missedPhases} of ${phases.length} phases)`);
   }
-  const closest = phases
-    .flatMap(classesOf)
-    .reduce((a, b) => (b.p99 / classTargetMs(b.name) > a.p99 / classTargetMs(a.name) ? b : a));
+  const sent = phases.flatMap(classesOf);
+  if (sent.length === 0) return notMeasured('no class of the mix sent');
+  const closest = sent.reduce((a, b) =>
+    b.p99 / classTargetMs(b.name) > a.p99 / classTargetMs(a.name) ? b : a,
+  );
   return judged(
     true,
     `closest ${closest.name} ${ms(closest.p99)} of ${classTargetMs(closest.name)}`,
@@ -110,6 +112,7 @@ function postgresWithin(sqlite: EngineRun | undefined, postgres: EngineRun): Ver
   });
   const rate = (phases: ColdPhase[]) => median(phases.map((phase) => phase.requestsPerSecond));
   const rateRatio = rate(ours) / rate(theirs);
+  if (ratios.length === 0) return notMeasured('no class sent to both databases');
   const over = ratios.filter((r) => r.ratio > POSTGRES_WITHIN);
   const low = Math.min(...ratios.map((r) => r.ratio));
   const high = Math.max(...ratios.map((r) => r.ratio));

@@ -110,6 +110,8 @@ describe("issue 17's targets judged from a run", () => {
       ]),
     );
     assert.equal(verdictOf([mixed], /every class/, 'sqlite')?.met, true);
+    const noClass = run('sqlite', cold([phase({ p99s: {} })]));
+    assert.equal(verdictOf([noClass], /every class/, 'sqlite')?.met, null);
     assert.deepEqual(verdictOf([mixed], /req\/s at 8/, 'sqlite'), {
       met: true,
       detail: '310 req/s',
