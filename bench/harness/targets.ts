@@ -1,3 +1,4 @@
+import { median } from '../soak/intervals.ts';
 import type { ColdPhase } from './cold.ts';
 import type { MixClass } from './cold-mix.ts';
 import type { Engine } from './options.ts';
@@ -51,13 +52,6 @@ const classesOf = (phase: ColdPhase) =>
   Object.entries(phase.byClass).flatMap(([name, figures]) =>
     figures ? [{ name: name as MixClass, p99: figures.latencyMs.p99 }] : [],
   );
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
 const NO_PHASE = 'no phase at 8 connections with the cache off';
 
 function classesWithin(run: EngineRun): Verdict {
@@ -108,11 +102,14 @@ function postgresWithin(sqlite: EngineRun | undefined, postgres: EngineRun): Ver
   const ratios = names.flatMap((name) => {
     const lite = p99s(theirs, name);
     const pg = p99s(ours, name);
-    return lite.length && pg.length ? [{ name, ratio: median(pg) / median(lite) }] : [];
+    return lite.length && pg.length
+      ? [{ name, ratio: (median(pg) as number) / (median(lite) as number) }]
+      : [];
   });
-  const rate = (phases: ColdPhase[]) => median(phases.map((phase) => phase.requestsPerSecond));
-  const rateRatio = rate(ours) / rate(theirs);
   if (ratios.length === 0) return notMeasured('no class sent to both databases');
+  const rate = (phases: ColdPhase[]) =>
+    median(phases.map((phase) => phase.requestsPerSecond)) as number;
+  const rateRatio = rate(ours) / rate(theirs);
   const over = ratios.filter((r) => r.ratio > POSTGRES_WITHIN);
   const low = Math.min(...ratios.map((r) => r.ratio));
   const high = Math.max(...ratios.map((r) => r.ratio));
