@@ -23,6 +23,11 @@ const SLOWEST_MS_AT_32 = 2000;
 const ANSWERS_AT_32 = new Set(['200', '503']);
 const PROBE_P99_MS = 20;
 const FIRST_REQUEST_MS = 300;
+/**
+ * 300 MB of 2^20 bytes (MiB), as the kernel counts a process's memory (`VmRSS` in KiB) and as
+ * every RSS figure of the reports is printed; the verdict gives the peak in millions of bytes
+ * too, 4.9 % more, for a reader who counts a MB as 10^6.
+ */
 const RSS_BYTES = 300 * 2 ** 20;
 const IMPORT_RECORDS_PER_SECOND = 50_000;
 const PEER_TIMES = 3;
@@ -40,7 +45,6 @@ export interface TargetRow {
 }
 
 const ms = (value: number) => value.toFixed(1);
-const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
 const times = (value: number) => `${value.toFixed(2)} ×`;
 const notMeasured = (detail: string): Verdict => ({ met: null, detail });
 const judged = (met: boolean, detail: string): Verdict => ({ met, detail });
@@ -163,7 +167,10 @@ function rss(run: EngineRun): Verdict {
   ].filter((bytes): bytes is number => bytes !== null);
   if (peaks.length === 0) return notMeasured('no service RSS sampled');
   const peak = Math.max(...peaks);
-  return judged(peak <= RSS_BYTES, `peak ${mb(peak)}`);
+  return judged(
+    peak <= RSS_BYTES,
+    `peak ${Math.round(peak / 2 ** 20)} MiB = ${(peak / 1e6).toFixed(1)} million bytes`,
+  );
 }
 
 function importRate(run: EngineRun): Verdict {
@@ -220,7 +227,7 @@ export function judgeTargets(runs: readonly EngineRun[]): TargetRow[] {
       target: `worst first request after a restart ≤ ${FIRST_REQUEST_MS} ms`,
       verdicts: each(firstRequest),
     },
-    { target: 'service RSS ≤ 300 MB', verdicts: each(rss) },
+    { target: 'service RSS ≤ 300 MB (MiB)', verdicts: each(rss) },
     {
       target: `import ≥ ${IMPORT_RECORDS_PER_SECOND.toLocaleString('en')} records/s (whole process)`,
       verdicts: each(importRate, ['sqlite']),
