@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { basename, extname, resolve } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/connect.ts';
+import { type ImportStep, importSteps } from './import-steps.ts';
 import { onInterrupt } from './interrupt.ts';
 import type { Engine } from './options.ts';
 import { runCli, runCliMeasured } from './processes.ts';
@@ -20,6 +21,8 @@ export type ImportFigures =
       recordsPerSecond: number;
       peakRssBytes: number | null;
       rssSource: string;
+      /** Where the time went (`importSteps`); none from a results file older than them. */
+      steps?: ImportStep[];
     }
   | { status: 'reused'; reason: string };
 
@@ -79,6 +82,7 @@ async function timedImport(dataFile: string, env: NodeJS.ProcessEnv): Promise<Im
     recordsPerSecond: records / run.seconds,
     peakRssBytes: run.peakRssBytes,
     rssSource: run.rssSource,
+    steps: importSteps(run.stderr, run.seconds),
   };
 }
 

@@ -104,6 +104,8 @@ export class RssSampler {
 
 export interface MeasuredRun {
   stdout: string;
+  /** The command's own stderr (GNU time's report taken off). */
+  stderr: string;
   seconds: number;
   peakRssBytes: number | null;
   /** How the peak was measured. */
@@ -142,11 +144,18 @@ export async function runCliMeasured(args: string[], env: NodeJS.ProcessEnv): Pr
   const timeReport = reportStart === -1 ? '' : stderr.slice(reportStart);
   if (code !== 0) throw new Error(`cdapi ${args.join(' ')} failed: ${cliStderr.trim()}`);
   if (sampler) {
-    return { stdout, seconds, peakRssBytes: sampler.peakBytes, rssSource: 'VmRSS every 100 ms' };
+    return {
+      stdout,
+      stderr: cliStderr,
+      seconds,
+      peakRssBytes: sampler.peakBytes,
+      rssSource: 'VmRSS every 100 ms',
+    };
   }
   const maxRssKb = /Maximum resident set size \(kbytes\): (\d+)/.exec(timeReport)?.[1];
   return {
     stdout,
+    stderr: cliStderr,
     seconds,
     peakRssBytes: maxRssKb === undefined ? null : Number(maxRssKb) * 1024,
     rssSource: `${GNU_TIME} -v`,

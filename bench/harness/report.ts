@@ -3,6 +3,7 @@ import type { BaselineResults } from './baselines.ts';
 import { type ColdRun, formatCold } from './cold.ts';
 import type { ImportFigures } from './database.ts';
 import type { DeleteRun, FeedRun } from './feed.ts';
+import { formatImportSteps } from './import-steps.ts';
 import type { LatencySummary, LoadResult } from './load.ts';
 import type { Engine } from './options.ts';
 import type { ScenarioParameters } from './parameters.ts';
@@ -86,10 +87,11 @@ export function withBaselineRatios(
 function describeImport(figures: ImportFigures, label = 'import'): string {
   if (figures.status === 'reused')
     return `${label}: skipped, existing data reused (${figures.reason})`;
+  const steps = figures.steps?.length ? `\n  in seconds: ${formatImportSteps(figures.steps)}` : '';
   return (
     `${label}: ${figures.records} records in ${figures.seconds.toFixed(2)} s ` +
     `(${perSecond(figures.recordsPerSecond)} records/s, whole process), ` +
-    `peak RSS ${megabytes(figures.peakRssBytes)} (${figures.rssSource})`
+    `peak RSS ${megabytes(figures.peakRssBytes)} (${figures.rssSource})${steps}`
   );
 }
 
