@@ -21,8 +21,8 @@ export type ImportFigures =
       recordsPerSecond: number;
       peakRssBytes: number | null;
       rssSource: string;
-      /** Where the time went (`importSteps`); none from a results file older than them. */
-      steps?: ImportStep[];
+      /** Where the time went (`importSteps`): none for an import that printed no progress. */
+      steps: ImportStep[];
     }
   | { status: 'reused'; reason: string };
 

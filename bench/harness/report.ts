@@ -87,7 +87,7 @@ export function withBaselineRatios(
 function describeImport(figures: ImportFigures, label = 'import'): string {
   if (figures.status === 'reused')
     return `${label}: skipped, existing data reused (${figures.reason})`;
-  const steps = figures.steps?.length ? `\n  in seconds: ${formatImportSteps(figures.steps)}` : '';
+  const steps = figures.steps.length ? `\n  in seconds: ${formatImportSteps(figures.steps)}` : '';
   return (
     `${label}: ${figures.records} records in ${figures.seconds.toFixed(2)} s ` +
     `(${perSecond(figures.recordsPerSecond)} records/s, whole process), ` +

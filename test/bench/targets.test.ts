@@ -203,6 +203,7 @@ describe("issue 17's targets judged from a run", () => {
           recordsPerSecond: 2_552_515 / seconds,
           peakRssBytes: null,
           rssSource: 'n/a',
+          steps: [],
         },
       });
     assert.deepEqual(verdictOf([imported(56.35)], /import/, 'sqlite'), {
