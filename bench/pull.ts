@@ -25,7 +25,7 @@ import {
   UsageError,
 } from './harness/options.ts';
 import { LARGE_COMPANY_ID } from './harness/parameters.ts';
-import { buildService, RssSampler, startService } from './harness/processes.ts';
+import { buildService, mebibytes, RssSampler, startService } from './harness/processes.ts';
 import { createKey, serviceEnv } from './harness/service.ts';
 
 const USAGE = `usage: npm run bench:pull -- [options]
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`);
     process.stdout.write(
       `${engine}: full pull ${full.upserts} records in ${full.seconds} s = ${full.recordsPerSecond} records/s ` +
-        `(peak RSS ${Math.round((full.peakRssBytes ?? 0) / 2 ** 20)} MB, mirror ${Math.round(mirrorBytes / 2 ** 20)} MB); with --compress ` +
+        `(peak RSS ${mebibytes(full.peakRssBytes)}, mirror ${mebibytes(mirrorBytes)}); with --compress ` +
         `${compressed.recordsPerSecond} records/s; incremental ${incremental.seconds} s; ${out}\n`,
     );
   } finally {

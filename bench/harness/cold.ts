@@ -22,7 +22,7 @@ import {
   runMix,
 } from './mix-load.ts';
 import { LARGE_COMPANY_ID } from './parameters.ts';
-import { RssSampler, startService } from './processes.ts';
+import { mebibytes, RssSampler, startService } from './processes.ts';
 import { createKey, serviceEnv } from './service.ts';
 
 /** The cold mix's settings (see `npm run bench -- --help`). */
@@ -197,8 +197,6 @@ export async function runCold(
 }
 
 const ms = (value: number) => value.toFixed(1);
-const megabytes = (bytes: number | null) =>
-  bytes === null ? 'n/a' : `${Math.round(bytes / 2 ** 20)} MB`;
 
 export function statuses(figures: {
   statusCodes: Record<string, number>;
@@ -264,7 +262,7 @@ export function formatCold(engine: string, run: ColdRun, postgres: boolean): str
     sections.push(
       [
         `response cache ${phase.cache}, ${phase.connections} connections, ${phase.durationSeconds.toFixed(0)} s: ` +
-          `${phase.requestsPerSecond.toFixed(0)} req/s, service peak RSS ${megabytes(phase.servicePeakRssBytes)}` +
+          `${phase.requestsPerSecond.toFixed(0)} req/s, service peak RSS ${mebibytes(phase.servicePeakRssBytes)}` +
           (phase.repeated > 0 ? `, ${phase.repeated} requests repeated (the mix ran out)` : ''),
         ...cpuLine(phase.cpu, postgres),
         table(['class', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'not 200'], rows),

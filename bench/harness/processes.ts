@@ -46,6 +46,13 @@ export async function buildService(): Promise<void> {
   }
 }
 
+/**
+ * Memory as the reports print it: whole MiB (2^20 bytes), as the kernel counts a process's
+ * memory (`VmRSS` and `time -v` in KiB), labelled so.
+ */
+export const mebibytes = (bytes: number | null) =>
+  bytes === null ? 'n/a' : `${Math.round(bytes / 2 ** 20)} MiB`;
+
 /** Resident set size of a process from /proc, or null once it is gone (or off Linux). */
 function readRssBytes(pid: number): number | null {
   try {

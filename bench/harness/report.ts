@@ -9,6 +9,7 @@ import type { Engine } from './options.ts';
 import type { ScenarioParameters } from './parameters.ts';
 import type { PeerRun } from './peer.ts';
 import { formatPeer } from './peer-report.ts';
+import { mebibytes } from './processes.ts';
 
 export interface ScenarioRun extends LoadResult {
   name: string;
@@ -65,8 +66,6 @@ const perSecond = (value: number) => Math.round(value).toString();
 const milliseconds = (value: number) => value.toFixed(2);
 const percent = (value: number | undefined) =>
   value === undefined ? null : `${Math.round(value)}%`;
-const megabytes = (bytes: number | null) =>
-  bytes === null ? 'n/a' : `${Math.round(bytes / 2 ** 20)} MB`;
 
 /** Adds each scenario's throughput relative to the baselines measured in the same pass. */
 export function withBaselineRatios(
@@ -91,7 +90,7 @@ function describeImport(figures: ImportFigures, label = 'import'): string {
   return (
     `${label}: ${figures.records} records in ${figures.seconds.toFixed(2)} s ` +
     `(${perSecond(figures.recordsPerSecond)} records/s, whole process), ` +
-    `peak RSS ${megabytes(figures.peakRssBytes)} (${figures.rssSource})${steps}`
+    `peak RSS ${mebibytes(figures.peakRssBytes)} (${figures.rssSource})${steps}`
   );
 }
 
@@ -126,7 +125,7 @@ function formatFixed(run: FixedRun, settings: { durationSeconds: number; connect
         baselineRow('(b) node:http, JSON.stringify', run.baselines.stringify),
       ],
     ),
-    `errors = non-2xx + socket errors; service peak RSS ${megabytes(run.servicePeakRssBytes)} ` +
+    `errors = non-2xx + socket errors; service peak RSS ${mebibytes(run.servicePeakRssBytes)} ` +
       `(${run.rssSampling})`,
   ].join('\n');
 }

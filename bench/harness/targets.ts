@@ -2,6 +2,7 @@ import { median } from '../soak/intervals.ts';
 import type { ColdPhase } from './cold.ts';
 import type { MixClass } from './cold-mix.ts';
 import type { Engine } from './options.ts';
+import { mebibytes } from './processes.ts';
 import { ENGINE_NAMES, type EngineRun } from './report.ts';
 
 /**
@@ -169,7 +170,7 @@ function rss(run: EngineRun): Verdict {
   const peak = Math.max(...peaks);
   return judged(
     peak <= RSS_BYTES,
-    `peak ${Math.round(peak / 2 ** 20)} MiB = ${(peak / 1e6).toFixed(1)} million bytes`,
+    `peak ${mebibytes(peak)} = ${(peak / 1e6).toFixed(1)} million bytes`,
   );
 }
 

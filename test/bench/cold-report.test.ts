@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ColdPhase, type ColdRun, formatCold } from '../../bench/harness/cold.ts';
 import { type ClassFigures, Tally } from '../../bench/harness/mix-load.ts';
+import { mebibytes } from '../../bench/harness/processes.ts';
 
 const latency = { mean: 20, p50: 18, p90: 40, p99: 90, max: 120 };
 const figures = (requests: number): ClassFigures => ({
@@ -54,6 +55,15 @@ describe('the cold mix report', () => {
     const sqlite = formatCold('SQLite', run(cpu), false);
     assert.match(sqlite, /: service 2\.41 ms, load generator 0\.31 ms\n/);
     assert.doesNotMatch(sqlite, /PostgreSQL \d/);
+  });
+
+  it('gives each phase’s peak RSS in MiB, as the kernel counts it and the verdict judges it', () => {
+    assert.match(
+      formatCold('SQLite', run(cpu), false),
+      /\n\s*response cache off, 8 connections, 30 s: 200 req\/s, service peak RSS 180 MiB\n/,
+    );
+    assert.equal(mebibytes(299.6 * 2 ** 20), '300 MiB');
+    assert.equal(mebibytes(null), 'n/a');
   });
 
   it('tells when each of the slowest requests was sent, so a new process’s first burst shows', () => {
