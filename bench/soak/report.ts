@@ -1,5 +1,6 @@
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { table } from '../../src/cli/context.ts';
+import { mebibytes } from '../harness/processes.ts';
 import {
   type Drift,
   type IntervalFigures,
@@ -76,7 +77,8 @@ export class KindRecorder {
   }
 }
 
-const mb = (bytes: number | null) => (bytes === null ? 'n/a' : (bytes / 2 ** 20).toFixed(0));
+/** A table cell in whole MiB, the unit its column names. */
+const mib = (bytes: number | null) => (bytes === null ? 'n/a' : (bytes / 2 ** 20).toFixed(0));
 const ms = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(1));
 const clock = (seconds: number) =>
   `${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, '0')}`;
@@ -90,8 +92,8 @@ const COLUMNS: [title: string, width: number][] = [
   ['p50 ms', 7],
   ['p99 ms', 7],
   ['max ms', 8],
-  ['RSS MB median', 13],
-  ['RSS MB max', 10],
+  ['RSS MiB median', 14],
+  ['RSS MiB max', 11],
 ];
 
 function row(cells: string[]): string {
@@ -114,8 +116,8 @@ export function formatInterval(figures: IntervalFigures): string {
     ms(figures.latencyMs?.p50),
     ms(figures.latencyMs?.p99),
     ms(figures.latencyMs?.max),
-    mb(figures.rssMedianBytes),
-    mb(figures.rssMaxBytes),
+    mib(figures.rssMedianBytes),
+    mib(figures.rssMaxBytes),
   ]);
   return figures.warmup ? `${line}  warm-up` : line;
 }
@@ -161,11 +163,11 @@ export function formatSummary(summary: Summary): string {
     `p99 per interval: ${p99Range(false)} after warm-up (${p99Range(true)} during it)`,
     drift === null
       ? 'RSS drift: n/a'
-      : `RSS drift after warm-up: ${mb(drift.baselineBytes)} MB (median, first interval after ` +
-        `warm-up) → ${mb(drift.finalBytes)} MB (median, last interval) = ` +
+      : `RSS drift after warm-up: ${mebibytes(drift.baselineBytes)} (median, first interval after ` +
+        `warm-up) → ${mebibytes(drift.finalBytes)} (median, last interval) = ` +
         `${signedPercent(drift.percent)} (limit < ${summary.maxDriftPercent} %); fitted trend ` +
         `${drift.fittedPercent === null ? 'n/a' : signedPercent(drift.fittedPercent)}; ` +
-        `peak ${mb(summary.peakRssBytes)} MB`,
+        `peak ${mebibytes(summary.peakRssBytes)}`,
     '',
     table(
       ['call', 'calls', 'errors', 'p50 ms', 'p99 ms', 'max ms'],

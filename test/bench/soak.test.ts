@@ -11,7 +11,7 @@ import {
 } from '../../bench/soak/intervals.ts';
 import { type CallKind, createMix, type MixCompany } from '../../bench/soak/mix.ts';
 import { parseSoakOptions } from '../../bench/soak/options.ts';
-import { judge } from '../../bench/soak/report.ts';
+import { formatInterval, formatSummary, intervalHeader, judge } from '../../bench/soak/report.ts';
 
 const MB = 2 ** 20;
 
@@ -93,6 +93,27 @@ describe('the soak RSS drift', () => {
         { x: 1, y: 5 },
       ]),
       null,
+    );
+  });
+
+  it('reports RSS in MiB, the unit the kernel counts it in, in the intervals and the summary', () => {
+    assert.match(intervalHeader(), /RSS MiB median {2}RSS MiB max$/);
+    assert.match(formatInterval(interval(3, false, 200)), / 200 +200$/);
+    const intervals = [interval(1, true, 150), interval(2, false, 200), interval(3, false, 210)];
+    const drift = rssDrift(intervals, []);
+    const summary = formatSummary({
+      intervals,
+      kinds: [],
+      failures: new Map(),
+      slowest: [],
+      drift,
+      maxDriftPercent: 10,
+      peakRssBytes: 215 * MB,
+      verdict: judge(0, drift, 10),
+    });
+    assert.match(
+      summary,
+      /RSS drift after warm-up: 200 MiB \(median, first interval after warm-up\) → 210 MiB \(median, last interval\) = \+5\.00 % .*; peak 215 MiB\n/,
     );
   });
 });
