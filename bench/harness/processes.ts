@@ -47,8 +47,8 @@ export async function buildService(): Promise<void> {
 }
 
 /**
- * Memory as the reports print it: whole MiB (2^20 bytes), as the kernel counts a process's
- * memory (`VmRSS` and `time -v` in KiB), labelled so.
+ * Memory, and the size of a file beside it, as the reports print them: whole MiB (2^20 bytes),
+ * the unit the kernel counts a process's memory in (`VmRSS` and `time -v` give KiB), labelled so.
  */
 export const mebibytes = (bytes: number | null) =>
   bytes === null ? 'n/a' : `${Math.round(bytes / 2 ** 20)} MiB`;
