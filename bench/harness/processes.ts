@@ -46,12 +46,15 @@ export async function buildService(): Promise<void> {
   }
 }
 
+/** Bytes in whole MiB (2^20 bytes), for a table whose column names the unit. */
+export const wholeMebibytes = (bytes: number) => Math.round(bytes / 2 ** 20);
+
 /**
- * Memory, and the size of a file beside it, as the reports print them: whole MiB (2^20 bytes),
- * the unit the kernel counts a process's memory in (`VmRSS` and `time -v` give KiB), labelled so.
+ * Memory, and the size of a file beside it, as the reports print them: whole MiB, the unit the
+ * kernel counts a process's memory in (`VmRSS` and `time -v` give KiB), labelled so.
  */
 export const mebibytes = (bytes: number | null) =>
-  bytes === null ? 'n/a' : `${Math.round(bytes / 2 ** 20)} MiB`;
+  bytes === null ? 'n/a' : `${wholeMebibytes(bytes)} MiB`;
 
 /** Resident set size of a process from /proc, or null once it is gone (or off Linux). */
 function readRssBytes(pid: number): number | null {

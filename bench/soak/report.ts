@@ -1,6 +1,6 @@
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { table } from '../../src/cli/context.ts';
-import { mebibytes } from '../harness/processes.ts';
+import { mebibytes, wholeMebibytes } from '../harness/processes.ts';
 import {
   type Drift,
   type IntervalFigures,
@@ -78,7 +78,7 @@ export class KindRecorder {
 }
 
 /** A table cell in whole MiB, the unit its column names. */
-const mib = (bytes: number | null) => (bytes === null ? 'n/a' : (bytes / 2 ** 20).toFixed(0));
+const mib = (bytes: number | null) => (bytes === null ? 'n/a' : String(wholeMebibytes(bytes)));
 const ms = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(1));
 const clock = (seconds: number) =>
   `${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, '0')}`;
