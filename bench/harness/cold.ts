@@ -198,6 +198,7 @@ export async function runCold(
 
 const ms = (value: number) => value.toFixed(1);
 
+/** What came back other than 200, as `503×3 timeout×1`; `-` when every answer was 200. */
 export function statuses(figures: {
   statusCodes: Record<string, number>;
   timeouts: number;

@@ -1,5 +1,5 @@
 import { median } from '../soak/intervals.ts';
-import type { ColdPhase } from './cold.ts';
+import { type ColdPhase, statuses } from './cold.ts';
 import type { MixClass } from './cold-mix.ts';
 import type { Engine } from './options.ts';
 import { mebibytes } from './processes.ts';
@@ -21,7 +21,6 @@ export function classTargetMs(name: MixClass): number {
 const ENGINE_MIN_RPS = 300;
 const POSTGRES_WITHIN = 2;
 const SLOWEST_MS_AT_32 = 2000;
-const ANSWERS_AT_32 = new Set(['200', '503']);
 const PROBE_P99_MS = 20;
 const FIRST_REQUEST_MS = 300;
 /**
@@ -128,18 +127,21 @@ function at32(run: EngineRun): Verdict {
   const phases = (run.cold?.phases ?? []).filter((phase) => phase.connections === 32);
   if (phases.length === 0) return notMeasured('no phase at 32 connections');
   const slowest = Math.max(...phases.map((phase) => phase.latencyMs.max));
-  const others = new Map<string, number>();
+  const statusCodes: Record<string, number> = {};
   for (const phase of phases) {
     for (const [code, count] of Object.entries(phase.statusCodes)) {
-      if (!ANSWERS_AT_32.has(code)) others.set(code, (others.get(code) ?? 0) + count);
+      if (code !== '503') statusCodes[code] = (statusCodes[code] ?? 0) + count;
     }
-    if (phase.timeouts) others.set('timeout', (others.get('timeout') ?? 0) + phase.timeouts);
-    if (phase.errors) others.set('error', (others.get('error') ?? 0) + phase.errors);
   }
   const unavailable = phases.reduce((sum, phase) => sum + (phase.statusCodes['503'] ?? 0), 0);
-  const answers = [...others].map(([code, count]) => `${code}×${count}`);
-  const detail = [`slowest ${ms(slowest)} ms`, `503×${unavailable}`, ...answers].join(', ');
-  return judged(slowest <= SLOWEST_MS_AT_32 && others.size === 0, detail);
+  const unexpected = statuses({
+    statusCodes,
+    timeouts: phases.reduce((sum, phase) => sum + phase.timeouts, 0),
+    errors: phases.reduce((sum, phase) => sum + phase.errors, 0),
+  });
+  const detail = [`slowest ${ms(slowest)} ms`, `503×${unavailable}`];
+  if (unexpected !== '-') detail.push(unexpected);
+  return judged(slowest <= SLOWEST_MS_AT_32 && unexpected === '-', detail.join(', '));
 }
 
 function probe(run: EngineRun): Verdict {

@@ -24,6 +24,7 @@ interface PhaseShape {
   requestsPerSecond?: number;
   max?: number;
   statusCodes?: Record<string, number>;
+  timeouts?: number;
   probeP99?: number;
   rssMb?: number;
 }
@@ -37,7 +38,7 @@ const phase = (shape: PhaseShape): ColdPhase => ({
   repeated: 0,
   latencyMs: { mean: 20, p50: 15, p90: 50, p99: 80, max: shape.max ?? 250 },
   statusCodes: shape.statusCodes ?? { '200': 9000 },
-  timeouts: 0,
+  timeouts: shape.timeouts ?? 0,
   errors: 0,
   slowest: [],
   byClass: Object.fromEntries(
@@ -153,6 +154,18 @@ describe("issue 17's targets judged from a run", () => {
         detail: 'slowest 250.0 ms, 503×0, 500×1',
       },
     );
+    const twoPhases = run(
+      'sqlite',
+      cold([
+        phase({ connections: 32, p99s: {}, statusCodes: { '200': 900, '503': 2, '500': 1 } }),
+        phase({ connections: 32, p99s: {}, statusCodes: { '200': 900, '503': 1 }, timeouts: 2 }),
+        phase({ connections: 8, p99s: {}, statusCodes: { '200': 900, '500': 5 } }),
+      ]),
+    );
+    assert.deepEqual(verdictOf([twoPhases], /32 connections/, 'sqlite'), {
+      met: false,
+      detail: 'slowest 250.0 ms, 503×3, 500×1 timeout×2',
+    });
   });
 
   it('misses /me over 20 ms in any phase, a slow first request, an RSS over 300 MB', () => {
