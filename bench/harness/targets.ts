@@ -128,12 +128,13 @@ function at32(run: EngineRun): Verdict {
   if (phases.length === 0) return notMeasured('no phase at 32 connections');
   const slowest = Math.max(...phases.map((phase) => phase.latencyMs.max));
   const statusCodes: Record<string, number> = {};
+  let unavailable = 0;
   for (const phase of phases) {
     for (const [code, count] of Object.entries(phase.statusCodes)) {
-      if (code !== '503') statusCodes[code] = (statusCodes[code] ?? 0) + count;
+      if (code === '503') unavailable += count;
+      else statusCodes[code] = (statusCodes[code] ?? 0) + count;
     }
   }
-  const unavailable = phases.reduce((sum, phase) => sum + (phase.statusCodes['503'] ?? 0), 0);
   const unexpected = statuses({
     statusCodes,
     timeouts: phases.reduce((sum, phase) => sum + phase.timeouts, 0),
