@@ -154,7 +154,7 @@ describe("issue 17's targets judged from a run", () => {
         detail: 'slowest 250.0 ms, 503×0, 500×1',
       },
     );
-    const twoPhases = run(
+    const twoAt32AndOneAt8 = run(
       'sqlite',
       cold([
         phase({ connections: 32, p99s: {}, statusCodes: { '200': 900, '503': 2, '500': 1 } }),
@@ -162,7 +162,7 @@ describe("issue 17's targets judged from a run", () => {
         phase({ connections: 8, p99s: {}, statusCodes: { '200': 900, '500': 5 } }),
       ]),
     );
-    assert.deepEqual(verdictOf([twoPhases], /32 connections/, 'sqlite'), {
+    assert.deepEqual(verdictOf([twoAt32AndOneAt8], /32 connections/, 'sqlite'), {
       met: false,
       detail: 'slowest 250.0 ms, 503×3, 500×1 timeout×2',
     });
