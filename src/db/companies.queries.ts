@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import { preparedQuery } from './plan-once.ts';
+import { VERSION_COLUMN } from './statement-ledger.ts';
 
 export interface CompanySummary {
   id: number;
@@ -47,6 +48,18 @@ export async function setCompanyActive(
     .execute();
   return findCompany(db, id);
 }
+
+/**
+ * The company's data version as a column of another statement's rows, read in that statement's
+ * snapshot: a page's rows read with it tell whether an import committed while the page was read
+ * without a statement of their own (see statement-ledger.ts).
+ */
+export const companyVersion = (db: Db, companyId: number) =>
+  db
+    .selectFrom('companies')
+    .select('companies.data_version')
+    .where('companies.id', '=', companyId)
+    .as(VERSION_COLUMN);
 
 const dataVersionOf = preparedQuery((db, values: { id: number }) =>
   db.selectFrom('companies').select('data_version').where('id', '=', values.id),

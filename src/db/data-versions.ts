@@ -42,6 +42,11 @@ export interface DataVersions {
    * is forgotten.
    */
   readNow(companyId: number): Promise<number>;
+  /**
+   * The company's data version as a statement of a request read it beside its rows (see
+   * statement-ledger.ts), as good as `readNow`: a kept version it differs from is forgotten.
+   */
+  seen(companyId: number, version: number): void;
   /** Whether versions are kept now (else each is read). */
   keeping(): boolean;
   close(): Promise<void>;
@@ -60,6 +65,7 @@ const LAST_RETRY_MS = 30_000;
 const readEachTime = (read: (companyId: number) => Promise<number>): DataVersions => ({
   of: read,
   readNow: read,
+  seen: () => {},
   keeping: () => false,
   close: async () => {},
 });
@@ -110,9 +116,14 @@ class KeptVersions {
   /** Read from the database; a kept version it differs from is forgotten. */
   async readNow(companyId: number): Promise<number> {
     const version = await this.read(companyId);
+    this.seen(companyId, version);
+    return version;
+  }
+
+  /** A version read from the database now: a kept version it differs from is forgotten. */
+  seen(companyId: number, version: number): void {
     const kept = this.kept.get(companyId);
     if (kept !== undefined && kept !== version) this.forget(companyId);
-    return version;
   }
 
   forget(companyId: number): void {
@@ -244,6 +255,7 @@ export function listenedDataVersions(db: Db, pool: pg.Pool, log: Log): DataVersi
   return {
     of: (companyId) => versions.of(companyId),
     readNow: (companyId) => versions.readNow(companyId),
+    seen: (companyId, version) => versions.seen(companyId, version),
     keeping: () => versions.trusted,
     async close() {
       closed = true;

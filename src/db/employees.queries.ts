@@ -1,11 +1,13 @@
 import type { EmployeeStatus } from '../domain.ts';
 import type { EMPLOYEE_SORT_FIELDS, Employee } from '../schemas/employees.ts';
+import { companyVersion } from './companies.queries.ts';
 import type { Db } from './database.ts';
 import { cachedCount } from './derived-cache.ts';
 import { type ListSource, offsetOf, type PageRequest, type SortOrder } from './list-source.ts';
 import { type Page, pageOf, rowsOf } from './pagination.ts';
 import { oneOfIds, preparedQuery } from './plan-once.ts';
 import { matchesSearch, type SearchedTable } from './search.ts';
+import { VERSION_COLUMN } from './statement-ledger.ts';
 import { walkedPage } from './walked-pages.ts';
 
 export interface EmployeeFilters {
@@ -73,8 +75,14 @@ export async function listEmployees(
   // an offset over the index from the start passed up to the whole roster.
   const order = { column: SORT_COLUMNS[sort.field], id: 'id', direction: sort.direction };
   const ids = await walkedPage(source, companyId, base, order, page, total, async () => null);
-  const rows = await rowsOf(ids, (among) => findEmployees(source.db, companyId, among));
-  return pageOf(rows, total, page);
+  const rows = await rowsOf(ids, (among) =>
+    pageEmployeesAmong(source.db, { companyId, ids: among }),
+  );
+  return pageOf(
+    rows.map(({ [VERSION_COLUMN]: _version, ...employee }) => toEmployee(employee)),
+    total,
+    page,
+  );
 }
 
 const employeesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
@@ -83,6 +91,17 @@ const employeesAmong = preparedQuery((db, values: { companyId: number; ids: read
     .select(COLUMNS)
     .where('company_id', '=', values.companyId)
     .where(oneOfIds(db, 'id', values.ids)),
+);
+
+/** A page's employees among `ids`, with the company's data version (see `companyVersion`). */
+const pageEmployeesAmong = preparedQuery(
+  (db, values: { companyId: number; ids: readonly number[] }) =>
+    db
+      .selectFrom('employees')
+      .select(COLUMNS)
+      .select(companyVersion(db, values.companyId))
+      .where('employees.company_id', '=', values.companyId)
+      .where(oneOfIds(db, 'employees.id', values.ids)),
 );
 
 const employeeById = preparedQuery((db, values: { companyId: number; id: number }) =>

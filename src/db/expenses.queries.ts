@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { moneyToNumber } from '../money.ts';
 import type { Expense, ExpenseCategory, ExpenseDetail } from '../schemas/expenses.ts';
+import { companyVersion } from './companies.queries.ts';
 import type { Db } from './database.ts';
 import { type EmbeddedEmployee, embeddedEmployees, employeesById } from './embedded-employees.ts';
 import {
@@ -106,7 +107,7 @@ export async function listExpenses(
     direction: sort.direction,
   };
   const { rows, total } = await listPage(source, companyId, lists, order, page, (ids) =>
-    expensesAmong(source.db, { companyId, ids }),
+    pageExpensesAmong(source.db, { companyId, ids }),
   );
   const employees = await embeddedEmployees(
     source.db,
@@ -201,10 +202,19 @@ export async function findExpense(
 }
 
 /** The company's expenses among `ids` with their categories and receipts, and employees' ids. */
+const categorizedAmong = (db: Db, companyId: number, ids: readonly number[]) =>
+  categorized(db, companyId)
+    .where(oneOfIds(db, 'x.id', ids))
+    .select([...EXPENSE_COLUMNS, 'x.employee_id']);
+
 const expensesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
-  categorized(db, values.companyId)
-    .where(oneOfIds(db, 'x.id', values.ids))
-    .select([...EXPENSE_COLUMNS, 'x.employee_id']),
+  categorizedAmong(db, values.companyId, values.ids),
+);
+
+/** A page's expenses among `ids`, with the company's data version (see `companyVersion`). */
+const pageExpensesAmong = preparedQuery(
+  (db, values: { companyId: number; ids: readonly number[] }) =>
+    categorizedAmong(db, values.companyId, values.ids).select(companyVersion(db, values.companyId)),
 );
 
 const itemsAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>

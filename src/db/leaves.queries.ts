@@ -1,11 +1,13 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Leave, LeaveDetail, LeaveType } from '../schemas/leaves.ts';
+import { companyVersion } from './companies.queries.ts';
 import type { Database, Db } from './database.ts';
 import { type EmbeddedEmployee, embeddedEmployees, employeesById } from './embedded-employees.ts';
 import { type LeaveFilters, type LeaveSortField, leaveListQueries } from './leave-lists.ts';
 import type { ListOrder, ListSource, PageRequest, SortOrder } from './list-source.ts';
 import { listPage, type Page, pageOf } from './pagination.ts';
 import { oneOfIds, preparedQuery } from './plan-once.ts';
+import type { VERSION_COLUMN } from './statement-ledger.ts';
 
 /** The company's leaves with their types. */
 function typed(db: Db, companyId: number) {
@@ -66,7 +68,7 @@ const LEAVE_TYPE_COLUMNS = [
 ] as const;
 
 /** A leave's own columns with its type's and its employees' ids, as pages and the feed read it. */
-type LeaveRow = Awaited<ReturnType<typeof leavesAmong>>[number];
+type LeaveRow = Omit<Awaited<ReturnType<typeof leavesAmong>>[number], typeof VERSION_COLUMN>;
 
 /** The employees a leave embeds: who is away, and who stands in (if anyone). */
 interface LeavePeople {
@@ -146,8 +148,9 @@ const typedAmong = (db: Db, companyId: number, ids: readonly number[]) =>
     .where(oneOfIds(db, 'l.id', ids))
     .select([...LEAVE_COLUMNS, ...LEAVE_TYPE_COLUMNS, 'l.employee_id', 'l.substitute_employee_id']);
 
+/** A page's leaves among `ids`, with the company's data version (see `companyVersion`). */
 const leavesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
-  typedAmong(db, values.companyId, values.ids),
+  typedAmong(db, values.companyId, values.ids).select(companyVersion(db, values.companyId)),
 );
 
 /** One leave with its type, document and employees, joined. */

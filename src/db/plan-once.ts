@@ -11,6 +11,7 @@ import {
 import type pg from 'pg';
 import type { Db } from './database.ts';
 import { isPostgres } from './search.ts';
+import { counted } from './statement-ledger.ts';
 
 const MARK = '/* plan once */';
 
@@ -116,7 +117,8 @@ function statementName(text: string): string {
 
 /**
  * The pool Kysely is given: the same connections, but a query that ends with the mark is sent
- * as a named prepared statement (pg prepares it on a connection's first use and reuses it).
+ * as a named prepared statement (pg prepares it on a connection's first use and reuses it),
+ * and every statement is counted in the ledger of the answer that sends it (`counted`).
  * Each pooled connection keeps one wrapper: Kysely keys its per-connection state by the object
  * `connect` returns, and a new one per checkout made it build that state on every query (and
  * grew its two tables of connections to 4 MB each under load, measured).
@@ -141,10 +143,10 @@ function planningOnceClient(client: pg.PoolClient): PostgresPoolClient {
   const query = (text: unknown, parameters?: readonly unknown[]) => {
     const values = parameters && [...parameters];
     if (typeof text === 'string' && text.endsWith(MARK)) {
-      return client.query({ name: statementName(text), text, values });
+      return counted(() => client.query({ name: statementName(text), text, values }));
     }
-    // biome-ignore lint/suspicious/noExplicitAny: pg's overloads (text, cursor) pass through.
-    return client.query(text as any, values);
+    // biome-ignore lint/suspicious/noExplicitAny: pg's overloads pass through (Kysely sends text).
+    return counted(() => client.query(text as any, values));
   };
   return {
     query: query as unknown as PostgresPoolClient['query'],

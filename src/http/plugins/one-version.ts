@@ -1,6 +1,7 @@
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import fp from 'fastify-plugin';
 import type { DataVersions } from '../../db/data-versions.ts';
+import { readCounted } from '../../db/statement-ledger.ts';
 import { dataKeptChanging } from '../errors.ts';
 
 /** How many times an answer is read before the request gives up with a 503. */
@@ -15,6 +16,10 @@ const READS = 3;
  * database once the answer is made; where an import moved it meanwhile, the answer is read
  * again at the new version (and not kept by the response cache), at most READS times, then
  * refused with a 503 and `Retry-After`.
+ *
+ * On PostgreSQL a page's last statement, the one that reads its rows, reads the version too,
+ * in its own snapshot: where no statement of the answer came after it or ran beside it, that is
+ * the version the answer was made at, and no statement more is sent (statement-ledger.ts).
  *
  * The same version before and after means no import of the company committed in between, so
  * every statement read the same data: an import moves its companies' versions in its own
@@ -32,8 +37,12 @@ export const readWithinOneVersion = fp<{ versions: DataVersions }>(
       route.handler = async function readUntilOneVersion(this: FastifyInstance, request, reply) {
         for (let attempt = 1; ; attempt++) {
           const version = await request.dataVersion();
-          const answer = await read.call(this, request, reply);
-          const now = await versions.readNow(request.auth.company.id);
+          const companyId = request.auth.company.id;
+          const { result: answer, versionRead } = await readCounted(async () =>
+            read.call(this, request, reply),
+          );
+          if (versionRead !== undefined) versions.seen(companyId, versionRead);
+          const now = versionRead ?? (await versions.readNow(companyId));
           if (now === version) return answer;
           request.log.info({ version, now, attempt }, 'data changed while the answer was read');
           if (attempt === READS) throw dataKeptChanging();
