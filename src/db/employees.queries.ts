@@ -112,7 +112,7 @@ const employeeById = preparedQuery((db, values: { companyId: number; id: number 
     .where('id', '=', values.id),
 );
 
-/** The company's employees among `ids`, as the API serves each (the change feed's, a list page's). */
+/** The company's employees among `ids`, as the API serves each (the change feed's). */
 export async function findEmployees(db: Db, companyId: number, ids: number[]): Promise<Employee[]> {
   if (ids.length === 0) return [];
   const rows = await employeesAmong(db, { companyId, ids });
