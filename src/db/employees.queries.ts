@@ -85,23 +85,22 @@ export async function listEmployees(
   );
 }
 
-const employeesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
+/** The company's employees among `ids`, with the columns the API serves. */
+const servedAmong = (db: Db, companyId: number, ids: readonly number[]) =>
   db
     .selectFrom('employees')
     .select(COLUMNS)
-    .where('company_id', '=', values.companyId)
-    .where(oneOfIds(db, 'id', values.ids)),
+    .where('company_id', '=', companyId)
+    .where(oneOfIds(db, 'id', ids));
+
+const employeesAmong = preparedQuery((db, values: { companyId: number; ids: readonly number[] }) =>
+  servedAmong(db, values.companyId, values.ids),
 );
 
 /** A page's employees among `ids`, with the company's data version (see `companyVersion`). */
 const pageEmployeesAmong = preparedQuery(
   (db, values: { companyId: number; ids: readonly number[] }) =>
-    db
-      .selectFrom('employees')
-      .select(COLUMNS)
-      .select(companyVersion(db, values.companyId))
-      .where('employees.company_id', '=', values.companyId)
-      .where(oneOfIds(db, 'employees.id', values.ids)),
+    servedAmong(db, values.companyId, values.ids).select(companyVersion(db, values.companyId)),
 );
 
 const employeeById = preparedQuery((db, values: { companyId: number; id: number }) =>
