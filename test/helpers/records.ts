@@ -47,6 +47,19 @@ export const employee = (companyId: number, id: number, fields: Fields = {}) => 
   ...fields,
 });
 
+/** The keys of an employee as the API serves it, sorted: none of the sensitive ones above. */
+export const SERVED_EMPLOYEE_KEYS = [
+  'department',
+  'email',
+  'employee_number',
+  'full_name',
+  'hire_date',
+  'id',
+  'position',
+  'status',
+  'updated_at',
+];
+
 export const leaveType = (companyId: number, id: number, fields: Fields = {}) => ({
   type: 'leave_type',
   company_id: companyId,
