@@ -6,13 +6,17 @@ import type { LeaveFilters, LeaveSortField } from '../db/leave-lists.ts';
 import { listLeaves } from '../db/leaves.queries.ts';
 import type { ListSource, PageRequest, SortOrder } from '../db/list-source.ts';
 import { EXPENSE_STATUSES, LEAVE_STATUSES } from '../domain.ts';
+import { EMPLOYEE_SORT_FIELDS } from '../schemas/employees.ts';
 import { EXPENSE_SORT_FIELDS } from '../schemas/expenses.ts';
 import { LEAVE_SORT_FIELDS } from '../schemas/leaves.ts';
 import { DAY_MS, formatTimestamp } from '../time.ts';
 import { type ApiDeps, listSourceOf } from './deps.ts';
 
-/** At most this many companies' lists are read before the service listens. */
+/** At most this many of the longest companies' lists are read before the service listens. */
 const WARMED_COMPANIES = 4;
+
+/** And at most this many of the companies whose keys were used in the last day. */
+const CALLED_COMPANIES = 32;
 
 /**
  * The active companies whose lists are long enough to have samples (`list_sample_sets`), the
@@ -37,6 +41,29 @@ async function longestListCompanies(db: Db, most: number): Promise<number[]> {
     .map(([companyId]) => companyId);
 }
 
+/**
+ * The active companies whose unrevoked keys were used since `since` (`api_keys.last_used_at`,
+ * written at most once a minute a key), the last used first, at most `most` of them: the
+ * companies whose integrators call this deployment, whom a restart (a deploy) would otherwise
+ * make wait while their first lists load what every later one shares.
+ */
+async function lastCalledCompanies(db: Db, since: string, most: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('companies as c', 'c.id', 'k.company_id')
+    .select('k.company_id')
+    .select((eb) => eb.fn.max('k.last_used_at').as('last_used_at'))
+    .where('c.active', '=', 1)
+    .where('k.revoked_at', 'is', null)
+    .where('k.last_used_at', '>=', since)
+    .groupBy('k.company_id')
+    .orderBy('last_used_at', 'desc')
+    .orderBy('k.company_id')
+    .limit(most)
+    .execute();
+  return rows.map((row) => row.company_id);
+}
+
 /** What `warmLists` read: the companies, the filtered pages, the employees held once it had. */
 export interface WarmedLists {
   companies: number[];
@@ -48,7 +75,7 @@ export interface WarmedLists {
 const NO_RECEIPT_URLS: ReceiptUrls = { receiptUrl: () => '' };
 
 /**
- * Reads the first record of the longest companies' leaves and expenses in every sort order,
+ * Reads the first record of the longest companies' leaves, expenses and roster in every order,
  * as their first requests would, and waits for the employees their pages embed. A company's
  * first list page after a restart loads what every later one shares: the list's samples
  * (each sort column's), and in the background all its employees (`EmployeeDirectories`: 20
@@ -56,11 +83,17 @@ const NO_RECEIPT_URLS: ReceiptUrls = { receiptUrl: () => '' };
  * loop from the requests beside them). The first eight requests of the cold mix, sent at
  * once to a new process, took 448–546 ms on PostgreSQL, 306–362 ms after this
  * (docs/performance.md, item 101). Then the longest company's lists once with each kind of
- * filter (`readFilteredPages`). Returns the companies read, the filtered pages, and how many
- * employees the copies hold then.
+ * filter (`readFilteredPages`). The same first records, and the roster's, of the companies
+ * whose keys were used in the last day (`lastCalledCompanies`): a small company's first list
+ * after a restart sent about ten statements where its later ones send two or three, and its
+ * first requests were a phase's slowest (docs/performance.md, item 107). Returns the companies
+ * read, the filtered pages, and how many employees the copies hold then.
  */
 export async function warmLists(deps: ApiDeps): Promise<WarmedLists> {
-  const companies = await longestListCompanies(deps.db, WARMED_COMPANIES);
+  const longest = await longestListCompanies(deps.db, WARMED_COMPANIES);
+  const since = formatTimestamp(new Date(Date.now() - DAY_MS));
+  const called = await lastCalledCompanies(deps.db, since, CALLED_COMPANIES);
+  const companies = [...new Set([...longest, ...called])];
   let filteredPages = 0;
   for (const companyId of companies) {
     const version = await deps.dataVersions.of(companyId);
@@ -76,7 +109,10 @@ export async function warmLists(deps: ApiDeps): Promise<WarmedLists> {
       const page = await listExpenses(source, companyId, {}, sort, FIRST_RECORD, NO_RECEIPT_URLS);
       totals.expenses = page.meta.total;
     }
-    if (companyId === companies[0]) {
+    for (const field of EMPLOYEE_SORT_FIELDS) {
+      await listEmployees(source, companyId, {}, { field, direction: 'asc' }, FIRST_RECORD);
+    }
+    if (companyId === longest[0]) {
       filteredPages = await readFilteredPages(source, companyId, totals);
     }
   }

@@ -14,7 +14,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The request id of the warm-up's requests while it runs (`warmUp`), else null. */
     warmUpRequestId: string | null;
-    /** Reads the longest companies' lists (`warmLists`), once the API's caches exist. */
+    /** Reads the longest and the last called companies' lists (`warmLists`), once caches exist. */
     warmLists: (() => Promise<WarmedLists>) | null;
   }
 }
@@ -52,7 +52,8 @@ const WARM_UP_TIMEOUT_MS = 5000;
  * `logEachRequest` leaves them out of the log and the request metrics (the refused key's look-up
  * counts as the key cache's miss it was); no other request can carry it. Then it reads the
  * longest companies' lists in process (`warmLists`: their samples and employees, loaded by the
- * first page of each list after a restart, item 101; and each kind of filter once, item 103).
+ * first page of each list after a restart, item 101; and each kind of filter once, item 103),
+ * and those of the companies whose keys were used in the last day (item 107).
  * A warm-up that fails or outlasts WARM_UP_TIMEOUT_MS does not stop the start, which is only
  * slower: it is logged as a warning.
  */
@@ -97,7 +98,7 @@ export async function warmUp(app: FastifyInstance, database: DatabaseHandle): Pr
       const started = performance.now();
       const read = await Promise.race([app.warmLists(), pastDeadline]);
       const ms = Math.round(performance.now() - started);
-      app.log.info({ ...read, ms }, 'read the longest lists before listening');
+      app.log.info({ ...read, ms }, 'read the longest and the last called lists before listening');
     }
   } catch (error) {
     app.log.warn({ err: error }, 'the warm-up before listening failed');

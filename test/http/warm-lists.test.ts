@@ -3,6 +3,7 @@ import { it } from 'node:test';
 import { setCompanyActive } from '../../src/db/companies.queries.ts';
 import { SAMPLED_MIN_ROWS } from '../../src/db/sampled-lists.ts';
 import { mulberry32 } from '../../src/demo/random.ts';
+import { formatTimestamp } from '../../src/time.ts';
 import { useApi } from '../helpers/api.ts';
 import { describeEachDialect } from '../helpers/databases.ts';
 import {
@@ -17,22 +18,31 @@ import {
 
 const START = Date.UTC(2024, 0, 1);
 
+/** Company 1 with leaves enough for samples (`long`), one employee, one expense. */
+function longCompany() {
+  const long = leavesCreatedTheDayBefore(1, 1001, 11, SAMPLED_MIN_ROWS, START, mulberry32(7));
+  const records = [
+    company(1),
+    employee(1, 1001),
+    leaveType(1, 11),
+    ...long,
+    category(1, 12),
+    expense(1, 13, 1001, 12),
+  ];
+  return { long, records };
+}
+
 /**
- * Before it listens, the service reads the lists of the companies whose lists have samples
- * (src/http/warm-lists.ts): their first pages after a restart then find the samples and the
- * employees loaded.
+ * Before it listens, the service reads the lists of the companies whose lists have samples, and
+ * of those whose keys were used in the last day (src/http/warm-lists.ts): their first pages
+ * after a restart then find the samples and the employees loaded.
  */
 describeEachDialect('the lists read before listening', (dialect) => {
   it('are those of the active companies with long lists, and change no page', async (t) => {
-    const long = leavesCreatedTheDayBefore(1, 1001, 11, SAMPLED_MIN_ROWS, START, mulberry32(7));
+    const { long, records } = longCompany();
     const api = await useApi(t, dialect, {
       records: [
-        company(1),
-        employee(1, 1001),
-        leaveType(1, 11),
-        ...long,
-        category(1, 12),
-        expense(1, 13, 1001, 12),
+        ...records,
         company(2),
         employee(2, 2001),
         leaveType(2, 21),
@@ -79,5 +89,41 @@ describeEachDialect('the lists read before listening', (dialect) => {
     // A deactivated company's lists are nobody's to read.
     await setCompanyActive(api.handle.db, 1, false);
     assert.deepEqual((await warm()).companies, []);
+  });
+  it('and those of the companies whose unrevoked keys were used in the last day', async (t) => {
+    // Ids past company 1's leaves.
+    const small = (companyId: number) => {
+      const id = companyId * 100_000;
+      return [
+        company(companyId),
+        employee(companyId, id + 1),
+        leaveType(companyId, id + 2),
+        leave(companyId, id + 3, id + 1, id + 2),
+      ];
+    };
+    const api = await useApi(t, dialect, {
+      records: [...longCompany().records, ...[2, 3, 4, 5, 6].flatMap(small)],
+    });
+    const hoursAgo = (hours: number) => formatTimestamp(new Date(Date.now() - hours * 3600_000));
+    const used = async (companyId: number, lastUsedAt: string, revokedAt: string | null) => {
+      await api.createKey(companyId);
+      await api.handle.db
+        .updateTable('api_keys')
+        .set({ last_used_at: lastUsedAt, revoked_at: revokedAt })
+        .where('company_id', '=', companyId)
+        .execute();
+    };
+    await used(2, hoursAgo(5), null);
+    await used(3, hoursAgo(1), null);
+    await used(4, hoursAgo(25), null); // over a day ago
+    await used(5, hoursAgo(1), hoursAgo(0.5)); // revoked since
+    await used(6, hoursAgo(2), null);
+    await setCompanyActive(api.handle.db, 6, false);
+    await api.createKey(1); // never used
+
+    const warm = api.app.warmLists;
+    assert.ok(warm, 'the app sets warmLists');
+    // The longest first, then the last called; each one's employee held for its pages.
+    assert.deepEqual(await warm(), { companies: [1, 3, 2], filteredPages: 31, employees: 3 });
   });
 });
