@@ -14,6 +14,7 @@ import {
   leave,
   leavesCreatedTheDayBefore,
   leaveType,
+  smallCompany,
 } from '../helpers/records.ts';
 
 const START = Date.UTC(2024, 0, 1);
@@ -91,19 +92,11 @@ describeEachDialect('the lists read before listening', (dialect) => {
     assert.deepEqual((await warm()).companies, []);
   });
   it('and those of the companies whose unrevoked keys were used in the last day', async (t) => {
-    // Ids past company 1's leaves.
-    const small = (companyId: number) => {
-      const id = companyId * 100_000;
-      return [
-        company(companyId),
-        employee(companyId, id + 1),
-        leaveType(companyId, id + 2),
-        leave(companyId, id + 3, id + 1, id + 2),
-      ];
-    };
-    const api = await useApi(t, dialect, {
-      records: [...longCompany().records, ...[2, 3, 4, 5, 6].flatMap(small)],
-    });
+    // Each one's records with ids past company 1's leaves.
+    const small = [2, 3, 4, 5, 6].flatMap((companyId) =>
+      smallCompany(companyId, companyId * 100_000),
+    );
+    const api = await useApi(t, dialect, { records: [...longCompany().records, ...small] });
     const hoursAgo = (hours: number) => formatTimestamp(new Date(Date.now() - hours * 3600_000));
     const used = async (companyId: number, lastUsedAt: string, revokedAt: string | null) => {
       await api.createKey(companyId);
