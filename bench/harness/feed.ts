@@ -7,6 +7,18 @@ import { LARGE_COMPANY_ID } from './parameters.ts';
 import { runCliMeasured, startService } from './processes.ts';
 import { createKey, serviceEnv } from './service.ts';
 
+/** One page of the feed as it was read: how long it took, and the resource of its first entry. */
+export interface FeedPageTime {
+  ms: number;
+  resource: string | null;
+}
+
+interface FeedLatency {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
 /** What reading the large company's whole change feed cost, page by page. */
 export interface FeedRun {
   entries: number;
@@ -14,7 +26,15 @@ export interface FeedRun {
   seconds: number;
   entriesPerSecond: number;
   /** Per request of `limit` entries: every request a distinct URL (its cursor). */
-  latencyMs: { p50: number; p99: number; max: number };
+  latencyMs: FeedLatency;
+  /**
+   * The pages by the resource of their first entry: the feed holds an import's records one
+   * resource after another, so a page is mostly of that resource (expenses, with their items and
+   * receipts, cost more than leaves).
+   */
+  byResource: Record<string, FeedLatency & { pages: number }>;
+  /** The five slowest pages, by number (1: the first after the service started): where to look. */
+  slowest: { ms: number; page: number; resource: string | null }[];
 }
 
 /** Importing a file that deletes 1 % of the large company's leaves and expenses, then one that brings them back. */
@@ -33,6 +53,33 @@ const FEED_LIMIT = 1000;
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 
+function latencyOf(times: number[]): FeedLatency {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? 0 };
+}
+
+/** The figures of a feed read from its pages' times, in the order they were read. */
+export function feedFigures(
+  pages: readonly FeedPageTime[],
+): Pick<FeedRun, 'latencyMs' | 'byResource' | 'slowest'> {
+  const grouped = new Map<string, number[]>();
+  for (const { ms, resource } of pages) {
+    const name = resource ?? 'empty';
+    const times = grouped.get(name);
+    if (times) times.push(ms);
+    else grouped.set(name, [ms]);
+  }
+  const byResource: FeedRun['byResource'] = {};
+  for (const [resource, times] of grouped) {
+    byResource[resource] = { pages: times.length, ...latencyOf(times) };
+  }
+  const slowest = pages
+    .map(({ ms, resource }, index) => ({ ms, page: index + 1, resource }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5);
+  return { latencyMs: latencyOf(pages.map((page) => page.ms)), byResource, slowest };
+}
+
 /**
  * Reads the large company's feed from the beginning at limit=1000 until has_more is false, one
  * request at a time (as a client bootstraps), on a service of its own with the response cache
@@ -41,7 +88,7 @@ const quantile = (sorted: number[], q: number) =>
 export async function runFeed(database: PreparedDatabase): Promise<FeedRun> {
   const key = await createKey(database, LARGE_COMPANY_ID, 'feed');
   const service = await startService({ ...serviceEnv(database), RESPONSE_CACHE_MB: '0' });
-  const latencies: number[] = [];
+  const pages: FeedPageTime[] = [];
   let entries = 0;
   const started = performance.now();
   try {
@@ -53,13 +100,14 @@ export async function runFeed(database: PreparedDatabase): Promise<FeedRun> {
         headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'identity' },
       });
       const body = await response.text();
-      latencies.push(performance.now() - start);
+      const ms = performance.now() - start;
       if (response.status !== 200)
         throw new Error(`GET ${url} answered ${response.status}: ${body}`);
       const page = JSON.parse(body) as {
-        data: unknown[];
+        data: { resource: string }[];
         meta: { next_cursor: string; has_more: boolean };
       };
+      pages.push({ ms, resource: page.data[0]?.resource ?? null });
       entries += page.data.length;
       after = page.meta.next_cursor;
       if (!page.meta.has_more) break;
@@ -68,13 +116,12 @@ export async function runFeed(database: PreparedDatabase): Promise<FeedRun> {
     await service.stop();
   }
   const seconds = (performance.now() - started) / 1000;
-  const sorted = [...latencies].sort((a, b) => a - b);
   return {
     entries,
-    requests: latencies.length,
+    requests: pages.length,
     seconds,
     entriesPerSecond: entries / seconds,
-    latencyMs: { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? 0 },
+    ...feedFigures(pages),
   };
 }
 

@@ -151,9 +151,20 @@ export function formatEngineRun(
 const fixed1 = (n: number) => n.toFixed(1);
 const thousands = (n: number) => Math.round(n).toLocaleString('en');
 
-function formatFeed(feed: FeedRun): string {
+export function formatFeed(feed: FeedRun): string {
   const { p50, p99, max } = feed.latencyMs;
-  return `change feed, whole large company at limit=1000: ${thousands(feed.entries)} entries in ${feed.requests} requests, ${fixed1(feed.seconds)} s = ${thousands(feed.entriesPerSecond)} entries/s; per request p50 ${fixed1(p50)} ms, p99 ${fixed1(p99)} ms, max ${fixed1(max)} ms`;
+  const resources = Object.entries(feed.byResource).map(
+    ([resource, figures]) =>
+      `${resource} ${figures.pages} p50 ${fixed1(figures.p50)} p99 ${fixed1(figures.p99)} max ${fixed1(figures.max)}`,
+  );
+  const slowest = feed.slowest.map(
+    ({ ms, page, resource }) => `${fixed1(ms)} ms page ${page} (${resource ?? 'empty'})`,
+  );
+  return [
+    `change feed, whole large company at limit=1000: ${thousands(feed.entries)} entries in ${feed.requests} requests, ${fixed1(feed.seconds)} s = ${thousands(feed.entriesPerSecond)} entries/s; per request p50 ${fixed1(p50)} ms, p99 ${fixed1(p99)} ms, max ${fixed1(max)} ms`,
+    `  pages by the resource of their first entry, in ms: ${resources.join('; ')}`,
+    `  slowest pages (page 1: the first after the start): ${slowest.join(', ')}`,
+  ].join('\n');
 }
 
 function formatDeletes(run: DeleteRun): string {
