@@ -4,6 +4,7 @@ import { registerQueryKeywords } from '../../src/http/query-keywords.ts';
 import {
   buildSerializer,
   feedPageSerializer,
+  projectionOf,
   serializedModels,
 } from '../../src/http/serializers.ts';
 import { pooledValidators } from '../../src/http/validators.ts';
@@ -239,6 +240,32 @@ describe('the change feed’s serializer', () => {
       entry('expense', 'upsert'),
     ]);
     assert.deepEqual(written, clean);
+  });
+
+  it('refuses a page whose record holds an object where a value is declared, or lacks a required field', () => {
+    const { full_name: _name, ...nameless } = records.employee;
+    assert.throws(
+      () => write(page([{ ...entry('employee', 'upsert'), record: nameless }])),
+      /employee entry\.record\.full_name is required/,
+    );
+    const row = { ...records.employee, department: { name: 'Ops', budget_e4: 1 } };
+    assert.throws(
+      () => write(page([{ ...entry('employee', 'upsert'), record: row }])),
+      /employee entry\.record\.department is declared string/,
+    );
+  });
+});
+
+describe('projectionOf', () => {
+  it('refuses, when it is built, a schema it would not keep to what it declares', () => {
+    const wide = {
+      type: 'object',
+      properties: { id: { type: 'integer' } },
+      additionalProperties: true,
+    };
+    assert.throws(() => projectionOf(wide, models, 'wide'), /does not support wide/);
+    const union = { anyOf: [{ type: 'string' }, { type: 'object', properties: {} }] };
+    assert.throws(() => projectionOf(union, models, 'union'), /does not support union/);
   });
 });
 
