@@ -102,8 +102,11 @@ export function projectionOf(schema: unknown, models: Models, path: string): Pro
   }
   if (schema.anyOf ?? schema.oneOf ?? schema.allOf) throw unsupported();
   const nullable = schema.nullable === true;
+  // What the value is, never the value: it may be a row holding what no answer may show.
   const mismatch = (value: unknown) =>
-    new TypeError(`${path} is declared ${String(schema.type)} and holds ${JSON.stringify(value)}`);
+    new TypeError(
+      `${path} is declared ${String(schema.type)} and holds ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+    );
   if (schema.type === 'object') {
     if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
       throw unsupported();
