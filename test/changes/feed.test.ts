@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { Migrator } from 'kysely';
 import { FEED_RESOURCES } from '../../src/db/changes.queries.ts';
 import { migrateDatabase, migrationProvider } from '../../src/db/migrate.ts';
+import { API_PREFIX } from '../../src/http/deps.ts';
 import { feedRank } from '../../src/import/change-log.ts';
 import { PARENT_TYPES, TENANT_RECORD_TYPES } from '../../src/resources/index.ts';
 import { FEED_RESOURCE_NAMES } from '../../src/schemas/changes.ts';
@@ -139,6 +141,50 @@ describeEachDialect('GET /changes', (dialect) => {
     await api.load(smallCompany(1, 0));
     assert.deepEqual((await readAll(api, key, cursor)).entries, []);
     assert.equal(await version(), before);
+  });
+
+  it('sends a page as UTF-8 JSON, compressed for a client that asks, and its length to HEAD', async (t) => {
+    const api = await useApi(t, dialect, { records: [] });
+    // Names outside Latin-1 (Yılmaz), within it (José) and ASCII (Ann Lee): one text, one encoding.
+    await api.load([
+      ...smallCompany(1, 0),
+      ...Array.from({ length: 40 }, (_, i) =>
+        employee(
+          1,
+          i + 2,
+          i % 2 ? { first_name: 'José' } : { first_name: 'Ann', last_name: 'Lee' },
+        ),
+      ),
+    ]);
+    const key = await api.createKey(1);
+    const request = (method: 'GET' | 'HEAD', encoding: string) =>
+      api.app.inject({
+        method,
+        url: `${API_PREFIX}/changes?limit=1000`,
+        headers: { authorization: `Bearer ${key}`, 'accept-encoding': encoding },
+      });
+    const plain = await request('GET', 'identity');
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(plain.headers['content-length'], String(plain.rawPayload.length));
+    const page = JSON.parse(plain.rawPayload.toString('utf8'));
+    assert.equal(page.data.length, 45);
+    assert.deepEqual(
+      new Set(
+        page.data
+          .flatMap((e: Entry) => (e.resource === 'employee' ? [e.record] : []))
+          .map((r: { full_name: string }) => r.full_name),
+      ),
+      new Set(['Ayşe Yılmaz', 'José Yılmaz', 'Ann Lee']),
+    );
+    const zipped = await request('GET', 'gzip');
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.deepEqual(gunzipSync(zipped.rawPayload), plain.rawPayload);
+    assert.equal(zipped.headers.etag, plain.headers.etag);
+    const head = await request('HEAD', 'identity');
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers['content-length'], String(plain.rawPayload.length));
+    assert.equal(head.rawPayload.length, 0);
   });
 
   it('sees a record whose attachments, items or receipt alone changed, and not the same ones again', async (t) => {

@@ -203,13 +203,23 @@ describe('the change feed’s serializer', () => {
     data,
     meta: { next_cursor: 'NDIuMi4xMDE3', has_more: true },
   });
-  const write = feedPageSerializer() as (page: unknown) => string;
+  const writeBytes = feedPageSerializer() as (page: unknown) => Buffer;
+  const write = (data: unknown) => writeBytes(data).toString();
 
-  it('writes what JSON.stringify writes, an upsert of each resource and deletes', () => {
+  it('writes the UTF-8 bytes of what JSON.stringify writes, an upsert of each resource and deletes', () => {
     const names = Object.keys(records) as (keyof typeof records)[];
     const full = page(names.flatMap((name) => [entry(name, 'upsert'), entry(name, 'delete')]));
-    assert.equal(write(full), JSON.stringify(full));
-    assert.equal(write(page([])), JSON.stringify(page([])));
+    assert.deepEqual(writeBytes(full), Buffer.from(JSON.stringify(full)));
+    assert.deepEqual(writeBytes(page([])), Buffer.from(JSON.stringify(page([]))));
+    // Entries of one-byte text (ASCII, Latin-1) and of two-byte text (outside Latin-1, astral).
+    const named = (full_name: string) => ({
+      ...entry('employee', 'upsert'),
+      record: { ...records.employee, full_name },
+    });
+    const mixed = page(
+      ['Ada Lovelace', 'José Núñez', 'Nazlı Şahin', 'Ann 😀 \u2028 "q"'].map(named),
+    );
+    assert.deepEqual(writeBytes(mixed), Buffer.from(JSON.stringify(mixed)));
   });
 
   it('drops every field its resource’s schema does not declare, in entries and records alike', () => {
@@ -267,6 +277,45 @@ describe('projectionOf', () => {
     assert.throws(() => projectionOf(wide, models, 'wide'), /does not support wide/);
     const union = { anyOf: [{ type: 'string' }, { type: 'object', properties: {} }] };
     assert.throws(() => projectionOf(union, models, 'union'), /does not support union/);
+  });
+
+  it('keeps to what a schema declares, in its order, whatever a value’s keys, order or prototype', () => {
+    const keep = projectionOf(
+      {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          tags: {
+            type: 'array',
+            items: { type: 'object', properties: { name: { type: 'string' } } },
+          },
+          note: { type: 'string', nullable: true },
+        },
+        required: ['id'],
+      },
+      models,
+      'thing',
+    );
+    const extra = { note: 'n', tags: [{ name: 'a' }, { name: 'b', secret: 1 }], id: 1, x: 2 };
+    assert.equal(
+      JSON.stringify(keep(extra)),
+      '{"id":1,"tags":[{"name":"a"},{"name":"b"}],"note":"n"}',
+    );
+    // A prototype's toJSON would write what the schema does not declare.
+    class Row {
+      id = 1;
+      toJSON() {
+        return { id: 1, salary: 100 };
+      }
+    }
+    assert.equal(JSON.stringify(keep(new Row())), '{"id":1}');
+    class Tags extends Array {
+      toJSON() {
+        return ['secret'];
+      }
+    }
+    const tags = Tags.from([{ name: 'a' }]);
+    assert.equal(JSON.stringify(keep({ id: 1, tags })), '{"id":1,"tags":[{"name":"a"}]}');
   });
 });
 

@@ -72,7 +72,8 @@ async function refuseUnreadableResources(request: FastifyRequest): Promise<void>
   }
 }
 
-const writeFeedPage = feedPageSerializer() as (data: unknown) => string;
+// Fastify types a serializer as giving a string; it sends a Buffer it is given as it is.
+const writeFeedPage = feedPageSerializer() as unknown as (data: unknown) => string;
 
 export const changeRoutes: FastifyPluginAsyncTypebox<{ deps: ApiDeps }> = async (app, { deps }) => {
   app.get(
