@@ -168,8 +168,8 @@ const PAGE_END = 0x7d;
  * which the ETag's digest and the socket take as it is. The bytes are those of
  * `JSON.stringify` of the whole page. Written whole, a page became one string of two-byte
  * characters as soon as one name was outside Latin-1 (as `Nazlı` is), and a rope of the
- * writer's pieces that encoding it flattened: 20 ms a page of expenses against 4 this way
- * (docs/performance.md, item 109). fast-json-stringify, which writes the other answers, built
+ * writer's pieces that encoding it flattened: in isolation 19–20 ms a page of expenses, against
+ * 5 this way (docs/performance.md, item 109). fast-json-stringify, which writes the other answers, built
  * each entry from a hundred concatenated pieces (item 108), and Fastify's own would serialize
  * the document's union of five record models, trying each in turn.
  */

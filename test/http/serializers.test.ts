@@ -211,13 +211,14 @@ describe('the change feed’s serializer', () => {
     const full = page(names.flatMap((name) => [entry(name, 'upsert'), entry(name, 'delete')]));
     assert.deepEqual(writeBytes(full), Buffer.from(JSON.stringify(full)));
     assert.deepEqual(writeBytes(page([])), Buffer.from(JSON.stringify(page([]))));
-    // Entries of one-byte text (ASCII, Latin-1) and of two-byte text (outside Latin-1, astral).
+    // Entries of one-byte text (ASCII, Latin-1) and of two-byte text (outside Latin-1, astral,
+    // a lone surrogate, which JSON.stringify escapes).
     const named = (full_name: string) => ({
       ...entry('employee', 'upsert'),
       record: { ...records.employee, full_name },
     });
     const mixed = page(
-      ['Ada Lovelace', 'José Núñez', 'Nazlı Şahin', 'Ann 😀 \u2028 "q"'].map(named),
+      ['Ada Lovelace', 'José Núñez', 'Nazlı Şahin', 'Ann 😀 \u2028 "q"', 'Half \ud800'].map(named),
     );
     assert.deepEqual(writeBytes(mixed), Buffer.from(JSON.stringify(mixed)));
   });
