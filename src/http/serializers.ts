@@ -98,7 +98,7 @@ export function projectionOf(schema: unknown, models: Models, path: string): Pro
     new Error(`the feed's page writer does not support ${path}: ${JSON.stringify(schema)}`);
   if (!isSchema(schema)) throw unsupported();
   if (typeof schema.$ref === 'string') {
-    return projectionOf(nullableForSerializer(models[schema.$ref], models), models, path);
+    return projectionOf(inlined(models[schema.$ref], models), models, path);
   }
   if (schema.anyOf ?? schema.oneOf ?? schema.allOf) throw unsupported();
   const nullable = schema.nullable === true;
@@ -169,9 +169,9 @@ const PAGE_END = 0x7d;
  * `JSON.stringify` of the whole page. Written whole, a page became one string of two-byte
  * characters as soon as one name was outside Latin-1 (as `Nazlı` is), and a rope of the
  * writer's pieces that encoding it flattened: in isolation 19–20 ms a page of expenses, against
- * 5 this way (docs/performance.md, item 109). fast-json-stringify, which writes the other answers, built
- * each entry from a hundred concatenated pieces (item 108), and Fastify's own would serialize
- * the document's union of five record models, trying each in turn.
+ * 5 this way (docs/performance.md, item 109). fast-json-stringify, which writes the other
+ * answers, built each entry from a hundred concatenated pieces (item 108), and Fastify's own
+ * would serialize the document's union of five record models, trying each in turn.
  */
 export function feedPageSerializer(): (page: FeedPage) => Buffer {
   const models: Models = modelsById();
