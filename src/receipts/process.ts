@@ -1,4 +1,11 @@
-import sharp from 'sharp';
+/**
+ * sharp, loaded by the first receipt processed rather than with this module: libvips and what it
+ * brings take ~20 MiB of a process's memory and ~30 ms to load. `cdapi serve` loads this module
+ * with the admin API's import, which never takes a receipt, so the service never loads sharp
+ * (its peak RSS under the benchmark's cold mix 9 MiB lower; docs/performance.md, item 110).
+ */
+let loadingSharp: Promise<typeof import('sharp').default> | undefined;
+const loadSharp = () => (loadingSharp ??= import('sharp').then((module) => module.default));
 
 /** The processed variant's long edge is at most this many pixels. */
 export const PROCESSED_MAX_EDGE = 2000;
@@ -19,6 +26,7 @@ export class UnreadableImageError extends Error {}
  * ICC profiles and comments of the original are all dropped.
  */
 export async function processReceipt(original: Uint8Array): Promise<Buffer> {
+  const sharp = await loadSharp();
   try {
     return await sharp(original, { failOn: 'error', limitInputPixels: MAX_RECEIPT_PIXELS })
       .rotate()

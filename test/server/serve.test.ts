@@ -626,6 +626,18 @@ describe('cdapi serve memory settings', () => {
     });
   });
 
+  it('never loads the image library: only a receipt an import processes needs it, and the admin API’s imports take none', async (t) => {
+    const adminEnv = {
+      ADMIN_PORT: String(await freePort()),
+      ADMIN_TOKEN: 'image-library-admin-token-0123456789abcdef',
+    };
+    const { server, headers } = await servedCompany(t, 'sqlite', { extraEnv: adminEnv });
+    assert.equal((await fetch(`${server.base}/expenses`, { headers })).status, 200);
+    assert.ok(server.child.pid);
+    const maps = readFileSync(`/proc/${server.child.pid}/maps`, 'utf8');
+    assert.equal(maps.includes('libvips'), false, 'libvips is mapped into the service');
+  });
+
   it('runs as started when it has an IPC channel to its parent, which would not survive', async (t) => {
     const server = await serve(
       { DATABASE_URL: (await useDatabase(t, 'sqlite')).url },
