@@ -43,7 +43,8 @@ export const USAGE = `usage: npm run bench -- [options]
                        which the response cache answers; feed = read the large company's whole
                        change feed at limit=1000 (records/s, p99 per request), then import a
                        file deleting 1 % of its leaves and expenses and one bringing them back
-  --mix-requests N     distinct requests in the cold mix (default 20000)
+  --mix-requests N     requests in the cold mix (default 40000); a mix begins with every
+                       smaller one drawn with the same seed
   --mix-duration S     seconds per cold-mix phase, and per class and side in the peer part
                        (default 30)
   --mix-connections L  comma list of connection counts, one phase each (default 8,32); the
@@ -162,7 +163,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     reimport: values.reimport ?? env.BENCH_REIMPORT === '1',
     parts,
     cold: {
-      requests: positiveInteger('--mix-requests', values['mix-requests'] ?? '20000'),
+      requests: positiveInteger('--mix-requests', values['mix-requests'] ?? '40000'),
       seed: positiveInteger('--mix-seed', values['mix-seed'] ?? '20261124'),
       classes: parseList(
         values['mix-classes'] ?? MIX_CLASSES.join(','),
