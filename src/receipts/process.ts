@@ -1,12 +1,3 @@
-/**
- * sharp, loaded by the first receipt processed rather than with this module: libvips and what it
- * brings take ~20 MiB of a process's memory and ~30 ms to load. `cdapi serve` loads this module
- * with the admin API's import, which never takes a receipt, so the service never loads sharp
- * (its peak RSS under the benchmark's cold mix 9 MiB lower; docs/performance.md, item 110).
- */
-let loadingSharp: Promise<typeof import('sharp').default> | undefined;
-const loadSharp = () => (loadingSharp ??= import('sharp').then((module) => module.default));
-
 /** The processed variant's long edge is at most this many pixels. */
 export const PROCESSED_MAX_EDGE = 2000;
 
@@ -26,7 +17,11 @@ export class UnreadableImageError extends Error {}
  * ICC profiles and comments of the original are all dropped.
  */
 export async function processReceipt(original: Uint8Array): Promise<Buffer> {
-  const sharp = await loadSharp();
+  // Imported by the first receipt processed (the module loader keeps it for the next), not with
+  // this module: libvips and what it brings take ~20 MiB of a process's memory and ~30 ms to
+  // load. `cdapi serve` loads this module with the admin API's import, which never takes a
+  // receipt, so the service never loads sharp (docs/performance.md, item 110).
+  const { default: sharp } = await import('sharp');
   try {
     return await sharp(original, { failOn: 'error', limitInputPixels: MAX_RECEIPT_PIXELS })
       .rotate()
