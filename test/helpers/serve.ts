@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -12,13 +14,83 @@ import { smallCompany, writeNdjson } from './records.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cdapi.js', import.meta.url));
 
-/** A free TCP port on the loopback interface (nothing listens on it when this returns). */
+/** Ports the kernel hands out to outgoing connections, read once: [first, last]. */
+const EPHEMERAL = ((): [number, number] => {
+  try {
+    const [first, last] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (first !== undefined && last !== undefined && Number.isInteger(first + last)) {
+      return [first, last];
+    }
+  } catch {
+    // Not Linux: the IANA range, which most other systems use.
+  }
+  return [49152, 65535];
+})();
+
+/** Where test processes of every suite and every run reserve the ports they hand out. */
+const RESERVED = join(tmpdir(), 'cdapi-test-ports');
+/** A reservation outlives the start of the process it is for; an older one is abandoned. */
+const RESERVATION_MS = 120_000;
+
+/** This process's reservations, given up when it exits (its test servers are gone by then). */
+const reservations = new Set<string>();
+process.once('exit', () => {
+  for (const file of reservations) rmSync(file, { force: true });
+});
+
+/** Takes `port` for this process unless a test process reserved it less than two minutes ago. */
+function reserve(port: number): boolean {
+  const file = join(RESERVED, String(port));
+  try {
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+  } catch {
+    try {
+      if (Date.now() - statSync(file).mtimeMs < RESERVATION_MS) return false;
+      writeFileSync(file, String(process.pid));
+    } catch {
+      return false;
+    }
+  }
+  reservations.add(file);
+  return true;
+}
+
+/** Whether a listener can bind `port` on the loopback interface now. */
+async function bindable(port: number): Promise<boolean> {
+  const server = createServer();
+  try {
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/**
+ * A free TCP port on the loopback interface for a process a test starts (nothing listens on it
+ * when this returns). Not one the kernel picks for `listen(0)`: once closed, such a port is
+ * free for any of the outgoing connections the suites make at once (to PostgreSQL, Redis, the
+ * services they test) to take as its own end before the process listens, which then fails with
+ * EADDRINUSE. So it comes from below the kernel's range for outgoing connections, reserved
+ * through a file so that the test processes running beside it, whose choices the kernel does
+ * not see until they listen, pass it over.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  mkdirSync(RESERVED, { recursive: true });
+  const first = 10_000;
+  const last = EPHEMERAL[0] > first + 1_000 ? EPHEMERAL[0] - 1 : 65_535;
+  for (let attempt = 0; attempt < 1_000; attempt++) {
+    const port = first + Math.floor(Math.random() * (last - first + 1));
+    if (port >= EPHEMERAL[0] && port <= EPHEMERAL[1]) continue;
+    if (reserve(port) && (await bindable(port))) return port;
+  }
+  throw new Error(`no free port between ${first} and ${last}`);
 }
 
 export interface Served {
