@@ -157,7 +157,11 @@ async function originalLines(dataFile: string, wanted: { leaves: number[]; expen
   const expenses = new Set(wanted.expenses);
   const lines: string[] = [];
   for await (const { type, id, line } of largeCompanyRecords(dataFile)) {
-    if ((type === 'leave' ? leaves : expenses).has(id)) lines.push(line);
+    // A copy: the line itself is a slice of the chunk readline split it from, and keeps the
+    // whole chunk alive. Kept as they come, the 20,000 lines held most of the file's text in
+    // this process's heap (2.1 GB), whose first full garbage collection afterwards, 0.3 s,
+    // fell inside a page of the next database's feed read.
+    if ((type === 'leave' ? leaves : expenses).has(id)) lines.push(Buffer.from(line).toString());
   }
   return lines;
 }
