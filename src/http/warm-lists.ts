@@ -127,8 +127,8 @@ const FIRST_RECORD = { page: 1, perPage: 1 };
  * first letters of the name as a search), its first leave type and expense category, its leave
  * changed last (the first four weeks of the month it starts a window, a week before its change
  * an `updated_since`: narrow, as an integrator's sync asks, so the warm-up stays short), and
- * the first letters of the title of its expense changed last. Null when the company has no employee, leave
- * or expense.
+ * the first letters of the title of its expense changed last. Null when the company has no
+ * employee, leave or expense.
  */
 async function filterValues(db: Db, companyId: number) {
   const [employee, leaveType, category, leave, expense] = await Promise.all([
