@@ -164,7 +164,15 @@ export function formatFeed(feed: FeedRun): string {
     `change feed, whole large company at limit=1000: ${thousands(feed.entries)} entries in ${feed.requests} requests, ${fixed1(feed.seconds)} s = ${thousands(feed.entriesPerSecond)} entries/s; per request p50 ${fixed1(p50)} ms, p99 ${fixed1(p99)} ms, max ${fixed1(max)} ms`,
     `  pages by the resource of their first entry, in ms: ${resources.join('; ')}`,
     `  slowest pages (page 1: the first after the start): ${slowest.join(', ')}`,
+    `  ${formatLoadGeneratorGc(feed.loadGeneratorGc)}`,
   ].join('\n');
+}
+
+function formatLoadGeneratorGc(gc: FeedRun['loadGeneratorGc']): string {
+  const forced = gc.forcedEveryPages
+    ? `collected between pages every ${gc.forcedEveryPages} (${fixed1(gc.forcedSeconds)} s, left out of the read's)`
+    : 'not collected between pages (run without --expose-gc)';
+  return `the load generator's own garbage, ${forced}: ${gc.collections} collections inside the pages' timing, ${fixed1(gc.ms)} ms in ${gc.pages} pages`;
 }
 
 function formatDeletes(run: DeleteRun): string {

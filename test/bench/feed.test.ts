@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type FeedRun, feedFigures } from '../../bench/harness/feed.ts';
+import { collectionsInside, type FeedRun, feedFigures } from '../../bench/harness/feed.ts';
 import { formatFeed } from '../../bench/harness/report.ts';
 
 describe('the feed part’s figures', () => {
@@ -42,10 +42,54 @@ describe('the feed part’s figures', () => {
       seconds: 4,
       entriesPerSecond: 24_750,
       ...figures,
+      loadGeneratorGc: {
+        forcedEveryPages: 5,
+        forcedSeconds: 9.71,
+        collections: 2,
+        ms: 3.5,
+        pages: 2,
+      },
     };
-    const [line, resources, slowest] = formatFeed(run).split('\n');
+    const [line, resources, slowest, gc] = formatFeed(run).split('\n');
     assert.match(line ?? '', /^change feed, .*p50 45\.0 ms, p99 400\.0 ms, max 400\.0 ms$/);
     assert.match(resources ?? '', /employee 10 p50 15\.0 p99 300\.0 max 300\.0; leave 40 /);
     assert.match(slowest ?? '', /: 400\.0 ms page 81 \(expense\), 300\.0 ms page 1 \(employee\), /);
+    assert.match(
+      gc ?? '',
+      /between pages every 5 \(9\.7 s, .*\): 2 collections inside .*, 3\.5 ms in 2 pages$/,
+    );
+  });
+});
+
+describe('the load generator’s collections inside the pages’ timing', () => {
+  // Pages at 0–10, 20–30 and 40–50 ms.
+  const pages = [0, 20, 40].map((startTime) => ({ startTime, duration: 10 }));
+
+  it('counts only the time of each collection that falls inside a page', () => {
+    const collections = [
+      { startTime: 12, duration: 5 }, // between pages
+      { startTime: 8, duration: 4 }, // 2 ms in the first page
+      { startTime: 25, duration: 2 }, // inside the second
+    ];
+    assert.deepEqual(collectionsInside(collections.slice(0, 1), pages), {
+      collections: 0,
+      ms: 0,
+      pages: 0,
+    });
+    assert.deepEqual(
+      collectionsInside(
+        [...collections].sort((a, b) => a.startTime - b.startTime),
+        pages,
+      ),
+      { collections: 2, ms: 4, pages: 2 },
+    );
+  });
+
+  it('counts a collection spanning two pages once, in both pages', () => {
+    assert.deepEqual(collectionsInside([{ startTime: 5, duration: 20 }], pages), {
+      collections: 1,
+      ms: 10,
+      pages: 2,
+    });
   });
 });
